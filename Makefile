@@ -1,0 +1,69 @@
+# dt64 — see README.md. Every target works on a fresh clone; `.ci/run`
+# installs the Debian packages the tests need, then runs `make test`.
+
+GO      ?= go
+PYTHON  ?= /usr/bin/python3
+PKGS    := ./...
+
+# On a CPU that has them, the tests must prove the SIMD paths were selected:
+# a dispatch bug that silently fell back to generic code would otherwise pass.
+CPUFLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+ifneq ($(and $(findstring avx512f,$(CPUFLAGS)),$(findstring avx512dq,$(CPUFLAGS)),$(findstring avx512bw,$(CPUFLAGS)),$(findstring avx512vl,$(CPUFLAGS))),)
+DT64_REQUIRE ?= avx512,avx2
+else ifneq ($(findstring avx2,$(CPUFLAGS)),)
+DT64_REQUIRE ?= avx2
+endif
+export DT64_REQUIRE
+
+.PHONY: all build test fmt-check vet unit test-purego generate check-generate \
+        bench demo oracle clean
+
+all: build
+
+build:
+	$(GO) build -o bin/dt64 ./cmd/dt64
+
+## test: everything CI checks (formatting, vet on every target architecture,
+## race-enabled tests, the pure-Go build, generated code up to date).
+test: fmt-check vet check-generate unit test-purego
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+	GOARCH=arm64 $(GO) vet $(PKGS)
+	GOARCH=s390x $(GO) vet $(PKGS)
+	$(GO) vet -tags purego $(PKGS)
+
+unit:
+	$(GO) test -race -count=1 $(PKGS)
+
+test-purego:
+	$(GO) test -tags purego -count=1 $(PKGS)
+
+## generate: regenerate the amd64 assembly from the avo programs in asm/.
+generate:
+	cd asm && $(GO) run ./cmd/generate -kernels ../kernels
+
+## check-generate: regenerate and fail if the committed files differ.
+check-generate: generate
+	@git diff --exit-code -- kernels/ || { echo "generated assembly is stale: run 'make generate' and commit"; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard kernels/)" || { echo "untracked generated files in kernels/:"; git ls-files --others --exclude-standard kernels/; exit 1; }
+
+## bench: kernel benchmarks next to copy() of the same bytes.
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./kernels/ >/dev/null
+	$(GO) test -run '^$$' -bench . -count 5 ./kernels/ | tee bench.txt
+
+## demo: the main job on an embedded sample.
+demo: build
+	./bin/dt64 demo
+
+## oracle: regenerate the NumPy test vectors (needs Debian's python3-numpy).
+oracle:
+	$(PYTHON) tools/oracle/gen.py testdata/oracle
+
+clean:
+	rm -rf bin bench.txt

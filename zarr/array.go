@@ -1,0 +1,410 @@
+package zarr
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"math/bits"
+	"path"
+	"unsafe"
+
+	"github.com/zarr-dt64/dt64/dtype"
+)
+
+// Array is an open Zarr array of datetime64 or timedelta64 values. Its
+// methods are safe for concurrent use, except SetWriteEmptyChunks, which is
+// set-up: call it before reading or writing.
+type Array struct {
+	store      Store
+	name       string // the store's String(), for messages
+	meta       Metadata
+	grid       *grid
+	chunkLen   int // elements per chunk
+	writeEmpty bool
+}
+
+func storeName(s Store) string {
+	if st, ok := s.(fmt.Stringer); ok {
+		return st.String()
+	}
+	return ""
+}
+
+func (a *Array) docName(key string) string {
+	if a.name == "" {
+		return key
+	}
+	return path.Join(a.name, key)
+}
+
+// Open opens the array in store: a v3 zarr.json, or else a v2 .zarray (with
+// .zattrs when present). A store holding neither gives an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func Open(ctx context.Context, store Store) (*Array, error) {
+	a := &Array{store: store, name: storeName(store)}
+	b, err := store.Get(ctx, v3MetadataKey)
+	var m Metadata
+	switch {
+	case err == nil:
+		if m, err = parseV3(b); err != nil {
+			return nil, metadataError(a.docName(v3MetadataKey), err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		b, err2 := store.Get(ctx, v2ArrayKey)
+		if errors.Is(err2, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no %s or %s: not a Zarr array: %w", a.name, v3MetadataKey, v2ArrayKey, fs.ErrNotExist)
+		}
+		if err2 != nil {
+			return nil, metadataError(a.docName(v2ArrayKey), err2)
+		}
+		if m, err = parseV2(b); err != nil {
+			return nil, metadataError(a.docName(v2ArrayKey), err)
+		}
+		attrs, err := store.Get(ctx, v2AttrsKey)
+		switch {
+		case err == nil:
+			if err := checkObject(attrs); err != nil {
+				return nil, metadataError(a.docName(v2AttrsKey), err)
+			}
+			m.Attributes = attrs
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, metadataError(a.docName(v2AttrsKey), err)
+		}
+	default:
+		return nil, metadataError(a.docName(v3MetadataKey), err)
+	}
+	if err := a.init(m); err != nil {
+		file := v3MetadataKey
+		if m.Format == 2 {
+			file = v2ArrayKey
+		}
+		return nil, metadataError(a.docName(file), err)
+	}
+	return a, nil
+}
+
+// Create returns a new array in store described by meta, ready for
+// WriteChunk. It writes nothing: call WriteMetadata (typically last, so
+// that readers never see a half-written array as complete).
+//
+// Zero values take defaults: Format 3; key encoding "default" with "/"
+// (v2: "."); Codecs bytes little-endian + zstd level 0 (zarr-python 3's
+// default; v2: zstd level 1); v3 Attributes {}.
+func Create(ctx context.Context, store Store, meta Metadata) (*Array, error) {
+	m := meta.Clone()
+	m.withDefaults()
+	a := &Array{store: store, name: storeName(store)}
+	if err := a.init(m); err != nil {
+		file := v3MetadataKey
+		if m.Format == 2 {
+			file = v2ArrayKey
+		}
+		return nil, metadataError(a.docName(file), err)
+	}
+	return a, nil
+}
+
+func (a *Array) init(m Metadata) error {
+	g, err := m.check()
+	if err != nil {
+		return err
+	}
+	a.meta, a.grid, a.chunkLen = m, g, g.chain.nbytes/8
+	return nil
+}
+
+// WriteMetadata writes zarr.json (v3) or .zarray and, when there are
+// attributes, .zattrs (v2).
+func (a *Array) WriteMetadata(ctx context.Context) error {
+	if a.meta.Format == 2 {
+		b, err := marshalV2(&a.meta)
+		if err != nil {
+			return metadataError(a.docName(v2ArrayKey), err)
+		}
+		if a.meta.Attributes != nil {
+			if err := a.store.Set(ctx, v2AttrsKey, a.meta.Attributes); err != nil {
+				return err
+			}
+		}
+		return a.store.Set(ctx, v2ArrayKey, b)
+	}
+	b, err := marshalV3(&a.meta)
+	if err != nil {
+		return metadataError(a.docName(v3MetadataKey), err)
+	}
+	return a.store.Set(ctx, v3MetadataKey, b)
+}
+
+// SetWriteEmptyChunks makes WriteChunk store chunks (and inner chunks of
+// shards) whose elements all equal the fill value. By default they are not
+// stored, and an existing stored chunk is deleted, as zarr-python does.
+func (a *Array) SetWriteEmptyChunks(on bool) { a.writeEmpty = on }
+
+// Metadata returns a copy of the array's metadata.
+func (a *Array) Metadata() Metadata { return a.meta.Clone() }
+
+// DataType returns the element data type.
+func (a *Array) DataType() dtype.DataType { return a.meta.DataType }
+
+// Shape returns the array shape.
+func (a *Array) Shape() []int64 { return append([]int64(nil), a.meta.Shape...) }
+
+// ChunkShape returns the shape of every chunk (edge chunks are stored at
+// this full shape, padded with the fill value).
+func (a *Array) ChunkShape() []int64 { return append([]int64(nil), a.meta.ChunkShape...) }
+
+// ChunkLen is the number of elements in a chunk: the length ReadChunk and
+// WriteChunk want (8 times it for the Raw forms).
+func (a *Array) ChunkLen() int { return a.chunkLen }
+
+// FillValue returns the fill value.
+func (a *Array) FillValue() int64 { return a.meta.FillValue }
+
+// ByteOrder is the byte order of stored elements, which ReadChunkRaw
+// returns them in: binary.LittleEndian or binary.BigEndian.
+func (a *Array) ByteOrder() binary.ByteOrder { return a.grid.chain.order }
+
+// Format is 2 or 3.
+func (a *Array) Format() int { return a.meta.Format }
+
+// ChunkGrid returns the number of chunks along each dimension.
+func (a *Array) ChunkGrid() []int64 { return append([]int64(nil), a.grid.chunks...) }
+
+// NumChunks is the number of chunks in the grid (stored or not).
+func (a *Array) NumChunks() int64 { return a.grid.numChunks }
+
+// MaxEncodedSize is the largest stored chunk this array accepts: reading a
+// bigger one fails before decoding.
+func (a *Array) MaxEncodedSize() int { return a.grid.chain.maxEncoded() }
+
+// ChunkCoordsAt returns the coordinates of the i-th chunk in C order
+// (the last dimension varies fastest), 0 <= i < NumChunks().
+func (a *Array) ChunkCoordsAt(i int64) []int64 {
+	c := make([]int64, len(a.grid.chunks))
+	for d := len(c) - 1; d >= 0; d-- {
+		c[d] = i % a.grid.chunks[d]
+		i /= a.grid.chunks[d]
+	}
+	return c
+}
+
+// ChunkCoords iterates over every chunk in C order, yielding its index and
+// coordinates (a fresh slice each time). The order is deterministic, so
+// processes can split the work by index.
+func (a *Array) ChunkCoords() iter.Seq2[int64, []int64] {
+	return func(yield func(int64, []int64) bool) {
+		n := a.grid.numChunks
+		if n == 0 {
+			return
+		}
+		c := make([]int64, len(a.grid.chunks))
+		for i := int64(0); i < n; i++ {
+			if !yield(i, append([]int64(nil), c...)) {
+				return
+			}
+			for d := len(c) - 1; d >= 0; d-- {
+				c[d]++
+				if c[d] < a.grid.chunks[d] {
+					break
+				}
+				c[d] = 0
+			}
+		}
+	}
+}
+
+// ChunkKey returns the store key of the chunk at coords.
+func (a *Array) ChunkKey(coords []int64) (string, error) {
+	if len(coords) != len(a.grid.chunks) {
+		return "", fmt.Errorf("chunk coordinates %v have %d dimensions, the array has %d", coords, len(coords), len(a.grid.chunks))
+	}
+	for d, c := range coords {
+		if c < 0 || c >= a.grid.chunks[d] {
+			return "", fmt.Errorf("chunk coordinates %v outside the chunk grid %v", coords, a.grid.chunks)
+		}
+	}
+	return a.meta.KeyEncoding.Key(coords), nil
+}
+
+func (a *Array) chunkErr(coords []int64, key string, err error) error {
+	if key == "" {
+		key = fmt.Sprint(coords)
+	}
+	return &ChunkError{Array: a.name, Key: key, Err: err}
+}
+
+// ReadChunkRaw decodes the chunk at coords into dst (8 × ChunkLen bytes),
+// leaving elements in the stored byte order, which it returns. A chunk that
+// is not stored reads as the fill value, with present false. Partial edge
+// chunks are returned whole, padding included.
+func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (order binary.ByteOrder, present bool, err error) {
+	key, err := a.ChunkKey(coords)
+	if err != nil {
+		return nil, false, a.chunkErr(coords, "", err)
+	}
+	c := a.grid.chain
+	if len(dst) != c.nbytes {
+		return nil, false, a.chunkErr(coords, key, fmt.Errorf("destination buffer is %d bytes, want %d", len(dst), c.nbytes))
+	}
+	sc := getScratch()
+	defer sc.release()
+	var enc []byte
+	if bg, ok := a.store.(BufferGetter); ok {
+		buf := sc.get(c.maxEncoded() + 1)
+		enc, err = bg.GetInto(ctx, key, buf[:0], c.maxEncoded())
+		sc.keep(buf, enc)
+	} else {
+		enc, err = a.store.Get(ctx, key)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		setFill(dst, c.fill)
+		return c.order, false, nil
+	}
+	if err != nil {
+		return nil, false, a.chunkErr(coords, key, err)
+	}
+	if err := c.decode(sc, dst, enc); err != nil {
+		return nil, false, a.chunkErr(coords, key, err)
+	}
+	return c.order, true, nil
+}
+
+// ReadChunk decodes the chunk at coords into dst (ChunkLen values) as
+// native int64 values. Missing chunks read as the fill value.
+func (a *Array) ReadChunk(ctx context.Context, coords []int64, dst []int64) error {
+	if len(dst) != a.chunkLen {
+		key, _ := a.ChunkKey(coords)
+		return a.chunkErr(coords, key, fmt.Errorf("destination has %d elements, want %d", len(dst), a.chunkLen))
+	}
+	order, _, err := a.ReadChunkRaw(ctx, coords, int64Bytes(dst))
+	if err != nil {
+		return err
+	}
+	if isLittle(order) != hostLittle {
+		swapInPlace(dst)
+	}
+	return nil
+}
+
+// int64Bytes views an []int64 as its bytes. (The reverse, []byte as
+// []int64, is never done: a []byte may be misaligned.)
+func int64Bytes(v []int64) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*8)
+}
+
+func swapInPlace(v []int64) {
+	for i, x := range v {
+		v[i] = int64(bits.ReverseBytes64(uint64(x)))
+	}
+}
+
+// WriteChunk encodes src (ChunkLen native int64 values) and stores it as
+// the chunk at coords. Elements of a partial edge chunk that lie outside
+// the array are stored as the fill value, whatever src holds there.
+func (a *Array) WriteChunk(ctx context.Context, coords []int64, src []int64) error {
+	key, err := a.ChunkKey(coords)
+	if err != nil {
+		return a.chunkErr(coords, "", err)
+	}
+	if len(src) != a.chunkLen {
+		return a.chunkErr(coords, key, fmt.Errorf("source has %d elements, want %d", len(src), a.chunkLen))
+	}
+	sc := getScratch()
+	defer sc.release()
+	raw := sc.get(a.grid.chain.nbytes)
+	o := a.grid.chain.order
+	for i, v := range src {
+		o.PutUint64(raw[i*8:], uint64(v))
+	}
+	return a.writeRaw(ctx, sc, coords, key, raw)
+}
+
+// WriteChunkRaw stores src (8 × ChunkLen bytes, elements in byte order
+// order) as the chunk at coords, swapping bytes if order is not the
+// array's.
+func (a *Array) WriteChunkRaw(ctx context.Context, coords []int64, src []byte, order binary.ByteOrder) error {
+	key, err := a.ChunkKey(coords)
+	if err != nil {
+		return a.chunkErr(coords, "", err)
+	}
+	c := a.grid.chain
+	if len(src) != c.nbytes {
+		return a.chunkErr(coords, key, fmt.Errorf("source is %d bytes, want %d", len(src), c.nbytes))
+	}
+	if normalOrder(order) == nil {
+		return a.chunkErr(coords, key, fmt.Errorf("byte order %v is neither little- nor big-endian", order))
+	}
+	sc := getScratch()
+	defer sc.release()
+	raw := sc.get(c.nbytes)
+	if isLittle(order) == isLittle(c.order) {
+		copy(raw, src)
+	} else {
+		for i := 0; i < len(src); i += 8 {
+			binary.LittleEndian.PutUint64(raw[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(src[i:])))
+		}
+	}
+	return a.writeRaw(ctx, sc, coords, key, raw)
+}
+
+func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key string, raw []byte) error {
+	c := a.grid.chain
+	a.padEdge(coords, raw)
+	if !a.writeEmpty && allFill(raw, c.fill) {
+		if err := a.store.Delete(ctx, key); err != nil {
+			return a.chunkErr(coords, key, err)
+		}
+		return nil
+	}
+	enc, err := c.encode(sc, raw, a.writeEmpty)
+	if err != nil {
+		return a.chunkErr(coords, key, err)
+	}
+	if err := a.store.Set(ctx, key, enc); err != nil {
+		return a.chunkErr(coords, key, err)
+	}
+	return nil
+}
+
+// padEdge sets the elements of a partial edge chunk that lie outside the
+// array to the fill value, as the Zarr specification stores them.
+func (a *Array) padEdge(coords []int64, raw []byte) {
+	shape, chunk := a.meta.Shape, a.meta.ChunkShape
+	nd := len(shape)
+	edge := false
+	ext := make([]int64, nd)
+	for d := range nd {
+		ext[d] = min(chunk[d], shape[d]-coords[d]*chunk[d])
+		if ext[d] < chunk[d] {
+			edge = true
+		}
+	}
+	if !edge {
+		return
+	}
+	fill := a.grid.chain.fill
+	zero := make([]int64, nd)
+	forEachRow(chunk, chunk, zero, func(off, _, n int) {
+		// Recover the row's leading coordinates from its offset.
+		row := int64(off / 8)
+		inside := true
+		for d := nd - 1; d >= 0; d-- {
+			i := row % chunk[d]
+			row /= chunk[d]
+			if d < nd-1 && i >= ext[d] {
+				inside = false
+			}
+		}
+		if !inside {
+			setFill(raw[off:off+n], fill)
+			return
+		}
+		setFill(raw[off+int(ext[nd-1])*8:off+n], fill)
+	})
+}

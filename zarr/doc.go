@@ -1,0 +1,55 @@
+// Package zarr reads and writes Zarr arrays of numpy.datetime64 and
+// numpy.timedelta64 values, chunk by chunk, for the dt64 transcode engine
+// and for analytics engines that decode time columns.
+//
+// # Formats
+//
+// Open detects the format: Zarr v3 (zarr.json, data types
+// numpy.datetime64/numpy.timedelta64) or Zarr v2 (.zarray with a NumPy
+// dtype such as "<M8[10us]" or ">m8[ns]", plus .zattrs). Both are described
+// by one Metadata value; a v2 array's compressor appears as the equivalent
+// v3 codec chain (bytes with the dtype's byte order, then zstd, zlib or
+// gzip). Fields dt64 does not interpret — attributes, dimension names,
+// .zattrs, v3 extensions marked "must_understand": false — are written back
+// byte for byte. Any other unknown field, codec or storage transformer is
+// an error naming the file and field (a *MetadataError); codecs that exist
+// but are not implemented yet (blosc) wrap ErrUnsupported.
+//
+// # Codecs
+//
+// transpose (array→array); bytes and sharding_indexed (array→bytes; index
+// at the start or end, nested sharding allowed); zstd, gzip, crc32c
+// (bytes→bytes), and zlib for v2. zstd frames are written with their
+// content size, which numcodecs before 0.13 requires, and read with or
+// without it. No decoder produces or allocates more than the chunk can
+// hold: a zstd or gzip bomb, a frame declaring a larger size, a stored
+// chunk larger than any valid encoding, a shard index pointing outside its
+// shard or at overlapping bytes are errors (wrapping ErrTooLarge,
+// ErrCorrupt or ErrChecksum), never panics or large allocations.
+//
+// # Chunks
+//
+// A chunk is the unit of work. ReadChunk decodes one into caller-owned
+// native int64 values; ReadChunkRaw leaves the 8-byte elements in their
+// stored byte order (returned), so a transcoding kernel can swap bytes in
+// the same pass that converts units. Buffers inside the codecs come from
+// pools, so a worker reading chunk after chunk allocates nothing
+// proportional to the chunk size once warm. Chunks not in the store read
+// as the fill value; WriteChunk does not store chunks that are entirely the
+// fill value (SetWriteEmptyChunks changes that) and deletes a stored one,
+// as zarr-python does. Edge chunks are stored at full size, the part
+// outside the array set to the fill value. Failures are *ChunkError values
+// naming the array and the chunk key.
+//
+// Zarr v2 arrays with "fill_value": null have no fill value: zarr-python
+// 2.13 returns uninitialized memory for their missing chunks. dt64 reads
+// them as NaT (Metadata.FillNull records the null, which is written back).
+//
+// # Stores
+//
+// Store is a small key-value interface; Dir is a local directory accessed
+// through os.Root (no key or symbolic link can reach outside it) with
+// atomic writes (temporary file and rename), and NewMemory is an in-memory
+// store. Metadata is written only by WriteMetadata, so an engine can write
+// it last and readers never take a half-written array for a complete one.
+package zarr

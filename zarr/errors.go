@@ -1,0 +1,106 @@
+package zarr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Errors returned by this package wrap them, so callers can
+// tell a corrupt chunk from an unsupported feature with errors.Is.
+var (
+	// ErrUnsupported marks a valid Zarr feature dt64 does not implement yet
+	// (for example the blosc codec).
+	ErrUnsupported = errors.New("not supported yet")
+	// ErrChecksum marks a checksum mismatch (crc32c codec, zstd or gzip
+	// frame checksums).
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrTooLarge marks data that is, or would decode to, more bytes than a
+	// valid chunk can hold. Decoding stops before allocating for it.
+	ErrTooLarge = errors.New("larger than the chunk allows")
+	// ErrCorrupt marks stored bytes that no valid encoder produces: a wrong
+	// decoded size, a truncated frame, a shard index pointing outside its
+	// shard, and so on.
+	ErrCorrupt = errors.New("corrupt data")
+	// ErrInvalidKey marks a store key that is empty, absolute, contains a
+	// backslash or a "." or ".." segment, and so could escape the store.
+	ErrInvalidKey = errors.New("invalid store key")
+)
+
+// MetadataError is an error in an array's metadata: File is the metadata
+// document ("data/t.zarr/zarr.json", ".zarray"), Field the JSON field
+// ("codecs[1].configuration.level"), empty when the document as a whole is
+// at fault.
+type MetadataError struct {
+	File  string
+	Field string
+	Err   error
+}
+
+func (e *MetadataError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.File, e.Field, e.Err)
+}
+
+func (e *MetadataError) Unwrap() error { return e.Err }
+
+// ChunkError is an error reading or writing one chunk: Array is the array's
+// location (the store's String(), when it has one), Key the chunk's store key.
+type ChunkError struct {
+	Array string
+	Key   string
+	Err   error
+}
+
+func (e *ChunkError) Error() string {
+	if e.Array == "" {
+		return fmt.Sprintf("chunk %q: %v", e.Key, e.Err)
+	}
+	return fmt.Sprintf("array %s: chunk %q: %v", e.Array, e.Key, e.Err)
+}
+
+func (e *ChunkError) Unwrap() error { return e.Err }
+
+// fieldError prefixes err with a field name so nested parsers can build
+// paths like "codecs[0].configuration.chunk_shape" and the top level can
+// split them into a MetadataError.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.field + ": " + e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// inField wraps err (if non-nil) as belonging to field, joining with an
+// enclosing field path when err already names one.
+func inField(field string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if fe, ok := err.(*fieldError); ok {
+		sep := "."
+		if len(fe.field) > 0 && fe.field[0] == '[' {
+			sep = ""
+		}
+		return &fieldError{field: field + sep + fe.field, err: fe.err}
+	}
+	return &fieldError{field: field, err: err}
+}
+
+// metadataError turns a (possibly field-tagged) error into a MetadataError
+// for file.
+func metadataError(file string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *MetadataError
+	if errors.As(err, &me) {
+		return err
+	}
+	if fe, ok := err.(*fieldError); ok {
+		return &MetadataError{File: file, Field: fe.field, Err: fe.err}
+	}
+	return &MetadataError{File: file, Err: err}
+}

@@ -1,0 +1,369 @@
+package zarr
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// A chain is a codec pipeline compiled for one chunk shape. Inside the
+// package a decoded chunk is "raw": its 8-byte elements in C order, each in
+// the byte order of the bytes codec (order). Keeping elements in stored
+// order lets ReadChunkRaw hand them to the transcode kernel, which swaps
+// bytes in the same pass as it converts units.
+type chain struct {
+	arrays []transposeStage // array->array, in encoding order
+	ab     arrayBytesStage
+	bbs    []bytesStage // bytes->bytes, in encoding order
+	// sizes[0] is the largest output of ab, sizes[i+1] of bbs[i]: the most
+	// any stage's decoder may produce and the most the store may hold.
+	sizes  []int
+	shape  []int64
+	nbytes int
+	order  binary.ByteOrder
+	fill   [8]byte // the fill value in order
+}
+
+// arrayBytesStage is an array->bytes codec at run time.
+type arrayBytesStage interface {
+	order() binary.ByteOrder
+	bound() int
+	// encode returns the encoding of raw (which it may return as is).
+	encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error)
+	// decode decodes enc into dst (len == chunk bytes).
+	decode(sc *scratch, dst, enc []byte) error
+	// direct reports whether the last bytes->bytes decoder may write
+	// straight into the chunk's buffer (true for the plain bytes codec).
+	direct() bool
+}
+
+// maxChunkBytes bounds one chunk's decoded size, so size arithmetic never
+// overflows an int and no metadata makes us allocate absurd buffers.
+const maxChunkBytes = 1 << 40
+
+// numElements returns the product of shape, or an error when it exceeds
+// limit (so int64 overflow cannot happen).
+func numElements(shape []int64, limit int64) (int64, error) {
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("negative dimension %d", d)
+		}
+		if d != 0 && n > limit/d {
+			return 0, fmt.Errorf("shape %v has more than %d elements", shape, limit)
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// newChain compiles codecs for chunks of shape. Errors name the codec as
+// "[i]". allowZlib admits ZlibCodec (v2 arrays only).
+func newChain(codecs []Codec, shape []int64, fill int64, allowZlib bool) (*chain, error) {
+	n, err := numElements(shape, maxChunkBytes/8)
+	if err != nil {
+		return nil, fmt.Errorf("chunk %w", err)
+	}
+	c := &chain{shape: append([]int64(nil), shape...), nbytes: int(n) * 8}
+	cur := c.shape
+	state := arrayToArray
+	for i, codec := range codecs {
+		if codec == nil {
+			return nil, inField(fmt.Sprintf("[%d]", i), errors.New("nil codec"))
+		}
+		k := codec.kind()
+		if k == bytesToBytes && c.ab == nil {
+			return nil, inField(fmt.Sprintf("[%d]", i), fmt.Errorf("bytes->bytes codec %q comes before the array->bytes codec (order: array->array, one array->bytes, bytes->bytes)", codec.Name()))
+		}
+		if k < state {
+			return nil, inField(fmt.Sprintf("[%d]", i), fmt.Errorf("%s codec %q cannot follow a %s codec (order: array->array, one array->bytes, bytes->bytes)", k, codec.Name(), state))
+		}
+		switch k {
+		case arrayToArray:
+			t, err := newTransposeStage(codec.(TransposeCodec), cur)
+			if err != nil {
+				return nil, inField(fmt.Sprintf("[%d]", i), err)
+			}
+			c.arrays = append(c.arrays, t)
+			cur = t.out
+		case arrayToBytes:
+			var err error
+			switch codec := codec.(type) {
+			case BytesCodec:
+				c.ab, err = newPlainBytesStage(codec, c.nbytes)
+			case ShardingCodec:
+				c.ab, err = newShardStage(codec, cur, fill)
+			}
+			if err != nil {
+				return nil, inField(fmt.Sprintf("[%d]", i), err)
+			}
+			state = bytesToBytes
+			c.sizes = append(c.sizes, c.ab.bound())
+		case bytesToBytes:
+			if _, ok := codec.(ZlibCodec); ok && !allowZlib {
+				return nil, inField(fmt.Sprintf("[%d]", i), errors.New("codec \"zlib\" exists only in Zarr v2 (as a compressor); use gzip"))
+			}
+			b, err := newBytesStage(codec)
+			if err != nil {
+				return nil, inField(fmt.Sprintf("[%d]", i), err)
+			}
+			next := b.bound(c.sizes[len(c.sizes)-1])
+			if next > maxChunkBytes*2 {
+				return nil, inField(fmt.Sprintf("[%d]", i), errors.New("encoded chunk bound overflows"))
+			}
+			c.bbs = append(c.bbs, b)
+			c.sizes = append(c.sizes, next)
+		}
+		state = max(state, k)
+	}
+	if c.ab == nil {
+		return nil, errors.New("no array->bytes codec (\"bytes\" or \"sharding_indexed\"); one is required")
+	}
+	c.order = c.ab.order()
+	c.order.PutUint64(c.fill[:], uint64(fill))
+	return c, nil
+}
+
+// maxEncoded is the largest stored chunk the chain accepts.
+func (c *chain) maxEncoded() int { return c.sizes[len(c.sizes)-1] }
+
+func (c *chain) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error) {
+	cur := raw
+	for _, t := range c.arrays {
+		out := sc.get(len(cur))
+		transpose8(out, cur, t.in, t.perm)
+		cur = out
+	}
+	b, err := c.ab.encode(sc, cur, writeEmpty)
+	if err != nil {
+		return nil, err
+	}
+	for i, bb := range c.bbs {
+		out := sc.get(c.sizes[i+1])
+		if b, err = bb.encode(out[:0], b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (c *chain) decode(sc *scratch, dst, enc []byte) error {
+	if len(enc) > c.maxEncoded() {
+		return fmt.Errorf("stored chunk of %d bytes is %w: no valid encoding of this chunk exceeds %d bytes", len(enc), ErrTooLarge, c.maxEncoded())
+	}
+	direct := len(c.arrays) == 0 && c.ab.direct()
+	cur := enc
+	for i := len(c.bbs) - 1; i >= 0; i-- {
+		limit := c.sizes[i]
+		var out []byte
+		if i == 0 && direct {
+			out = dst[:0:len(dst)]
+		} else {
+			out = sc.get(limit)[:0:limit]
+		}
+		var err error
+		if cur, err = c.bbs[i].decode(out, cur); err != nil {
+			return err
+		}
+	}
+	if len(c.arrays) == 0 {
+		return c.ab.decode(sc, dst, cur)
+	}
+	tmp := sc.get(c.nbytes)
+	if err := c.ab.decode(sc, tmp, cur); err != nil {
+		return err
+	}
+	for i := len(c.arrays) - 1; i >= 0; i-- {
+		out := dst
+		if i > 0 {
+			out = sc.get(c.nbytes)
+		}
+		t := c.arrays[i]
+		transpose8(out, tmp, t.out, t.inv)
+		tmp = out
+	}
+	return nil
+}
+
+// ---- bytes ----
+
+type plainBytesStage struct {
+	endian binary.ByteOrder
+	nbytes int
+}
+
+func newPlainBytesStage(c BytesCodec, nbytes int) (*plainBytesStage, error) {
+	o := normalOrder(c.Endian)
+	if o == nil {
+		return nil, errors.New("bytes codec: endian is required for 8-byte data types (binary.LittleEndian or binary.BigEndian)")
+	}
+	return &plainBytesStage{endian: o, nbytes: nbytes}, nil
+}
+
+func (s *plainBytesStage) order() binary.ByteOrder { return s.endian }
+func (s *plainBytesStage) bound() int              { return s.nbytes }
+func (s *plainBytesStage) direct() bool            { return true }
+
+func (s *plainBytesStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error) {
+	return raw, nil
+}
+
+func (s *plainBytesStage) decode(sc *scratch, dst, enc []byte) error {
+	if len(enc) != len(dst) {
+		return fmt.Errorf("%w: decoded chunk is %d bytes, want %d (%d elements of 8 bytes)", ErrCorrupt, len(enc), len(dst), len(dst)/8)
+	}
+	if len(dst) > 0 && &enc[0] != &dst[0] {
+		copy(dst, enc)
+	}
+	return nil
+}
+
+// ---- transpose ----
+
+type transposeStage struct {
+	perm, inv []int
+	in, out   []int64 // decoded and encoded shapes
+}
+
+func newTransposeStage(c TransposeCodec, shape []int64) (transposeStage, error) {
+	if len(c.Order) != len(shape) {
+		return transposeStage{}, fmt.Errorf("transpose codec: order %v has %d entries for a %d-dimensional array", c.Order, len(c.Order), len(shape))
+	}
+	t := transposeStage{
+		perm: append([]int(nil), c.Order...),
+		inv:  make([]int, len(shape)),
+		in:   shape,
+		out:  make([]int64, len(shape)),
+	}
+	seen := make([]bool, len(shape))
+	for i, p := range c.Order {
+		if p < 0 || p >= len(shape) || seen[p] {
+			return transposeStage{}, fmt.Errorf("transpose codec: order %v is not a permutation of 0..%d", c.Order, len(shape)-1)
+		}
+		seen[p] = true
+		t.inv[p] = i
+		t.out[i] = shape[p]
+	}
+	return t, nil
+}
+
+// transpose8 writes numpy.transpose(src, perm) to dst, for 8-byte elements
+// in C order; inShape is src's shape.
+func transpose8(dst, src []byte, inShape []int64, perm []int) {
+	nd := len(inShape)
+	if nd <= 1 {
+		copy(dst, src)
+		return
+	}
+	var strideBuf, idxBuf, outShapeBuf [8]int64
+	stride, idx, outShape := strideBuf[:0], idxBuf[:0], outShapeBuf[:0]
+	if nd > 8 {
+		stride, idx, outShape = make([]int64, 0, nd), make([]int64, 0, nd), make([]int64, 0, nd)
+	}
+	stride, idx, outShape = stride[:nd], idx[:nd], outShape[:nd]
+	s := int64(8)
+	for d := nd - 1; d >= 0; d-- {
+		stride[d] = s
+		s *= inShape[d]
+	}
+	for k := range nd {
+		outShape[k] = inShape[perm[k]]
+		idx[k] = 0
+	}
+	// Walk dst in C order; the innermost dst dimension steps src by
+	// stride[perm[nd-1]].
+	inner := outShape[nd-1]
+	innerStride := stride[perm[nd-1]]
+	o := 0
+	for {
+		base := int64(0)
+		for k := 0; k < nd-1; k++ {
+			base += idx[k] * stride[perm[k]]
+		}
+		for j := int64(0); j < inner; j++ {
+			copy(dst[o:o+8], src[base+j*innerStride:])
+			o += 8
+		}
+		k := nd - 2
+		for ; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < outShape[k] {
+				break
+			}
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// forEachRow calls f for each C-order row (last dimension) of the block of
+// shape block at element offset origin inside an array of shape outer,
+// with the row's byte offsets in the outer array and in the block and the
+// row's length in bytes. A 0-d block is one row of one element.
+func forEachRow(outer, block, origin []int64, f func(outerOff, blockOff, rowBytes int)) {
+	nd := len(outer)
+	if nd == 0 {
+		f(0, 0, 8)
+		return
+	}
+	stride := make([]int64, nd)
+	s := int64(1)
+	for d := nd - 1; d >= 0; d-- {
+		stride[d] = s
+		s *= outer[d]
+	}
+	for _, b := range block {
+		if b == 0 {
+			return
+		}
+	}
+	idx := make([]int64, nd)
+	row := int(block[nd-1]) * 8
+	blockOff := 0
+	for {
+		off := int64(0)
+		for d := range nd {
+			off += (origin[d] + idx[d]) * stride[d]
+		}
+		f(int(off)*8, blockOff, row)
+		blockOff += row
+		d := nd - 2
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < block[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+// allFill reports whether every 8-byte element of raw equals fill.
+func allFill(raw []byte, fill [8]byte) bool {
+	w := binary.LittleEndian.Uint64(fill[:])
+	for i := 0; i+8 <= len(raw); i += 8 {
+		if binary.LittleEndian.Uint64(raw[i:]) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// setFill writes fill to every element of raw.
+func setFill(raw []byte, fill [8]byte) {
+	if len(raw) < 8 {
+		return
+	}
+	copy(raw, fill[:])
+	for n := 8; n < len(raw); n *= 2 {
+		copy(raw[n:], raw[:n])
+	}
+}
+
+const emptyMarker = math.MaxUint64

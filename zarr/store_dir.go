@@ -1,0 +1,214 @@
+package zarr
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// tempPrefix starts the name of a value being written by DirStore.Set. A
+// leading dot keeps it out of every chunk key encoding, and List skips it.
+const tempPrefix = ".dt64-tmp-"
+
+// DirStore is a Store in a local directory: key "c/0/1" is the file
+// DIR/c/0/1. All access goes through an os.Root, so no key (and no
+// symbolic link inside the directory) can reach a file outside it.
+//
+// Set writes a temporary file in the key's directory and renames it into
+// place, so readers never see a partial value. With Sync set it also
+// fsyncs the file before the rename (durable across power loss, slower).
+type DirStore struct {
+	path string
+	// Sync makes Set fsync each value before renaming it into place.
+	Sync bool
+
+	mu   sync.Mutex
+	root *os.Root
+}
+
+// Dir returns the store rooted at directory path. The directory is opened
+// on first use and created by the first Set.
+func Dir(path string) *DirStore { return &DirStore{path: path} }
+
+// String returns the directory path; it names the array in errors.
+func (d *DirStore) String() string { return d.path }
+
+// Close releases the directory handle. The store reopens it if used again.
+func (d *DirStore) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.root == nil {
+		return nil
+	}
+	err := d.root.Close()
+	d.root = nil
+	return err
+}
+
+func (d *DirStore) openRoot(create bool) (*os.Root, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.root != nil {
+		return d.root, nil
+	}
+	if create {
+		if err := os.MkdirAll(d.path, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	r, err := os.OpenRoot(d.path)
+	if err != nil {
+		return nil, err
+	}
+	d.root = r
+	return r, nil
+}
+
+// notExist maps "a path component is a file" to fs.ErrNotExist: key
+// "c/0/1" under a file "c/0" is simply absent.
+func notExist(err error) error {
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%w (%v)", fs.ErrNotExist, err)
+	}
+	return err
+}
+
+func (d *DirStore) Get(ctx context.Context, key string) ([]byte, error) {
+	return d.GetInto(ctx, key, nil, -1)
+}
+
+// GetInto implements BufferGetter. A negative limit means no limit.
+func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
+	if err := ValidKey(key); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := d.openRoot(false)
+	if err != nil {
+		return nil, notExist(err)
+	}
+	f, err := r.Open(key)
+	if err != nil {
+		return nil, notExist(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s/%s: not a regular file", d.path, key)
+	}
+	size := st.Size()
+	if limit >= 0 && size > int64(limit) {
+		return nil, fmt.Errorf("%s/%s is %d bytes: %w (at most %d)", d.path, key, size, ErrTooLarge, limit)
+	}
+	if int64(cap(buf)) < size+1 {
+		// One spare byte lets ReadFull below notice a file that grew.
+		buf = make([]byte, size+1)
+	}
+	buf = buf[:size+1]
+	n, err := io.ReadFull(f, buf)
+	if err == nil {
+		return nil, fmt.Errorf("%s/%s changed size while being read", d.path, key)
+	}
+	if err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
+	if err := ValidKey(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r, err := d.openRoot(true)
+	if err != nil {
+		return err
+	}
+	dir, base := path.Split(key)
+	if dir != "" {
+		if err := r.MkdirAll(strings.TrimSuffix(dir, "/"), 0o755); err != nil {
+			return err
+		}
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(value)
+	if err == nil && d.Sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, key)
+	}
+	if err != nil {
+		_ = r.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func (d *DirStore) Delete(ctx context.Context, key string) error {
+	if err := ValidKey(key); err != nil {
+		return err
+	}
+	r, err := d.openRoot(false)
+	if err != nil {
+		if errors.Is(notExist(err), fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if err := r.Remove(key); err != nil && !errors.Is(notExist(err), fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
+	r, err := d.openRoot(false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var keys []string
+	err = fs.WalkDir(r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), tempPrefix) && strings.HasPrefix(p, prefix) {
+			keys = append(keys, p)
+		}
+		return nil
+	})
+	sort.Strings(keys)
+	return keys, err
+}

@@ -1,0 +1,212 @@
+// Package bench measures dt64's kernels as a ratio to copy() of the same
+// bytes, which is what `dt64 bench` reports. The machine is usually shared,
+// so each round times copy() and every kernel back to back and the ratio is
+// the median over rounds of (kernel time / copy time in the same round):
+// load that comes and goes hits both sides of a ratio alike.
+package bench
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/impl"
+	"github.com/zarr-dt64/dt64/kernels"
+)
+
+// Case is one kernel run over a source buffer into a destination buffer.
+type Case struct {
+	Name string
+	Impl string                      // kernels implementation to select ("generic", "avx2", ...)
+	Unit dtype.Unit                  // unit of the source data (Second, Nanosecond, Month or Hour)
+	BE   bool                        // source stored big-endian
+	Run  func(dst, src []byte) error // the kernel
+}
+
+// Result is a case's median ratio to copy() and its median throughput.
+type Result struct {
+	Name, Impl string
+	Size       int
+	Ratio      float64 // median of kernel time / copy time; < 1 is faster than copy
+	GBps       float64 // median kernel throughput (source bytes)
+	CopyGBps   float64
+}
+
+func transcoder(from, to dtype.DataType, o kernels.Options) *kernels.Transcoder {
+	c, err := dtype.NewConversion(from, to)
+	if err != nil {
+		panic(err)
+	}
+	o.Overflow = kernels.OverflowNaT
+	t, err := kernels.NewTranscoder(c, o)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func dtOf(u dtype.Unit, scale int64) dtype.DataType {
+	return dtype.DataType{Kind: dtype.Datetime, Unit: u, Scale: scale}
+}
+
+// Standard returns the cases `dt64 bench` runs: every primitive for every
+// available implementation, and the rescale paths.
+func Standard() []Case {
+	var cs []Case
+	for _, name := range impl.Names("kernels") {
+		cs = append(cs,
+			Case{Name: "ByteSwap", Impl: name, Unit: dtype.Second, Run: kernels.ByteSwap},
+			Case{Name: "Validity", Impl: name, Unit: dtype.Second, Run: func() func(dst, src []byte) error {
+				var bm []byte
+				return func(dst, src []byte) error {
+					if len(bm) < len(src)/64+1 {
+						bm = make([]byte, len(src)/64+1)
+					}
+					_, err := kernels.Validity(bm, src, nil)
+					return err
+				}
+			}()},
+			Case{Name: "MinMax", Impl: name, Unit: dtype.Second, Run: func(dst, src []byte) error {
+				_, _, _, err := kernels.MinMax(src, nil)
+				return err
+			}},
+			runCase("Fused(BE s->LE ns+validity+minmax)", name, dtype.Second, true,
+				transcoder(dtOf(dtype.Second, 1), dtOf(dtype.Nanosecond, 1),
+					kernels.Options{From: binary.BigEndian, To: binary.LittleEndian, Stats: true}), true),
+		)
+	}
+	g := "generic"
+	cs = append(cs,
+		runCase("Multiply(s->ns)", g, dtype.Second, false, transcoder(dtOf(dtype.Second, 1), dtOf(dtype.Nanosecond, 1), kernels.Options{}), false),
+		runCase("FloorDivide(ns->s)", g, dtype.Nanosecond, false, transcoder(dtOf(dtype.Nanosecond, 1), dtOf(dtype.Second, 1), kernels.Options{}), false),
+		runCase("MulDiv(25h->D)", g, dtype.Hour, false, transcoder(dtOf(dtype.Hour, 25), dtOf(dtype.Day, 1), kernels.Options{}), false),
+		runCase("Calendar(ns->M)", g, dtype.Nanosecond, false, transcoder(dtOf(dtype.Nanosecond, 1), dtOf(dtype.Month, 1), kernels.Options{}), false),
+		runCase("Calendar(M->D)", g, dtype.Month, false, transcoder(dtOf(dtype.Month, 1), dtOf(dtype.Day, 1), kernels.Options{}), false),
+		runCase("InPlace(ns->s)", g, dtype.Nanosecond, false, transcoder(dtOf(dtype.Nanosecond, 1), dtOf(dtype.Second, 1), kernels.Options{}), false),
+	)
+	cs[len(cs)-1].Run = inPlace(cs[len(cs)-1].Run)
+	return cs
+}
+
+func runCase(name, implName string, u dtype.Unit, be bool, t *kernels.Transcoder, validity bool) Case {
+	var bm []byte
+	return Case{Name: name, Impl: implName, Unit: u, BE: be, Run: func(dst, src []byte) error {
+		if validity && len(bm) < len(src)/64+1 {
+			bm = make([]byte, len(src)/64+1)
+		}
+		var v []byte
+		if validity {
+			v = bm
+		}
+		_, err := t.Run(dst, src, v)
+		return err
+	}}
+}
+
+// inPlace converts dst in place (after copying src into it outside the
+// timing would be ideal; the copy is what a decompressor does anyway, so
+// the measured figure is copy + convert, honest for the engine).
+func inPlace(run func(dst, src []byte) error) func(dst, src []byte) error {
+	return func(dst, src []byte) error { return run(dst, dst) }
+}
+
+// Fill writes realistic timestamps: instants between 1900 and 2100 in unit
+// u (Hour means 25-hour units), 1% NaT.
+func Fill(b []byte, u dtype.Unit, order binary.ByteOrder) {
+	r := rand.New(rand.NewPCG(42, uint64(u)))
+	const lo, hi = -2208988800, 4102444800
+	for i := 0; i+8 <= len(b); i += 8 {
+		s := lo + r.Int64N(hi-lo)
+		var v int64
+		switch u {
+		case dtype.Month:
+			v = s / 2629746
+		case dtype.Hour:
+			v = s / 3600 / 25
+		case dtype.Nanosecond:
+			v = s*1e9 + r.Int64N(1e9)
+		default:
+			v = s
+		}
+		if r.IntN(100) == 0 {
+			v = math.MinInt64
+		}
+		order.PutUint64(b[i:], uint64(v))
+	}
+}
+
+// Aligned returns an 8-byte aligned, zeroed (and so touched) buffer.
+func Aligned(n int) []byte {
+	w := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), n)
+}
+
+// Measure runs each case rounds times at one size, interleaved with copy().
+// Small sizes repeat each timing until it takes at least 200 µs.
+func Measure(size, rounds int, cases []Case) []Result {
+	src := Aligned(size)
+	d := Aligned(size + 8192)
+	dst := d[4160 : 4160+size] // never an exact power of two away from src
+	copy(dst, src)
+	reps := 1
+	for {
+		t0 := time.Now()
+		for range reps {
+			copy(dst, src)
+		}
+		if time.Since(t0) > 200*time.Microsecond {
+			break
+		}
+		reps *= 2
+	}
+	ratios := make([][]float64, len(cases))
+	times := make([][]float64, len(cases))
+	var copies []float64
+	for range rounds {
+		Fill(src, dtype.Second, binary.NativeEndian)
+		t0 := time.Now()
+		for range reps {
+			copy(dst, src)
+		}
+		ct := time.Since(t0).Seconds()
+		copies = append(copies, ct)
+		for i, c := range cases {
+			order := binary.ByteOrder(binary.NativeEndian)
+			if c.BE {
+				order = binary.BigEndian
+			}
+			Fill(src, c.Unit, order)
+			impl.Select("kernels", c.Impl)
+			t0 := time.Now()
+			for range reps {
+				if err := c.Run(dst, src); err != nil {
+					panic(c.Name + ": " + err.Error())
+				}
+			}
+			kt := time.Since(t0).Seconds()
+			impl.Reset("kernels")
+			ratios[i] = append(ratios[i], kt/ct)
+			times[i] = append(times[i], kt)
+		}
+	}
+	gb := float64(size) * float64(reps) / 1e9
+	out := make([]Result, len(cases))
+	for i, c := range cases {
+		out[i] = Result{Name: c.Name, Impl: c.Impl, Size: size, Ratio: median(ratios[i]),
+			GBps: gb / median(times[i]), CopyGBps: gb / median(copies)}
+	}
+	return out
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	return s[len(s)/2]
+}

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func encode(order binary.ByteOrder, vals ...int64) []byte {
+	b := make([]byte, 8*len(vals))
+	for i, v := range vals {
+		order.PutUint64(b[8*i:], uint64(v))
+	}
+	return b
+}
+
+func decode(t *testing.T, order binary.ByteOrder, b []byte) []int64 {
+	t.Helper()
+	if len(b)%8 != 0 {
+		t.Fatalf("output length %d is not a multiple of 8", len(b))
+	}
+	v := make([]int64, len(b)/8)
+	for i := range v {
+		v[i] = int64(order.Uint64(b[8*i:]))
+	}
+	return v
+}
+
+func equal(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCastBasics(t *testing.T) {
+	nat := int64(math.MinInt64)
+	in := []int64{0, 1, -1, 1_700_000_000, nat}
+	want := []int64{0, 1e9, -1e9, 1_700_000_000e9, nat}
+	for _, o := range []struct {
+		from, to string
+		in, out  binary.ByteOrder
+	}{
+		{"<M8[s]", "<M8[ns]", binary.LittleEndian, binary.LittleEndian},
+		{">M8[s]", ">M8[ns]", binary.BigEndian, binary.BigEndian},
+		{">M8[s]", "<M8[ns]", binary.BigEndian, binary.LittleEndian},
+		{"M8[s]", ">M8[ns]", binary.LittleEndian, binary.BigEndian}, // no prefix: little endian
+	} {
+		out, _, err := run(t, bytes.NewReader(encode(o.in, in...)), "cast", "--from", o.from, "--to", o.to)
+		if err != nil {
+			t.Fatalf("%s -> %s: %v", o.from, o.to, err)
+		}
+		if got := decode(t, o.out, []byte(out)); !equal(got, want) {
+			t.Errorf("%s -> %s: got %v, want %v", o.from, o.to, got, want)
+		}
+	}
+}
+
+func TestCastFiles(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.bin")
+	out := filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(in, encode(binary.LittleEndian, -1, 1500, math.MinInt64), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := run(t, nil, "cast", "--from", "<m8[ms]", "--to", "<m8[s]", "-v", in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, binary.LittleEndian, b); !equal(got, []int64{-1, 1, math.MinInt64}) {
+		t.Errorf("got %v", got)
+	}
+	for _, s := range []string{"elements 3", "NaT 1", "overflowed 0", "lossy 2"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("summary %q lacks %q", stderr, s)
+		}
+	}
+}
+
+// An overflow stops the cast, names the element and value, and leaves no
+// output file behind, not even a temporary one.
+func TestCastOverflowLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.bin")
+	out := filepath.Join(dir, "out.bin")
+	vals := make([]int64, 300_000) // spans several blocks: the index must be global
+	vals[200_000] = math.MaxInt64 / 10
+	if err := os.WriteFile(in, encode(binary.LittleEndian, vals...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ns]", in, out)
+	if err == nil {
+		t.Fatal("overflow accepted")
+	}
+	for _, s := range []string{"200000", strconv.FormatInt(math.MaxInt64/10, 10)} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not name %s", err, s)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left behind: %v", names)
+	}
+}
+
+func TestCastPolicies(t *testing.T) {
+	big := int64(math.MaxInt64 / 10)
+	src := encode(binary.LittleEndian, 1, big, -big)
+	for _, tc := range []struct {
+		policy string
+		want   []int64
+	}{
+		{"nat", []int64{1e9, math.MinInt64, math.MinInt64}},
+		{"clamp", []int64{1e9, math.MaxInt64, math.MinInt64 + 1}},
+	} {
+		out, stderr, err := run(t, bytes.NewReader(src), "cast", "--from", "<M8[s]", "--to", "<M8[ns]", "--overflow", tc.policy, "-v")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.policy, err)
+		}
+		if got := decode(t, binary.LittleEndian, []byte(out)); !equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.policy, got, tc.want)
+		}
+		if !strings.Contains(stderr, "overflowed 2") {
+			t.Errorf("%s: summary %q does not count 2 overflows", tc.policy, stderr)
+		}
+	}
+}
+
+func TestCastExact(t *testing.T) {
+	src := encode(binary.LittleEndian, 2000, 3001)
+	_, _, err := run(t, bytes.NewReader(src), "cast", "--from", "<m8[ms]", "--to", "<m8[s]", "--exact")
+	if err == nil || !strings.Contains(err.Error(), "3001") || !strings.Contains(err.Error(), "1") {
+		t.Errorf("lossy element in exact mode: got %v", err)
+	}
+}
+
+func TestCastErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		stdin   []byte
+		usage   bool
+		mention string
+	}{
+		{[]string{"cast", "--to", "<M8[s]"}, nil, true, "--from"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<M8[X]"}, nil, true, "X"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<M8[ns]", "--overflow", "wrap"}, nil, true, "wrap"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<m8[s]"}, nil, false, "timedelta"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<M8"}, nil, false, "generic"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<M8[ms]"}, make([]byte, 20), false, "multiple of 8"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<M8[ms]", "/nonexistent/in.bin"}, nil, false, "/nonexistent/in.bin"},
+		{[]string{"cast", "--from", "<M8[s]", "--to", "<M8[ms]", "a", "b", "c"}, nil, true, "at most 2"},
+	} {
+		_, _, err := run(t, bytes.NewReader(tc.stdin), tc.args...)
+		if err == nil {
+			t.Errorf("%v: accepted", tc.args)
+			continue
+		}
+		if isUsage(err) != tc.usage {
+			t.Errorf("%v: usage error = %v, want %v (%v)", tc.args, isUsage(err), tc.usage, err)
+		}
+		if !strings.Contains(err.Error(), tc.mention) {
+			t.Errorf("%v: error %q does not mention %q", tc.args, err, tc.mention)
+		}
+	}
+}
+
+// TestCastOracle runs every pair of the NumPy vectors through the command
+// line in all four byte-order combinations: every element must be NumPy's
+// answer where NumPy is exact, the exact answer where NumPy wraps around,
+// and NaT (policy nat) where the exact answer overflows.
+func TestCastOracle(t *testing.T) {
+	type pair struct {
+		SrcDtype string          `json:"src_dtype"`
+		DstDtype string          `json:"dst_dtype"`
+		Error    json.RawMessage `json:"error"`
+		In       []int64         `json:"in"`
+		Out      []int64         `json:"out"`
+		Flags    []int           `json:"flags"`
+		Exact    []string        `json:"exact"`
+	}
+	checked := 0
+	for _, name := range []string{"casts_datetime64.jsonl", "casts_timedelta64.jsonl"} {
+		f, err := os.Open(filepath.Join("..", "..", "testdata", "oracle", name))
+		if err != nil {
+			t.Fatalf("oracle vectors missing: %v", err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<26)
+		for sc.Scan() {
+			var p pair
+			if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+				t.Fatal(err)
+			}
+			if len(p.In) == 0 { // specific -> generic: refused by both
+				continue
+			}
+			want := make([]int64, len(p.In))
+			for i, e := range p.Exact {
+				x, ok := new(big.Int).SetString(e, 10)
+				if !ok {
+					t.Fatalf("%s -> %s: bad exact %q", p.SrcDtype, p.DstDtype, e)
+				}
+				switch {
+				case p.Flags[i]&2 != 0:
+					want[i] = math.MinInt64 // overflow, policy nat
+				case !x.IsInt64():
+					t.Fatalf("%s -> %s: exact %s fits nowhere but has no overflow flag", p.SrcDtype, p.DstDtype, e)
+				default:
+					want[i] = x.Int64()
+				}
+				if p.Out != nil && p.Flags[i]&6 == 0 && p.Out[i] != want[i] {
+					t.Fatalf("%s -> %s: vectors disagree with themselves at %d", p.SrcDtype, p.DstDtype, i)
+				}
+			}
+			for _, ord := range [][2]byte{{'<', '<'}, {'>', '>'}, {'<', '>'}, {'>', '<'}} {
+				from := string(ord[0]) + p.SrcDtype[1:]
+				to := string(ord[1]) + p.DstDtype[1:]
+				out, _, err := run(t, bytes.NewReader(encode(orderOf(ord[0]), p.In...)), "cast", "--from", from, "--to", to, "--overflow", "nat")
+				if err != nil {
+					t.Errorf("cast %s -> %s: %v", from, to, err)
+					continue
+				}
+				got := decode(t, orderOf(ord[1]), []byte(out))
+				for i := range want {
+					if got[i] != want[i] {
+						t.Errorf("cast %s -> %s of %d: got %d, want %d", from, to, p.In[i], got[i], want[i])
+						break
+					}
+				}
+				checked += len(want)
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 1_000_000 {
+		t.Errorf("only %d elements checked", checked)
+	}
+	t.Logf("%d elements checked through the command line", checked)
+}
+
+func orderOf(c byte) binary.ByteOrder {
+	if c == '>' {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
+}

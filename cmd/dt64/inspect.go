@@ -1,0 +1,684 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/bits"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+func init() { subcommands = append(subcommands, newInspectCmd) }
+
+func newInspectCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect PATH",
+		Short: "Describe a Zarr v2 or v3 datetime64/timedelta64 array and its values",
+		Long: `Describe the Zarr array in directory PATH: its metadata, how many chunks are
+stored, their stored and decoded sizes, and statistics over every value
+(NaT count, minimum and maximum).
+
+Every stored chunk is decoded (several at a time), so checksums are verified
+on the way. Chunks that are not stored count as the fill value. Only elements
+inside the array's shape are counted: the padding of edge chunks is not.
+For a sharded array a "chunk" is a shard (one stored object).
+
+Minimum and maximum are shown as integers and as text: an ISO 8601 date at
+the data type's unit for datetime64 (as np.datetime_as_string prints it, but
+exact where NumPy's own output wraps around), or a count of the unit for
+timedelta64 ("50 microseconds").
+
+With --json the output is one JSON object with these members, always all of
+them, in this order:
+
+  path             the PATH argument
+  format           2 or 3 (Zarr format)
+  data_type        the Zarr v3 data_type object (also for v2 arrays)
+  numpy            the NumPy dtype string with byte order, e.g. "<M8[10us]"
+  byte_order       "little" or "big": how elements are stored
+  shape            array shape (list of integers)
+  chunk_shape      chunk (or shard) shape
+  fill_value       integer; NaT is -9223372036854775808
+  fill_value_text  the fill value as text (as min_text)
+  fill_value_null  true for a v2 "fill_value": null (missing chunks read as NaT)
+  codecs           the codec chain: [{"name", "configuration"}], as in zarr.json
+                   (v2 compressors shown as their v3 equivalent)
+  chunks           {"grid": chunks per dimension, "total", "present", "missing"}
+  stored_bytes     bytes of the stored chunks as they are on disk
+  decoded_bytes    bytes of the stored chunks once decoded (full chunk size)
+  elements         number of elements in the array (product of shape)
+  nat              NaT elements, missing chunks included
+  valid            elements that are not NaT (elements - nat)
+  min, max         smallest and largest non-NaT value as integers (int64;
+                   may exceed 2^53), null when there is none
+  min_text,        min and max as text, null when there is none
+  max_text`,
+		Example: `  dt64 inspect data/events.zarr
+  dt64 inspect --json data/events.zarr | jq .nat`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			rep, err := inspectArray(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			return rep.writeText(out)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write one JSON document (fields in the help above)")
+	return cmd
+}
+
+// inspectReport is the --json document; its members are documented in the
+// command's help, which is the contract: add members, never rename them.
+type inspectReport struct {
+	Path          string          `json:"path"`
+	Format        int             `json:"format"`
+	DataType      json.RawMessage `json:"data_type"`
+	NumPy         string          `json:"numpy"`
+	ByteOrder     string          `json:"byte_order"`
+	Shape         []int64         `json:"shape"`
+	ChunkShape    []int64         `json:"chunk_shape"`
+	FillValue     int64           `json:"fill_value"`
+	FillValueText string          `json:"fill_value_text"`
+	FillValueNull bool            `json:"fill_value_null"`
+	Codecs        []codecJSON     `json:"codecs"`
+	Chunks        chunkCounts     `json:"chunks"`
+	StoredBytes   int64           `json:"stored_bytes"`
+	DecodedBytes  int64           `json:"decoded_bytes"`
+	Elements      int64           `json:"elements"`
+	NaT           int64           `json:"nat"`
+	Valid         int64           `json:"valid"`
+	Min           *int64          `json:"min"`
+	Max           *int64          `json:"max"`
+	MinText       *string         `json:"min_text"`
+	MaxText       *string         `json:"max_text"`
+
+	codecText string
+}
+
+type chunkCounts struct {
+	Grid    []int64 `json:"grid"`
+	Total   int64   `json:"total"`
+	Present int64   `json:"present"`
+	Missing int64   `json:"missing"`
+}
+
+type codecJSON struct {
+	Name          string         `json:"name"`
+	Configuration map[string]any `json:"configuration,omitempty"`
+}
+
+func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
+	a, store, err := openArrayDir(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	files, err := scanArrayFiles(dir, a)
+	if err != nil {
+		return nil, err
+	}
+	meta := a.Metadata()
+	d := a.DataType()
+	js, err := d.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	elements, err := numElements(a.Shape())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	rep := &inspectReport{
+		Path:          dir,
+		Format:        a.Format(),
+		DataType:      js,
+		NumPy:         d.NumPy(a.ByteOrder()),
+		ByteOrder:     orderName(a.ByteOrder()),
+		Shape:         nonNil(a.Shape()),
+		ChunkShape:    nonNil(a.ChunkShape()),
+		FillValue:     a.FillValue(),
+		FillValueText: valueText(a.FillValue(), d),
+		FillValueNull: meta.FillNull,
+		Chunks: chunkCounts{
+			Grid:    nonNil(a.ChunkGrid()),
+			Total:   a.NumChunks(),
+			Present: int64(len(files.chunks)),
+			Missing: a.NumChunks() - int64(len(files.chunks)),
+		},
+		StoredBytes:  files.storedBytes,
+		DecodedBytes: int64(len(files.chunks)) * int64(a.ChunkLen()) * 8,
+		Elements:     elements,
+	}
+	var texts []string
+	for _, c := range meta.Codecs {
+		j, t := describeCodec(c)
+		rep.Codecs = append(rep.Codecs, j)
+		texts = append(texts, t)
+	}
+	if rep.Codecs == nil {
+		rep.Codecs = []codecJSON{}
+	}
+	rep.codecText = strings.Join(texts, " -> ")
+
+	// Statistics of the stored chunks, padding excluded, per worker then
+	// merged: no locking in the hot path.
+	type acc struct {
+		elems, nat, valid int64
+		min, max          int64
+	}
+	workers := chunkWorkers(a, len(files.chunks))
+	accs := make([]acc, workers)
+	for i := range accs {
+		accs[i] = acc{min: math.MaxInt64, max: math.MinInt64}
+	}
+	errs := readChunks(ctx, a, files.chunks, workers, true, func(w int, c storedChunk, raw []byte, order binary.ByteOrder) error {
+		s := &accs[w]
+		return forValidRuns(raw, a.Shape(), a.ChunkShape(), c.coords, func(run []byte) error {
+			lo, hi, valid, err := kernels.MinMax(run, order)
+			if err != nil {
+				return err
+			}
+			n := int64(len(run) / 8)
+			s.elems += n
+			s.valid += int64(valid)
+			s.nat += n - int64(valid)
+			if valid > 0 {
+				s.min = min(s.min, lo)
+				s.max = max(s.max, hi)
+			}
+			return nil
+		})
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
+		}
+	}
+	total := acc{min: math.MaxInt64, max: math.MinInt64}
+	for _, s := range accs {
+		total.elems += s.elems
+		total.nat += s.nat
+		total.valid += s.valid
+		total.min = min(total.min, s.min)
+		total.max = max(total.max, s.max)
+	}
+	// Elements of missing chunks (inside the shape) read as the fill value.
+	if missing := elements - total.elems; missing > 0 {
+		if fill := a.FillValue(); fill == dtype.NaT {
+			total.nat += missing
+		} else {
+			total.valid += missing
+			total.min = min(total.min, fill)
+			total.max = max(total.max, fill)
+		}
+	}
+	rep.NaT, rep.Valid = total.nat, total.valid
+	if total.valid > 0 {
+		lo, hi := total.min, total.max
+		loText, hiText := valueText(lo, d), valueText(hi, d)
+		rep.Min, rep.Max, rep.MinText, rep.MaxText = &lo, &hi, &loText, &hiText
+	}
+	return rep, nil
+}
+
+func (r *inspectReport) writeText(w io.Writer) error {
+	var dt dtype.DataType
+	if err := dt.UnmarshalJSON(r.DataType); err != nil {
+		return err
+	}
+	fill := fmt.Sprint(r.FillValue)
+	if r.FillValueText != fill {
+		fill += " (" + r.FillValueText + ")"
+	}
+	if r.FillValueNull {
+		fill += ", null in .zarray"
+	}
+	lines := [][2]string{
+		{"path", r.Path},
+		{"format", fmt.Sprintf("Zarr v%d", r.Format)},
+		{"data type", fmt.Sprintf("%s  (NumPy %s, %s)", r.DataType, r.NumPy, dt)},
+		{"byte order", r.ByteOrder},
+		{"shape", fmtInts(r.Shape)},
+		{"chunk shape", fmtInts(r.ChunkShape)},
+		{"fill value", fill},
+		{"codecs", r.codecText},
+		{"chunks", fmt.Sprintf("%d in grid %s: %d present, %d missing", r.Chunks.Total, fmtInts(r.Chunks.Grid), r.Chunks.Present, r.Chunks.Missing)},
+		{"stored", fmt.Sprintf("%d bytes", r.StoredBytes)},
+		{"decoded", fmt.Sprintf("%d bytes%s", r.DecodedBytes, ratio(r.DecodedBytes, r.StoredBytes))},
+		{"elements", fmt.Sprintf("%d: %d valid, %d NaT", r.Elements, r.Valid, r.NaT)},
+	}
+	if r.Min != nil {
+		lines = append(lines,
+			[2]string{"min", fmt.Sprintf("%d  %s", *r.Min, *r.MinText)},
+			[2]string{"max", fmt.Sprintf("%d  %s", *r.Max, *r.MaxText)})
+	} else {
+		lines = append(lines, [2]string{"min, max", "none (no valid values)"})
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintf(w, "%-12s %s\n", l[0]+":", l[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ratio(decoded, stored int64) string {
+	if stored == 0 || decoded == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.2fx the stored size)", float64(decoded)/float64(stored))
+}
+
+func fmtInts(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+func nonNil(v []int64) []int64 {
+	if v == nil {
+		return []int64{}
+	}
+	return v
+}
+
+// valueText shows a value of d: ISO 8601 for datetimes, a count of the unit
+// for timedeltas.
+func valueText(v int64, d dtype.DataType) string {
+	if d.Kind == dtype.Timedelta {
+		return dtype.FormatTimedelta(v, d)
+	}
+	return dtype.FormatISO(v, d)
+}
+
+func orderName(o binary.ByteOrder) string {
+	switch o {
+	case binary.LittleEndian:
+		return "little"
+	case binary.BigEndian:
+		return "big"
+	}
+	return "unknown"
+}
+
+// describeCodec returns a codec as its zarr.json object and as one line of
+// text.
+func describeCodec(c zarr.Codec) (codecJSON, string) {
+	j := codecJSON{Name: c.Name()}
+	text := func() string {
+		if len(j.Configuration) == 0 {
+			return j.Name
+		}
+		keys := make([]string, 0, len(j.Configuration))
+		for k := range j.Configuration {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s=%v", k, j.Configuration[k])
+		}
+		return j.Name + "(" + strings.Join(parts, ", ") + ")"
+	}
+	switch c := c.(type) {
+	case zarr.BytesCodec:
+		j.Configuration = map[string]any{"endian": orderName(c.Endian)}
+	case zarr.ZstdCodec:
+		j.Configuration = map[string]any{"level": c.Level, "checksum": c.Checksum}
+	case zarr.GzipCodec:
+		j.Configuration = map[string]any{"level": c.Level}
+	case zarr.ZlibCodec:
+		j.Configuration = map[string]any{"level": c.Level}
+	case zarr.TransposeCodec:
+		j.Configuration = map[string]any{"order": c.Order}
+	case zarr.ShardingCodec:
+		inner, innerText := describeCodecs(c.Codecs)
+		index, indexText := describeCodecs(c.IndexCodecs)
+		loc := c.IndexLocation
+		if loc == "" {
+			loc = zarr.IndexEnd
+		}
+		j.Configuration = map[string]any{
+			"chunk_shape":    nonNil(c.ChunkShape),
+			"codecs":         inner,
+			"index_codecs":   index,
+			"index_location": string(loc),
+		}
+		return j, fmt.Sprintf("sharding_indexed(chunk_shape=%s, codecs=[%s], index_codecs=[%s], index_location=%s)",
+			fmtInts(c.ChunkShape), innerText, indexText, loc)
+	}
+	return j, text()
+}
+
+func describeCodecs(cs []zarr.Codec) ([]codecJSON, string) {
+	js := []codecJSON{}
+	var texts []string
+	for _, c := range cs {
+		j, t := describeCodec(c)
+		js = append(js, j)
+		texts = append(texts, t)
+	}
+	return js, strings.Join(texts, " -> ")
+}
+
+// ---- shared by inspect and validate ----
+
+// openArrayDir opens the array in directory dir. The caller closes the store.
+func openArrayDir(ctx context.Context, dir string) (*zarr.Array, *zarr.DirStore, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s: not a directory (a Zarr array is a directory holding zarr.json or .zarray)", dir)
+	}
+	store := zarr.Dir(dir)
+	a, err := zarr.Open(ctx, store)
+	if err != nil {
+		store.Close()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%s: no Zarr array here (neither zarr.json nor .zarray): %w", dir, err)
+		}
+		return nil, nil, err
+	}
+	return a, store, nil
+}
+
+// storedChunk is a chunk (or shard) present in the store.
+type storedChunk struct {
+	index  int64 // C-order index in the chunk grid
+	coords []int64
+	key    string
+	size   int64 // stored bytes
+}
+
+// arrayFiles sorts the files of an array directory by role.
+type arrayFiles struct {
+	chunks      []storedChunk // in C order
+	storedBytes int64         // total size of chunks
+	temp        []string      // temporaries left by an interrupted DirStore write
+	outside     []string      // chunk keys outside the chunk grid
+	stray       []string      // anything else that is neither chunk nor metadata
+}
+
+// tempFilePrefix is how zarr.DirStore names a value being written (see
+// store_dir.go); such a file is left behind only if a write was interrupted.
+const tempFilePrefix = ".dt64-tmp-"
+
+// metadataFiles are the documents of a Zarr v2 or v3 node.
+var metadataFiles = map[string]bool{
+	"zarr.json": true, ".zarray": true, ".zattrs": true, ".zgroup": true, ".zmetadata": true,
+}
+
+// scanArrayFiles walks dir and classifies every file. Walking the files,
+// rather than the chunk grid, keeps the cost proportional to what is stored:
+// a sparse array may have a grid of billions of chunks.
+func scanArrayFiles(dir string, a *zarr.Array) (arrayFiles, error) {
+	var out arrayFiles
+	enc := a.Metadata().KeyEncoding
+	grid := a.ChunkGrid()
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			// The store follows links inside the directory; so do we.
+			if info, err = os.Stat(p); err != nil || !info.Mode().IsRegular() {
+				return nil
+			}
+		} else if !info.Mode().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		switch {
+		case strings.HasPrefix(path.Base(key), tempFilePrefix):
+			out.temp = append(out.temp, key)
+		case metadataFiles[key]:
+		default:
+			coords, ok := parseChunkKey(enc, len(grid), key)
+			switch {
+			case !ok:
+				out.stray = append(out.stray, key)
+			case !inGrid(coords, grid):
+				out.outside = append(out.outside, key)
+			default:
+				out.chunks = append(out.chunks, storedChunk{index: chunkIndex(coords, grid), coords: coords, key: key, size: info.Size()})
+				out.storedBytes += info.Size()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	sort.Slice(out.chunks, func(i, j int) bool { return out.chunks[i].index < out.chunks[j].index })
+	return out, nil
+}
+
+// parseChunkKey inverts KeyEncoding.Key: the coordinates a key names, if it
+// is exactly the key the encoding writes for them (so "c/01" is not c/1).
+func parseChunkKey(enc zarr.KeyEncoding, ndim int, key string) ([]int64, bool) {
+	rest := key
+	if enc.Name == "default" {
+		if ndim == 0 {
+			return []int64{}, key == "c"
+		}
+		if !strings.HasPrefix(key, "c"+enc.Separator) {
+			return nil, false
+		}
+		rest = key[1+len(enc.Separator):]
+	} else if ndim == 0 {
+		return []int64{}, key == "0"
+	}
+	parts := strings.Split(rest, enc.Separator)
+	if len(parts) != ndim {
+		return nil, false
+	}
+	coords := make([]int64, ndim)
+	for i, p := range parts {
+		if p == "" || strings.TrimLeft(p, "0123456789") != "" {
+			return nil, false
+		}
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		coords[i] = v
+	}
+	return coords, enc.Key(coords) == key
+}
+
+func inGrid(coords, grid []int64) bool {
+	for i, c := range coords {
+		if c >= grid[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func chunkIndex(coords, grid []int64) int64 {
+	var idx int64
+	for i, c := range coords {
+		idx = idx*grid[i] + c
+	}
+	return idx
+}
+
+// numElements is the product of the shape, or an error past int64.
+func numElements(shape []int64) (int64, error) {
+	n := uint64(1)
+	for _, s := range shape {
+		hi, lo := bits.Mul64(n, uint64(s))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, fmt.Errorf("shape %v has more than 2^63 elements", shape)
+		}
+		n = lo
+	}
+	return int64(n), nil
+}
+
+// chunkWorkers bounds the pool: one worker per CPU, but decode buffers
+// together stay under 1 GiB however large the chunks are.
+func chunkWorkers(a *zarr.Array, chunks int) int {
+	const memoryBudget = 1 << 30
+	w := min(runtime.NumCPU(), chunks)
+	if per := 8 * int64(a.ChunkLen()); per > 0 {
+		w = min(w, int(max(1, memoryBudget/per)))
+	}
+	return max(w, 1)
+}
+
+// readChunks decodes chunks with a pool of workers, each with its own
+// buffer, and calls fn(worker, chunk, raw, order) for every chunk that
+// decodes; raw is only valid during the call. It returns one error per chunk
+// (nil when fine). With stopEarly the first failure cancels the rest.
+func readChunks(ctx context.Context, a *zarr.Array, chunks []storedChunk, workers int, stopEarly bool,
+	fn func(worker int, c storedChunk, raw []byte, order binary.ByteOrder) error) []error {
+	errs := make([]error, len(chunks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 8*a.ChunkLen())
+			for i := range next {
+				c := chunks[i]
+				order, _, err := a.ReadChunkRaw(ctx, c.coords, buf)
+				if err == nil {
+					err = fn(w, c, buf, order)
+					if err != nil {
+						err = &zarr.ChunkError{Key: c.key, Err: err}
+					}
+				}
+				if err != nil {
+					errs[i] = err
+					if stopEarly {
+						cancel()
+					}
+				}
+			}
+		}()
+	}
+feed:
+	for i := range chunks {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !stopEarly {
+		// The caller's context ended: report it on the chunks never read.
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	return errs
+}
+
+// forValidRuns calls fn on each contiguous run of raw (a whole chunk in C
+// order) that lies inside the array's shape, skipping edge-chunk padding.
+// Trailing dimensions the chunk covers in full merge into one run, so a
+// full chunk is a single call.
+func forValidRuns(raw []byte, shape, chunk, coords []int64, fn func(run []byte) error) error {
+	n := len(chunk)
+	if n == 0 {
+		return fn(raw)
+	}
+	ext := make([]int64, n) // valid extent per dimension
+	for i := range n {
+		ext[i] = min(chunk[i], shape[i]-coords[i]*chunk[i])
+		if ext[i] <= 0 {
+			return nil
+		}
+	}
+	// j: the outermost dimension from which all inner ones are full.
+	j := n - 1
+	runLen := ext[n-1]
+	inner := int64(1) // elements per step of dimension j
+	for j > 0 && ext[j] == chunk[j] {
+		inner *= chunk[j]
+		j--
+		runLen = ext[j] * inner
+	}
+	if j == 0 {
+		return fn(raw[:8*runLen])
+	}
+	// strides in elements, C order over the full chunk shape
+	stride := make([]int64, n)
+	stride[n-1] = 1
+	for i := n - 2; i >= 0; i-- {
+		stride[i] = stride[i+1] * chunk[i+1]
+	}
+	idx := make([]int64, j) // odometer over dimensions 0..j-1
+	for {
+		var off int64
+		for i, x := range idx {
+			off += x * stride[i]
+		}
+		if err := fn(raw[8*off : 8*(off+runLen)]); err != nil {
+			return err
+		}
+		i := j - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < ext[i] {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,63 @@
+// Command dt64 converts and inspects NumPy datetime64/timedelta64 data:
+// Zarr data types, raw element buffers and (later) whole Zarr arrays.
+//
+// Run `dt64 --help` for the commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newRootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "dt64:", oneLine(err))
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dt64",
+		Short: "NumPy datetime64/timedelta64 for Zarr, at memory speed",
+		Long: `dt64 implements the Zarr v3 data types numpy.datetime64 and numpy.timedelta64:
+it validates their metadata and converts their values between units, scales
+and byte orders exactly as NumPy defines them, without NumPy's silent
+wrap-around.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	for _, newCmd := range subcommands {
+		root.AddCommand(newCmd())
+	}
+	return root
+}
+
+// subcommands are registered by each command's file, so commands can be
+// added without touching this one.
+var subcommands []func() *cobra.Command
+
+// usageError marks a mistake in the command line itself (exit status 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// oneLine keeps error output to the one line scripts expect on stderr.
+func oneLine(err error) string {
+	s := err.Error()
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

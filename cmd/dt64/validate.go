@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+func init() { subcommands = append(subcommands, newValidateCmd) }
+
+func newValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate PATH",
+		Short: "Check a Zarr v2 or v3 datetime64/timedelta64 array: metadata and every chunk",
+		Long: `Check the Zarr array in directory PATH: its metadata (zarr.json or .zarray,
+strictly), and that every stored chunk decodes: checksums (crc32c codec, zstd
+and gzip frame checksums), compressed streams, decoded sizes, shard indexes.
+
+Every problem found is reported, not just the first: one line per problem on
+standard output, "KEY: reason", naming the chunk's store key ("metadata" for
+the metadata). The exit status is then 1. When all is well the output is a
+single line "ok: N chunks (M present) valid" and the exit status 0.
+
+Files that are not part of the array are warnings on standard error and do
+not change the exit status: temporary files left by an interrupted dt64
+write (".dt64-tmp-*", safe to delete), chunk keys outside the chunk grid
+(left by a shrinking resize; never read), and any other unexpected file.`,
+		Example: "  dt64 validate data/events.zarr || echo damaged",
+		Args:    exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runValidate(ctx, cmd, args[0])
+		},
+	}
+}
+
+// problemsError is validate's failure: the problems are already printed.
+type problemsError struct {
+	path string
+	n    int
+}
+
+func (e *problemsError) Error() string {
+	s := "s"
+	if e.n == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("%s: %d problem%s found", e.path, e.n, s)
+}
+
+func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
+	out, warn := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	a, store, err := openArrayDir(ctx, dir)
+	if err != nil {
+		// A missing directory is a mistake in the command, not a damaged
+		// array; anything else is a metadata problem to report like the rest.
+		// An unsupported codec is not damage: say it cannot be checked.
+		var me *zarr.MetadataError
+		if errors.Is(err, zarr.ErrUnsupported) {
+			return fmt.Errorf("cannot check: %w", err)
+		}
+		if !errors.As(err, &me) {
+			return err
+		}
+		fmt.Fprintf(out, "metadata: %v\n", err)
+		return &problemsError{dir, 1}
+	}
+	defer store.Close()
+	files, err := scanArrayFiles(dir, a)
+	if err != nil {
+		return err
+	}
+	for _, k := range files.temp {
+		fmt.Fprintf(warn, "%s: warning: temporary file of an interrupted write (safe to delete)\n", k)
+	}
+	for _, k := range files.outside {
+		fmt.Fprintf(warn, "%s: warning: chunk key outside the chunk grid %s (never read)\n", k, fmtInts(a.ChunkGrid()))
+	}
+	for _, k := range files.stray {
+		fmt.Fprintf(warn, "%s: warning: not a chunk or metadata document of this array\n", k)
+	}
+
+	// Decoding checks everything the codecs know (checksums, sizes,
+	// frames, shard indexes); nothing more to do per chunk.
+	errs := readChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false,
+		func(int, storedChunk, []byte, binary.ByteOrder) error { return nil })
+	problems := 0
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return fmt.Errorf("%s: stopped after %d problems: %w", dir, problems, ctxErr)
+		}
+		problems++
+		reason := err
+		var ce *zarr.ChunkError
+		if errors.As(err, &ce) {
+			reason = ce.Err
+		}
+		fmt.Fprintf(out, "%s: %v\n", files.chunks[i].key, reason)
+	}
+	if problems > 0 {
+		return &problemsError{dir, problems}
+	}
+	fmt.Fprintf(out, "ok: %d chunks (%d present) valid\n", a.NumChunks(), len(files.chunks))
+	return nil
+}

@@ -1,0 +1,212 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/impl"
+)
+
+// Benchmarks: Benchmark<Op>/impl=<name>/size=<bytes>, b.SetBytes = the
+// source size. Compare every figure with BenchmarkCopy of the same size in
+// the same run (the machine is shared; absolute numbers drift).
+//
+//	go test -run '^$' -bench . -count 5 ./kernels/
+
+var benchSizes = []int{64 << 10, 8 << 20, 256 << 20}
+
+// benchBuffers caches one source and one destination buffer per size; the
+// destination is offset by 4 KiB + 64 bytes so that source and destination
+// never sit an exact large power of two apart (which aliases in the caches).
+var benchBuffers = map[int][2][]byte{}
+
+func benchBufs(size int) (dst, src []byte) {
+	if b, ok := benchBuffers[size]; ok {
+		return b[0], b[1]
+	}
+	src = alignedBytes(size)
+	d := alignedBytes(size + 8192)
+	dst = d[4160 : 4160+size]
+	benchBuffers[size] = [2][]byte{dst, src}
+	return dst, src
+}
+
+func alignedBytes(n int) []byte {
+	w := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), n)
+}
+
+// fillTimestamps writes realistic values: instants between 1900 and 2100 in
+// unit u, 1% NaT, in byte order order.
+func fillTimestamps(b []byte, u dtype.Unit, order binary.ByteOrder) {
+	r := rand.New(rand.NewPCG(42, uint64(u)))
+	const lo, hi = -2208988800, 4102444800 // 1900-01-01, 2100-01-01 in seconds
+	for i := 0; i+8 <= len(b); i += 8 {
+		s := lo + r.Int64N(hi-lo)
+		var v int64
+		switch u {
+		case dtype.Month:
+			v = s / (2629746)
+		case dtype.Hour:
+			v = s / 3600 / 25 // 25h units
+		case dtype.Second:
+			v = s
+		case dtype.Nanosecond:
+			v = s*1e9 + r.Int64N(1e9)
+		}
+		if r.IntN(100) == 0 {
+			v = math.MinInt64
+		}
+		order.PutUint64(b[i:], uint64(v))
+	}
+}
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("size=%dMiB", n>>20)
+	}
+	return fmt.Sprintf("size=%dKiB", n>>10)
+}
+
+func forEachBenchImpl(b *testing.B, f func(b *testing.B)) {
+	for _, name := range impl.Names("kernels") {
+		b.Run("impl="+name, func(b *testing.B) {
+			impl.Select("kernels", name)
+			defer impl.Reset("kernels")
+			f(b)
+		})
+	}
+}
+
+func BenchmarkCopy(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(sizeName(size), func(b *testing.B) {
+			dst, src := benchBufs(size)
+			fillTimestamps(src, dtype.Second, binary.NativeEndian)
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+	}
+}
+
+func BenchmarkByteSwap(b *testing.B) {
+	forEachBenchImpl(b, func(b *testing.B) {
+		for _, size := range benchSizes {
+			b.Run(sizeName(size), func(b *testing.B) {
+				dst, src := benchBufs(size)
+				fillTimestamps(src, dtype.Second, binary.NativeEndian)
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					ByteSwap(dst, src)
+				}
+			})
+		}
+	})
+}
+
+func BenchmarkValidity(b *testing.B) {
+	forEachBenchImpl(b, func(b *testing.B) {
+		for _, size := range benchSizes {
+			b.Run(sizeName(size), func(b *testing.B) {
+				_, src := benchBufs(size)
+				fillTimestamps(src, dtype.Second, binary.NativeEndian)
+				bm := make([]byte, size/64)
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					Validity(bm, src, nil)
+				}
+			})
+		}
+	})
+}
+
+func BenchmarkMinMax(b *testing.B) {
+	forEachBenchImpl(b, func(b *testing.B) {
+		for _, size := range benchSizes {
+			b.Run(sizeName(size), func(b *testing.B) {
+				_, src := benchBufs(size)
+				fillTimestamps(src, dtype.Second, binary.NativeEndian)
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					MinMax(src, nil)
+				}
+			})
+		}
+	})
+}
+
+func benchTranscode(b *testing.B, from, to dtype.DataType, o Options, validity bool) {
+	c, err := dtype.NewConversion(from, to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Overflow = OverflowNaT
+	tr, err := NewTranscoder(c, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := o.From
+	if in == nil {
+		in = binary.NativeEndian
+	}
+	for _, size := range benchSizes {
+		b.Run(sizeName(size), func(b *testing.B) {
+			dst, src := benchBufs(size)
+			fillTimestamps(src, from.Unit, in)
+			var bm []byte
+			if validity {
+				bm = make([]byte, size/64)
+			}
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if _, err := tr.Run(dst, src, bm); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var (
+	dtS   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
+	dtNS  = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
+	dt25h = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 25}
+	dtD   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Day, Scale: 1}
+	dtM   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Month, Scale: 1}
+)
+
+// The rescale loops have no SIMD hooks yet: generic only.
+func BenchmarkMultiply(b *testing.B) {
+	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtS, dtNS, Options{}, false) })
+}
+
+func BenchmarkFloorDivide(b *testing.B) {
+	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtNS, dtS, Options{}, false) })
+}
+
+func BenchmarkMulDiv(b *testing.B) {
+	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dt25h, dtD, Options{}, false) })
+}
+
+func BenchmarkCalendarToMonth(b *testing.B) {
+	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtNS, dtM, Options{}, false) })
+}
+
+func BenchmarkCalendarFromMonth(b *testing.B) {
+	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtM, dtD, Options{}, false) })
+}
+
+// BenchmarkFused is the transcode engine's pass: big-endian s in,
+// little-endian ns out, validity bitmap and min/max.
+func BenchmarkFused(b *testing.B) {
+	forEachBenchImpl(b, func(b *testing.B) {
+		benchTranscode(b, dtS, dtNS, Options{From: binary.BigEndian, To: binary.LittleEndian, Stats: true}, true)
+	})
+}

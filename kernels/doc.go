@@ -1,0 +1,73 @@
+// Package kernels is dt64's compute layer: numbers in, numbers out. It byte
+// swaps, counts NaT, builds validity bitmaps, finds min/max, and rescales
+// datetime64/timedelta64 values with NumPy's semantics minus its
+// wrap-around, in one fused pass over memory.
+//
+// # Values
+//
+// Elements are int64 counts of a dtype.DataType; NaT is math.MinInt64 and
+// always maps to NaT. A conversion's result is the exact value, floored
+// (linear: floor(v*num/den) with the exact factor; calendar: the containing
+// year, month or unit in the proleptic Gregorian calendar). An exact result
+// outside [MinInt64+1, MaxInt64] is an overflow, handled by the Policy:
+// OverflowFail stops with *OverflowError (index and source value),
+// OverflowNaT stores NaT, OverflowClamp saturates; both count in
+// Stats.Overflowed. A result that drops a non-zero remainder is lossy:
+// counted in Stats.Lossy, or a *LossError in exact mode.
+//
+// # Entry points
+//
+// A Transcoder is compiled once from a dtype.Conversion and Options (byte
+// orders, policy, exact mode, statistics) and then converts any number of
+// buffers: Run for byte buffers as a Zarr chunk holds them (any alignment,
+// any byte order on either side, in place when dst is src), RunInt64 for
+// native slices. Both optionally write the Arrow validity bitmap of the
+// output (bit i of byte i/8, least significant first, 1 = not NaT) and
+// return Stats. ByteSwap, CountNaT, Validity, ApplyValidity and MinMax are
+// the standalone primitives, with Int64 variants for native slices. Bad
+// lengths and partially overlapping buffers are errors (ErrLength,
+// ErrOverlap), never panics. Nothing allocates per call or per element.
+//
+// # How a Transcoder works
+//
+// NewTranscoder picks one op from the exact factor: copy/byte swap;
+// multiply by k (overflow exactly when v > MaxInt64/k or v <
+// -(MaxInt64/k): two compares); floor divide by d (multiply-high by a
+// magic number, sign folded by xor: no branch, no divide instruction);
+// multiply-divide when num*den < 2^63 (q, r = floordiv(v, den);
+// q*num + floor(r*num/den)); an exact 128-bit path for any other factor; and
+// two calendar loops (to Y/M, from Y/M) built on Hinnant's closed-form
+// civil_from_days/days_from_civil. Y/M to Y/M is linear in months. Each
+// fast loop handles NaT and returns at the first element it cannot convert
+// exactly in int64 (an overflow, or a value outside its fast range); Go
+// finishes that element with the exact int128 path and the policy, then
+// resumes the loop. Validity and min/max are by-products computed from
+// each output block while it is in L1.
+//
+// # Platform hooks
+//
+// Kernels work on []uint64 words as they sit in memory; swap means the
+// element's byte order is not the host's. Entry points cut work into
+// blocks of at most 64 KiB (8192 elements) so the goroutine stays
+// preemptible, call the platform hook, which returns how many leading
+// elements it did (0 without SIMD), and finish with the generic Go twin
+// (generic.go), which is also the test oracle:
+//
+//	byteSwapSIMD(dst, src []uint64) (n int)
+//	countNaTSIMD(src []uint64, swap bool) (n, nat int)
+//	validitySIMD(bitmap []byte, src []uint64, swap bool) (n, nat int)   // n%8 == 0
+//	minMaxSIMD(src []uint64, swap bool) (n int, min, max int64)
+//
+// Misaligned []byte input goes through a 4 KiB aligned staging buffer.
+//
+// The rescale hooks of the second wave slot into Transcoder.runBlock, one
+// per op, ahead of the generic loop of the same name and with its
+// contract: convert a prefix, stop before the first element that needs the
+// exact path, report NaT and lossy counts:
+//
+//	mulCheckSIMD(dst, src []uint64, k uint64, lo, hi int64, swapIn, swapOut bool) (n, nat int)
+//	floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int)
+//	mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int)
+//
+// dst may equal src in every hook.
+package kernels

@@ -1,0 +1,224 @@
+package kernels
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+)
+
+// A linear conversion is floor(v*num/den) with the exact reduced factor.
+// compileLinear picks the cheapest loop that is exact for the factor; every
+// loop stops at the first element it cannot handle (an overflow, or a value
+// outside its fast range) and the driver finishes that element with
+// exactLinear.
+
+type linearParams struct {
+	// exactLinear: factor = q0 + rem/den, q0 < 2^63, rem < den, rem < 2^64.
+	q0, rem uint64
+	den     int128
+
+	k       uint64  // multiply loop: factor k
+	lo, hi  int64   // multiply loop: v*k fits exactly when lo <= v <= hi
+	div     divisor // divide and mul-div loops: the denominator
+	num     uint64  // mul-div loop: numerator
+	qlo     int64   // mul-div loop: q*num+t fits when qlo <= q <= qhi
+	qhi     int64
+	natLoss int // 1 when divLoop's arithmetic counts NaT as lossy
+}
+
+var two63 = new(big.Int).Lsh(big.NewInt(1), 63)
+
+func bigU64(x *big.Int) (uint64, bool) {
+	if x.Sign() < 0 || x.BitLen() > 64 {
+		return 0, false
+	}
+	return x.Uint64(), true
+}
+
+func bigI128(x *big.Int) (int128, bool) {
+	if x.Sign() < 0 || x.BitLen() > 127 {
+		return int128{}, false
+	}
+	hi := new(big.Int).Rsh(x, 64)
+	lo := new(big.Int).And(x, new(big.Int).SetUint64(math.MaxUint64))
+	return int128{hi.Uint64(), lo.Uint64()}, true
+}
+
+// compileLinear chooses the op for num/den (both > 0, reduced).
+func compileLinear(num, den *big.Int) (op opKind, p linearParams, ok bool) {
+	if num.Cmp(den) == 0 {
+		return opCopy, p, true
+	}
+	// num/den >= 2^63: every non-zero value overflows.
+	if num.Cmp(new(big.Int).Mul(den, two63)) >= 0 {
+		return opAllOverflow, p, true
+	}
+	q0, rem := new(big.Int).QuoRem(num, den, new(big.Int))
+	var ok1, ok2, ok3 bool
+	p.q0, ok1 = bigU64(q0)
+	p.rem, ok2 = bigU64(rem)
+	p.den, ok3 = bigI128(den)
+	if !ok1 || !ok2 || !ok3 {
+		// Impossible for dt64's units and scales (one side of a reduced
+		// factor is at most a scale, < 2^31), but never compute garbage.
+		return 0, p, false
+	}
+	n64, nok := bigU64(num)
+	d64, dok := bigU64(den)
+	switch {
+	case !nok || !dok:
+		return opLinearExact, p, true
+	case d64 == 1:
+		p.k = n64
+		p.hi = int64(uint64(math.MaxInt64) / n64)
+		p.lo = -p.hi
+		return opMul, p, true
+	case n64 == 1:
+		p.div = newDivisor(d64)
+		// NaT (MinInt64) folds to u = MaxInt64, "exact" iff MaxInt64 % d == d-1.
+		p.natLoss = b2i(uint64(math.MaxInt64)%d64 != d64-1)
+		return opDiv, p, true
+	}
+	if hi, lo := bits.Mul64(n64, d64); hi == 0 && lo < 1<<63 {
+		p.num = n64
+		p.div = newDivisor(d64)
+		p.qhi = int64((uint64(math.MaxInt64) - (n64 - 1)) / n64)
+		p.qlo = -int64(uint64(math.MaxInt64) / n64)
+		return opMulDiv, p, true
+	}
+	return opLinearExact, p, true
+}
+
+// exactLinear returns floor(v*num/den) exactly and whether a non-zero
+// remainder was dropped. v must not be NaT.
+func (p *linearParams) exactLinear(v int64) (int128, bool) {
+	a := uint64(v)
+	if v < 0 {
+		a = -a
+	}
+	mh, ml := bits.Mul64(a, p.q0)
+	ph, pl := bits.Mul64(a, p.rem)
+	t, tr := udivmod128(int128{ph, pl}, p.den)
+	total := int128{mh, ml}.add(t)
+	lossy := !tr.isZero()
+	if v >= 0 {
+		return total, lossy
+	}
+	total = total.negate()
+	if lossy {
+		total = total.sub(u128(1))
+	}
+	return total, lossy
+}
+
+const natBits = 1 << 63
+
+// The loops below return how many leading elements they converted, the NaT
+// count among them and (where possible) the lossy count. swapIn/swapOut are
+// loop-invariant branches, which the CPU predicts perfectly.
+
+func mulLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat int) {
+	dst = dst[:len(src)]
+	k, lo, hi := p.k, p.lo, p.hi
+	for i, w := range src {
+		if swapIn {
+			w = bits.ReverseBytes64(w)
+		}
+		v := int64(w)
+		r := uint64(v) * k
+		if v < lo || v > hi {
+			if v != math.MinInt64 {
+				return i, nat
+			}
+			nat++
+			r = natBits
+		}
+		if swapOut {
+			r = bits.ReverseBytes64(r)
+		}
+		dst[i] = r
+	}
+	return len(src), nat
+}
+
+func divLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	dst = dst[:len(src)]
+	d, magic, sh := p.div.d, p.div.magic, p.div.shift&63
+	dm1 := d - 1
+	for i, w := range src {
+		if swapIn {
+			w = bits.ReverseBytes64(w)
+		}
+		// floor(v/d) = ^(^v/d) for v < 0: fold the sign with a mask.
+		s := uint64(int64(w) >> 63)
+		u := w ^ s
+		hi, _ := bits.Mul64(u, magic)
+		qu := hi >> sh
+		// Exact iff the truncated remainder of u is 0 (v >= 0) or d-1 (v < 0).
+		lossy += b2i(u-qu*d != dm1&s)
+		q := qu ^ s
+		isNaT := w == natBits
+		nat += b2i(isNaT)
+		if isNaT {
+			q = natBits
+		}
+		if swapOut {
+			q = bits.ReverseBytes64(q)
+		}
+		dst[i] = q
+	}
+	// NaT went through the arithmetic as a number: take back what it added.
+	return len(src), nat, lossy - nat*p.natLoss
+}
+
+// mulDivLoop: q, r = floordiv(v, den); result = q*num + floor(r*num/den),
+// where r*num < den*num < 2^63 so the same magic divides it.
+func mulDivLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	dst = dst[:len(src)]
+	dv, num, qlo, qhi := p.div, p.num, p.qlo, p.qhi
+	for i, w := range src {
+		if swapIn {
+			w = bits.ReverseBytes64(w)
+		}
+		v := int64(w)
+		q, r := dv.floorDiv(v)
+		rn := r * num
+		t := dv.quo(rn)
+		res := q*int64(num) + int64(t)
+		isNaT := v == math.MinInt64
+		if q < qlo || q > qhi {
+			if !isNaT {
+				return i, nat, lossy
+			}
+		}
+		if isNaT {
+			res = math.MinInt64
+		}
+		nat += b2i(isNaT)
+		lossy += b2i(rn != t*dv.d) &^ b2i(isNaT)
+		out := uint64(res)
+		if swapOut {
+			out = bits.ReverseBytes64(out)
+		}
+		dst[i] = out
+	}
+	return len(src), nat, lossy
+}
+
+// copyLoop converts nothing; it only changes the byte order (or copies).
+func copyLoop(dst, src []uint64, swapIn, swapOut bool) (nat int) {
+	if swapIn != swapOut {
+		byteSwapWords(dst, src)
+		_, nat = countNaTWordsFast(dst, swapOut)
+		return nat
+	}
+	if &dst[0] != &src[0] {
+		copy(dst, src)
+	}
+	_, nat = countNaTWordsFast(src, swapIn)
+	return nat
+}
+
+func countNaTWordsFast(src []uint64, swap bool) (int, int) {
+	return len(src), countNaTWords(src, swap)
+}

@@ -1,0 +1,110 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// blockWords bounds the elements per hook call (64 KiB), so an assembly
+// loop never runs long enough to delay goroutine preemption noticeably.
+const blockWords = 8192
+
+// stageWords is the size of the aligned staging buffer used for []byte
+// inputs that are not 8-byte aligned (4 KiB, on the stack).
+const stageWords = 512
+
+// ErrLength is wrapped by every error about slice lengths.
+var ErrLength = errors.New("bad slice length")
+
+// ErrOverlap is returned when dst and src overlap without being identical.
+var ErrOverlap = errors.New("dst and src overlap partially (in place needs identical slices)")
+
+var byteOrderProbe = [2]byte{1, 0}
+
+// hostLittle is the host's byte order, found at run time so that nothing
+// assumes little-endian (s390x and ppc64 are big-endian).
+var hostLittle = binary.NativeEndian.Uint16(byteOrderProbe[:]) == 1
+
+// isLittle reports the order's endianness; nil means the host's.
+func isLittle(o binary.ByteOrder) bool {
+	if o == nil {
+		return hostLittle
+	}
+	return o.Uint16(byteOrderProbe[:]) == 1
+}
+
+// swapFor reports whether elements in order o must be byte-reversed to be
+// read as host integers.
+func swapFor(o binary.ByteOrder) bool { return isLittle(o) != hostLittle }
+
+// wordsOf views b as []uint64 when it is 8-byte aligned (ok=false otherwise).
+// len(b) must be a multiple of 8.
+func wordsOf(b []byte) (w []uint64, ok bool) {
+	if len(b) == 0 {
+		return nil, true
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if uintptr(p)%8 != 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*uint64)(p), len(b)/8), true
+}
+
+func int64Words(s []int64) []uint64 {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+func stageBytes(buf *[stageWords]uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(buf)), stageWords*8)
+}
+
+// elements checks that a byte buffer holds whole 8-byte elements.
+func elements(what string, b []byte) (int, error) {
+	if len(b)%8 != 0 {
+		return 0, fmt.Errorf("kernels: %s has %d bytes, not a multiple of 8: %w", what, len(b), ErrLength)
+	}
+	return len(b) / 8, nil
+}
+
+// overlap classifies two byte ranges: 0 disjoint, 1 identical start and
+// length, 2 partial overlap.
+func overlap(a, b []byte) int {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	pa := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+	pb := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if pa == pb && len(a) == len(b) {
+		return 1
+	}
+	if pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a)) {
+		return 2
+	}
+	return 0
+}
+
+func bitmapCheck(bitmap []byte, n int) error {
+	if len(bitmap) < (n+7)/8 {
+		return fmt.Errorf("kernels: validity bitmap has %d bytes, %d elements need %d: %w", len(bitmap), n, (n+7)/8, ErrLength)
+	}
+	return nil
+}
+
+func int64Bytes(s []int64) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*8)
+}
+
+// The range of valid (non-NaT) values: what the clamp policy saturates to.
+const (
+	minValue = math.MinInt64 + 1
+	maxValue = math.MaxInt64
+)

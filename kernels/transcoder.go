@@ -286,11 +286,11 @@ func (t *Transcoder) runBlock(dst, src []uint64, base int, swapIn, swapOut bool,
 			nat = copyLoop(d, s, swapIn, swapOut)
 			n = len(s)
 		case opMul:
-			n, nat = mulLoop(d, s, &t.lin, swapIn, swapOut)
+			n, nat = t.mulWords(d, s, swapIn, swapOut)
 		case opDiv:
-			n, nat, lossy = divLoop(d, s, &t.lin, swapIn, swapOut)
+			n, nat, lossy = t.divWords(d, s, swapIn, swapOut)
 		case opMulDiv:
-			n, nat, lossy = mulDivLoop(d, s, &t.lin, swapIn, swapOut)
+			n, nat, lossy = t.mulDivWords(d, s, swapIn, swapOut)
 		case opToCalendar:
 			n, nat, lossy = toCalendarLoop(d, s, &t.cal, swapIn, swapOut)
 		case opFromCalendar:

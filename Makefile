@@ -15,8 +15,8 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: all build test fmt-check vet unit test-purego generate check-generate \
-        bench demo oracle clean
+.PHONY: all build test fmt-check vet unit test-purego test-arm64 test-s390x generate check-generate \
+        bench bench-go bench-numpy demo oracle clean
 
 all: build
 
@@ -25,7 +25,7 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check vet check-generate unit test-purego
+test: fmt-check vet check-generate unit test-purego test-arm64 test-s390x
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -43,19 +43,37 @@ unit:
 test-purego:
 	$(GO) test -tags purego -count=1 $(PKGS)
 
-## generate: regenerate the amd64 assembly from the avo programs in asm/.
+## test-arm64: every package on arm64 under qemu, NEON required
+## (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer extensions).
+test-arm64:
+	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static $(PKGS)
+
+## test-s390x: every package on a big-endian host under qemu, which proves
+## no code assumes the host byte order.
+test-s390x:
+	DT64_REQUIRE= GOARCH=s390x $(GO) test -count=1 -exec qemu-s390x-static $(PKGS)
+
+## generate: regenerate the assembly: amd64 from the avo programs, arm64
+## from the NEON text emitter, all in the separate asm/ module.
 generate:
-	cd asm && $(GO) run ./cmd/generate -kernels ../kernels
+	cd asm && $(GO) run ./neon -kernels ../kernels
 
 ## check-generate: regenerate and fail if the committed files differ.
 check-generate: generate
 	@git diff --exit-code -- kernels/ || { echo "generated assembly is stale: run 'make generate' and commit"; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard kernels/)" || { echo "untracked generated files in kernels/:"; git ls-files --others --exclude-standard kernels/; exit 1; }
 
-## bench: kernel benchmarks next to copy() of the same bytes.
-bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./kernels/ >/dev/null
+## bench: every kernel and implementation next to copy() of the same bytes
+## (dt64 bench); bench-go: the same kernels as Go benchmarks for benchstat;
+## bench-numpy: NumPy on the same operations, as a ratio to its own copy.
+bench: build
+	./bin/dt64 bench --rounds 5
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -count 5 ./kernels/ | tee bench.txt
+
+bench-numpy:
+	$(PYTHON) tools/bench/numpy_bench.py --rounds 5
 
 ## demo: the main job on an embedded sample.
 demo: build

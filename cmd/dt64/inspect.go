@@ -88,6 +88,7 @@ them, in this order:
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false) // "<M8[ns]", not "\u003cM8[ns]"
 				return enc.Encode(rep)
 			}
 			return rep.writeText(out)
@@ -162,14 +163,14 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		Format:        a.Format(),
 		DataType:      js,
 		NumPy:         d.NumPy(a.ByteOrder()),
-		ByteOrder:     orderName(a.ByteOrder()),
-		Shape:         nonNil(a.Shape()),
-		ChunkShape:    nonNil(a.ChunkShape()),
+		ByteOrder:     byteOrderName(a.ByteOrder()),
+		Shape:         nonNilInts(a.Shape()),
+		ChunkShape:    nonNilInts(a.ChunkShape()),
 		FillValue:     a.FillValue(),
-		FillValueText: valueText(a.FillValue(), d),
+		FillValueText: formatValueText(a.FillValue(), d),
 		FillValueNull: meta.FillNull,
 		Chunks: chunkCounts{
-			Grid:    nonNil(a.ChunkGrid()),
+			Grid:    nonNilInts(a.ChunkGrid()),
 			Total:   a.NumChunks(),
 			Present: int64(len(files.chunks)),
 			Missing: a.NumChunks() - int64(len(files.chunks)),
@@ -200,7 +201,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	for i := range accs {
 		accs[i] = acc{min: math.MaxInt64, max: math.MinInt64}
 	}
-	errs := readChunks(ctx, a, files.chunks, workers, true, func(w int, c storedChunk, raw []byte, order binary.ByteOrder) error {
+	errs := readStoredChunks(ctx, a, files.chunks, workers, true, func(w int, c storedChunk, raw []byte, order binary.ByteOrder) error {
 		s := &accs[w]
 		return forValidRuns(raw, a.Shape(), a.ChunkShape(), c.coords, func(run []byte) error {
 			lo, hi, valid, err := kernels.MinMax(run, order)
@@ -244,7 +245,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	rep.NaT, rep.Valid = total.nat, total.valid
 	if total.valid > 0 {
 		lo, hi := total.min, total.max
-		loText, hiText := valueText(lo, d), valueText(hi, d)
+		loText, hiText := formatValueText(lo, d), formatValueText(hi, d)
 		rep.Min, rep.Max, rep.MinText, rep.MaxText = &lo, &hi, &loText, &hiText
 	}
 	return rep, nil
@@ -267,13 +268,13 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		{"format", fmt.Sprintf("Zarr v%d", r.Format)},
 		{"data type", fmt.Sprintf("%s  (NumPy %s, %s)", r.DataType, r.NumPy, dt)},
 		{"byte order", r.ByteOrder},
-		{"shape", fmtInts(r.Shape)},
-		{"chunk shape", fmtInts(r.ChunkShape)},
+		{"shape", formatInts(r.Shape)},
+		{"chunk shape", formatInts(r.ChunkShape)},
 		{"fill value", fill},
 		{"codecs", r.codecText},
-		{"chunks", fmt.Sprintf("%d in grid %s: %d present, %d missing", r.Chunks.Total, fmtInts(r.Chunks.Grid), r.Chunks.Present, r.Chunks.Missing)},
+		{"chunks", fmt.Sprintf("%d in grid %s: %d present, %d missing", r.Chunks.Total, formatInts(r.Chunks.Grid), r.Chunks.Present, r.Chunks.Missing)},
 		{"stored", fmt.Sprintf("%d bytes", r.StoredBytes)},
-		{"decoded", fmt.Sprintf("%d bytes%s", r.DecodedBytes, ratio(r.DecodedBytes, r.StoredBytes))},
+		{"decoded", fmt.Sprintf("%d bytes%s", r.DecodedBytes, storedRatio(r.DecodedBytes, r.StoredBytes))},
 		{"elements", fmt.Sprintf("%d: %d valid, %d NaT", r.Elements, r.Valid, r.NaT)},
 	}
 	if r.Min != nil {
@@ -291,14 +292,14 @@ func (r *inspectReport) writeText(w io.Writer) error {
 	return nil
 }
 
-func ratio(decoded, stored int64) string {
+func storedRatio(decoded, stored int64) string {
 	if stored == 0 || decoded == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (%.2fx the stored size)", float64(decoded)/float64(stored))
 }
 
-func fmtInts(v []int64) string {
+func formatInts(v []int64) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.FormatInt(x, 10)
@@ -306,23 +307,23 @@ func fmtInts(v []int64) string {
 	return "[" + strings.Join(s, ", ") + "]"
 }
 
-func nonNil(v []int64) []int64 {
+func nonNilInts(v []int64) []int64 {
 	if v == nil {
 		return []int64{}
 	}
 	return v
 }
 
-// valueText shows a value of d: ISO 8601 for datetimes, a count of the unit
+// formatValueText shows a value of d: ISO 8601 for datetimes, a count of the unit
 // for timedeltas.
-func valueText(v int64, d dtype.DataType) string {
+func formatValueText(v int64, d dtype.DataType) string {
 	if d.Kind == dtype.Timedelta {
 		return dtype.FormatTimedelta(v, d)
 	}
 	return dtype.FormatISO(v, d)
 }
 
-func orderName(o binary.ByteOrder) string {
+func byteOrderName(o binary.ByteOrder) string {
 	switch o {
 	case binary.LittleEndian:
 		return "little"
@@ -353,13 +354,20 @@ func describeCodec(c zarr.Codec) (codecJSON, string) {
 	}
 	switch c := c.(type) {
 	case zarr.BytesCodec:
-		j.Configuration = map[string]any{"endian": orderName(c.Endian)}
+		j.Configuration = map[string]any{"endian": byteOrderName(c.Endian)}
 	case zarr.ZstdCodec:
 		j.Configuration = map[string]any{"level": c.Level, "checksum": c.Checksum}
 	case zarr.GzipCodec:
 		j.Configuration = map[string]any{"level": c.Level}
 	case zarr.ZlibCodec:
 		j.Configuration = map[string]any{"level": c.Level}
+	case zarr.BloscCodec:
+		typesize := c.TypeSize
+		if typesize == 0 {
+			typesize = 8
+		}
+		j.Configuration = map[string]any{"cname": c.CName, "clevel": c.CLevel, "shuffle": c.Shuffle,
+			"typesize": typesize, "blocksize": c.BlockSize}
 	case zarr.TransposeCodec:
 		j.Configuration = map[string]any{"order": c.Order}
 	case zarr.ShardingCodec:
@@ -370,13 +378,13 @@ func describeCodec(c zarr.Codec) (codecJSON, string) {
 			loc = zarr.IndexEnd
 		}
 		j.Configuration = map[string]any{
-			"chunk_shape":    nonNil(c.ChunkShape),
+			"chunk_shape":    nonNilInts(c.ChunkShape),
 			"codecs":         inner,
 			"index_codecs":   index,
 			"index_location": string(loc),
 		}
 		return j, fmt.Sprintf("sharding_indexed(chunk_shape=%s, codecs=[%s], index_codecs=[%s], index_location=%s)",
-			fmtInts(c.ChunkShape), innerText, indexText, loc)
+			formatInts(c.ChunkShape), innerText, indexText, loc)
 	}
 	return j, text()
 }
@@ -571,13 +579,14 @@ func chunkWorkers(a *zarr.Array, chunks int) int {
 	return max(w, 1)
 }
 
-// readChunks decodes chunks with a pool of workers, each with its own
+// readStoredChunks decodes chunks with a pool of workers, each with its own
 // buffer, and calls fn(worker, chunk, raw, order) for every chunk that
 // decodes; raw is only valid during the call. It returns one error per chunk
 // (nil when fine). With stopEarly the first failure cancels the rest.
-func readChunks(ctx context.Context, a *zarr.Array, chunks []storedChunk, workers int, stopEarly bool,
+func readStoredChunks(ctx context.Context, a *zarr.Array, chunks []storedChunk, workers int, stopEarly bool,
 	fn func(worker int, c storedChunk, raw []byte, order binary.ByteOrder) error) []error {
 	errs := make([]error, len(chunks))
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	next := make(chan int)
@@ -597,6 +606,11 @@ func readChunks(ctx context.Context, a *zarr.Array, chunks []storedChunk, worker
 					}
 				}
 				if err != nil {
+					if stopEarly && parent.Err() == nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+						// A casualty of our own cancel, not a fault of
+						// this chunk: the failure that caused it is kept.
+						continue
+					}
 					errs[i] = err
 					if stopEarly {
 						cancel()

@@ -82,7 +82,7 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 		fmt.Fprintf(warn, "%s: warning: temporary file of an interrupted write (safe to delete)\n", k)
 	}
 	for _, k := range files.outside {
-		fmt.Fprintf(warn, "%s: warning: chunk key outside the chunk grid %s (never read)\n", k, fmtInts(a.ChunkGrid()))
+		fmt.Fprintf(warn, "%s: warning: chunk key outside the chunk grid %s (never read)\n", k, formatInts(a.ChunkGrid()))
 	}
 	for _, k := range files.stray {
 		fmt.Fprintf(warn, "%s: warning: not a chunk or metadata document of this array\n", k)
@@ -90,7 +90,7 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 
 	// Decoding checks everything the codecs know (checksums, sizes,
 	// frames, shard indexes); nothing more to do per chunk.
-	errs := readChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false,
+	errs := readStoredChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false,
 		func(int, storedChunk, []byte, binary.ByteOrder) error { return nil })
 	problems := 0
 	for i, err := range errs {

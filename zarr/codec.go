@@ -11,7 +11,8 @@ import (
 // Codec is one step of a Zarr v3 codec pipeline. The implementations are the
 // types below; a pipeline is array→array codecs (TransposeCodec), exactly one
 // array→bytes codec (BytesCodec or ShardingCodec), then bytes→bytes codecs
-// (ZstdCodec, GzipCodec, CRC32CCodec; ZlibCodec in v2 arrays only).
+// (ZstdCodec, GzipCodec, BloscCodec, CRC32CCodec; ZlibCodec in v2 arrays
+// only).
 type Codec interface {
 	// Name is the codec's name in zarr.json ("bytes", "sharding_indexed").
 	Name() string
@@ -95,14 +96,14 @@ func (ShardingCodec) kind() codecKind  { return arrayToBytes }
 // unsupportedCodecs are real Zarr codecs dt64 does not implement yet; they
 // get an ErrUnsupported error rather than "unknown codec".
 var unsupportedCodecs = map[string]bool{
-	"blosc": true, "numcodecs.blosc": true, "lz4": true, "numcodecs.lz4": true,
+	"numcodecs.blosc": true, "lz4": true, "numcodecs.lz4": true,
 	"vlen-utf8": true, "vlen-bytes": true, "bz2": true, "numcodecs.bz2": true,
 	"lzma": true, "numcodecs.lzma": true, "zfp": true, "pcodec": true,
 }
 
 var knownCodecs = map[string]bool{
 	"bytes": true, "zstd": true, "gzip": true, "crc32c": true,
-	"transpose": true, "sharding_indexed": true,
+	"transpose": true, "sharding_indexed": true, "blosc": true,
 }
 
 // strictUnmarshal decodes JSON into v rejecting unknown fields, so a typo
@@ -205,6 +206,8 @@ func parseCodecConfig(name string, config json.RawMessage) (Codec, error) {
 		}
 		c := GzipCodec{Level: *cfg.Level}
 		return c, c.validate()
+	case "blosc":
+		return parseBloscV3(config)
 	case "crc32c":
 		var cfg struct{}
 		if err := strictUnmarshal(config, &cfg); err != nil {
@@ -326,6 +329,8 @@ func codecJSONV3(c Codec) (any, error) {
 		}{c.Level, c.Checksum}}, nil
 	case GzipCodec:
 		return named{"gzip", map[string]int{"level": c.Level}}, nil
+	case BloscCodec:
+		return bloscJSONV3(c), nil
 	case CRC32CCodec:
 		return named{Name: "crc32c"}, nil
 	case TransposeCodec:

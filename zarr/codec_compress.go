@@ -47,6 +47,8 @@ func newBytesStage(c Codec) (bytesStage, error) {
 		return &deflateStage{name: "zlib", level: c.Level}, nil
 	case CRC32CCodec:
 		return crc32cStage{}, nil
+	case BloscCodec:
+		return newBloscStage(c)
 	}
 	return nil, fmt.Errorf("codec %q is not a bytes->bytes codec", c.Name())
 }

@@ -8,18 +8,19 @@
 // numpy.datetime64/numpy.timedelta64) or Zarr v2 (.zarray with a NumPy
 // dtype such as "<M8[10us]" or ">m8[ns]", plus .zattrs). Both are described
 // by one Metadata value; a v2 array's compressor appears as the equivalent
-// v3 codec chain (bytes with the dtype's byte order, then zstd, zlib or
-// gzip). Fields dt64 does not interpret — attributes, dimension names,
+// v3 codec chain (bytes with the dtype's byte order, then zstd, zlib,
+// gzip or blosc). Fields dt64 does not interpret — attributes, dimension names,
 // .zattrs, v3 extensions marked "must_understand": false — are written back
 // byte for byte. Any other unknown field, codec or storage transformer is
 // an error naming the file and field (a *MetadataError); codecs that exist
-// but are not implemented yet (blosc) wrap ErrUnsupported.
+// but are not implemented yet (lz4, bz2) wrap ErrUnsupported.
 //
 // # Codecs
 //
 // transpose (array→array); bytes and sharding_indexed (array→bytes; index
-// at the start or end, nested sharding allowed); zstd, gzip, crc32c
-// (bytes→bytes), and zlib for v2. zstd frames are written with their
+// at the start or end, nested sharding allowed); zstd, gzip, blosc, crc32c
+// (bytes→bytes), and zlib for v2. blosc reads every c-blosc 1.x frame and
+// writes lz4, lz4hc, zstd, zlib or snappy ones. zstd frames are written with their
 // content size, which numcodecs before 0.13 requires, and read with or
 // without it. No decoder produces or allocates more than the chunk can
 // hold: a zstd or gzip bomb, a frame declaring a larger size, a stored

@@ -9,7 +9,7 @@ import (
 // tell a corrupt chunk from an unsupported feature with errors.Is.
 var (
 	// ErrUnsupported marks a valid Zarr feature dt64 does not implement yet
-	// (for example the blosc codec).
+	// (for example the lz4 codec).
 	ErrUnsupported = errors.New("not supported yet")
 	// ErrChecksum marks a checksum mismatch (crc32c codec, zstd or gzip
 	// frame checksums).

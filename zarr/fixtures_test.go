@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -77,16 +75,6 @@ func TestFixturesV3(t *testing.T) {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
 			a, err := Open(context.Background(), Dir(dir))
-			if strings.Contains(name, "blosc") {
-				if err == nil || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `codec "blosc" is not supported yet`) {
-					t.Fatalf("blosc fixture: got %v, want a \"blosc\" not supported yet error", err)
-				}
-				var me *MetadataError
-				if !errors.As(err, &me) || me.Field != "codecs[1]" {
-					t.Errorf("error %v does not name field codecs[1]", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -94,7 +94,7 @@ func TestMalformedMetadataV3(t *testing.T) {
 		{"codecs object", edit(t, "codecs", `{"name":"bytes"}`), "codecs", "want []json.RawMessage"},
 		{"no codecs", edit(t, "codecs", `[]`), "codecs", "array->bytes"},
 		{"unknown codec", edit(t, "codecs", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"snazzy"}]`), "codecs[1]", `unknown codec "snazzy"`},
-		{"blosc", edit(t, "codecs", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"blosc","configuration":{}}]`), "codecs[1]", `codec "blosc" is not supported yet`},
+		{"blosc", edit(t, "codecs", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"blosc","configuration":{}}]`), "codecs[1].configuration.cname", "required"},
 		{"endian missing", edit(t, "codecs", `[{"name":"bytes"}]`), "codecs[0].configuration", "endian"},
 		{"endian bad", edit(t, "codecs", `[{"name":"bytes","configuration":{"endian":"middle"}}]`), "codecs[0].configuration", "middle"},
 		{"zstd level type", edit(t, "codecs", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":"3"}}]`), "codecs[1].configuration", "zstd"},
@@ -194,7 +194,7 @@ func TestMalformedMetadataV2(t *testing.T) {
 	}{
 		{"bad JSON", []byte(`{"zarr_format": 2`), "", "malformed JSON"},
 		{"order F", doc("order", `"F"`), "order", `"F"`},
-		{"blosc", doc("compressor", `{"id":"blosc","cname":"lz4","clevel":5,"shuffle":1,"blocksize":0}`), "compressor", `compressor "blosc" is not supported yet`},
+		{"blosc", doc("compressor", `{"id":"blosc","cname":"lz5","clevel":5,"shuffle":1,"blocksize":0}`), "compressor", `cname "lz5"`},
 		{"lz4", doc("compressor", `{"id":"lz4","acceleration":1}`), "compressor", `compressor "lz4" is not supported yet`},
 		{"unknown compressor", doc("compressor", `{"id":"brotli"}`), "compressor", `unknown compressor "brotli"`},
 		{"compressor no id", doc("compressor", `{"level":1}`), "compressor", "id"},

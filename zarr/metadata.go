@@ -16,8 +16,8 @@ import (
 // Metadata describes an array, in a form common to Zarr v2 and v3.
 //
 // For v2 arrays Codecs is the equivalent v3 chain: BytesCodec with the
-// dtype's byte order, then the compressor (ZstdCodec, ZlibCodec or
-// GzipCodec) if any.
+// dtype's byte order, then the compressor (ZstdCodec, ZlibCodec, GzipCodec
+// or BloscCodec) if any.
 type Metadata struct {
 	Format     int // 2 or 3; 0 in Create means 3
 	DataType   dtype.DataType
@@ -304,13 +304,13 @@ func checkV2Codecs(codecs []Codec) error {
 	}
 	if len(codecs) == 2 {
 		switch c := codecs[1].(type) {
-		case ZstdCodec, GzipCodec, ZlibCodec:
+		case ZstdCodec, GzipCodec, ZlibCodec, BloscCodec:
 		default:
 			name := "nil"
 			if c != nil {
 				name = c.Name()
 			}
-			return inField("compressor", fmt.Errorf("codec %q cannot be a v2 compressor (zstd, zlib and gzip can)", name))
+			return inField("compressor", fmt.Errorf("codec %q cannot be a v2 compressor (zstd, zlib, gzip and blosc can)", name))
 		}
 	}
 	return nil

@@ -328,7 +328,7 @@ var v2Fields = map[string]bool{
 }
 
 var unsupportedCompressors = map[string]bool{
-	"blosc": true, "lz4": true, "bz2": true, "lzma": true, "zfp": true,
+	"lz4": true, "bz2": true, "lzma": true, "zfp": true,
 	"zfpy": true, "lzf": true, "snappy": true, "pcodec": true,
 }
 
@@ -481,6 +481,9 @@ func parseCompressorV2(raw json.RawMessage) (Codec, error) {
 		c := GzipCodec{Level: level}
 		return c, c.validate()
 	}
+	if id == "blosc" {
+		return parseBloscV2(raw)
+	}
 	if unsupportedCompressors[id] {
 		return nil, fmt.Errorf("compressor %q is %w", id, ErrUnsupported)
 	}
@@ -518,6 +521,8 @@ func marshalV2(m *Metadata) ([]byte, error) {
 			comp = map[string]any{"id": "gzip", "level": c.Level}
 		case ZlibCodec:
 			comp = map[string]any{"id": "zlib", "level": c.Level}
+		case BloscCodec:
+			comp = bloscJSONV2(c)
 		}
 	}
 	fields["compressor"] = comp

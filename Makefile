@@ -56,7 +56,7 @@ test-s390x:
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.
 generate:
-	cd asm && $(GO) run ./neon -kernels ../kernels
+	cd asm && $(GO) generate ./... && $(GO) run ./neon -kernels ../kernels
 
 ## check-generate: regenerate and fail if the committed files differ.
 check-generate: generate

@@ -2,8 +2,9 @@ module github.com/zarr-dt64/dt64/asm
 
 go 1.26.0
 
+require github.com/mmcloughlin/avo v0.6.0
+
 require (
-	github.com/mmcloughlin/avo v0.6.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

@@ -228,6 +228,7 @@ func asmCheckCountAndValidity(t *testing.T, k simdKernels, src []uint64, swap bo
 		t.Fatalf("countNaT(n=%d, swap=%v) = %d NaT in %d elements, want %d", n, swap, nat, done, want)
 	}
 
+	bitmapBuf = bitmapBuf[:(n+7)/8+8] // canaries after the bitmap
 	for i := range bitmapBuf {
 		bitmapBuf[i] = canary
 	}
@@ -541,6 +542,7 @@ func BenchmarkHookVsCopy(b *testing.B) {
 	}
 	for _, op := range ops {
 		forEachHookBench(b, "op="+op.name+"/", func(b *testing.B, src, dst []uint64) {
+			b.SetBytes(0) // a round is six passes of two kinds: only x-copy means anything
 			bitmap := make([]byte, len(src)/8)
 			var ratios []float64
 			timed := func(f func()) time.Duration {

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+func init() { subcommands = append(subcommands, newTranscodeCmd) }
+
+// transcodeStores lets tests wrap the stores (for example to slow writes
+// down so a run can be killed mid-way). nil in the real command.
+var transcodeStores func(src, dst zarr.Store) (zarr.Store, zarr.Store)
+
+// progressEvery is how often progress lines are printed when stderr is not
+// a terminal.
+var progressEvery = 5 * time.Second
+
+type transcodeFlags struct {
+	unit, endian, codec, shard, part, overflow string
+	scale                                      int64
+	format, workers, inFlight                  int
+	crc32c, finalize, exact, verify            bool
+	resume, overwrite, quiet                   bool
+}
+
+func newTranscodeCmd() *cobra.Command {
+	var f transcodeFlags
+	cmd := &cobra.Command{
+		Use:   "transcode SRC DST",
+		Short: "Re-encode a Zarr array of datetime64/timedelta64 values",
+		Long: `Re-encode the Zarr array SRC (v2 or v3) into a new array DST: another unit
+or scale, byte order, compressor, sharding or Zarr format. Every value is
+converted exactly (NaT stays NaT, the result is floored as NumPy does) in one
+pass over each decoded chunk.
+
+Nothing is lost: chunks are written atomically and the metadata last, so DST
+looks like an array only once it is complete. An interrupted run (killed,
+out of disk, an overflow) continues with --resume and ends byte for byte
+as an uninterrupted one would. An existing DST is refused unless --resume
+or --overwrite is given. SRC is only read.
+
+--part I/N does a deterministic share (0 <= I < N) of the chunks, so N
+processes or machines can share one array; the last part to finish writes
+the metadata (or run --finalize SRC DST with the same options once all are
+done). With --part, a DST holding the same plan is joined, not refused.
+
+--overflow says what happens to a value that does not fit in 64 bits after
+conversion: error (stop, naming the chunk, the element and the value; the
+default), nat (store NaT) or clamp (saturate); both of the latter are
+counted. --exact makes any loss of precision an error.
+
+Options that are not given keep the source's setting (the unit, scale,
+byte order, compressor, sharding and format). --shard-chunks N,... makes
+each destination chunk a shard of N source chunks per dimension;
+--shard-chunks none removes sharding. A v2 zlib compressor becomes gzip in
+v3; v2 has no crc32c or sharding.`,
+		Example: `  dt64 transcode legacy.zarr new.zarr --unit us --endian little --codec zstd:3 --format 3
+  dt64 transcode a.zarr b.zarr --codec zstd --crc32c --shard-chunks 16 --verify
+  dt64 transcode a.zarr b.zarr --unit s --overflow nat --resume
+  # four machines, one array (Kubernetes Indexed Job, Slurm array, xargs -P):
+  dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3mnt/a.zarr s3mnt/b.zarr
+  dt64 transcode --finalize --unit us s3mnt/a.zarr s3mnt/b.zarr`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := f.options(cmd)
+			if err != nil {
+				return err
+			}
+			var src, dst zarr.Store = zarr.Dir(args[0]), zarr.Dir(args[1])
+			if _, err := os.Stat(args[0]); err != nil {
+				return fmt.Errorf("source %s: %w", args[0], err)
+			}
+			if transcodeStores != nil {
+				src, dst = transcodeStores(src, dst)
+			}
+			return runTranscodeCmd(cmd, src, dst, args[0], args[1], o, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.unit, "unit", "", "destination unit (Y M W D h m s ms us ns ps fs as); default: the source's")
+	fl.Int64Var(&f.scale, "scale", 0, "destination scale factor (values count scale×unit); default 1 with --unit, else the source's")
+	fl.StringVar(&f.endian, "endian", "", "destination byte order: little or big; default: the source's")
+	fl.StringVar(&f.codec, "codec", "", "compressor: zstd[:LEVEL], gzip[:LEVEL] or none; default: the source's")
+	fl.BoolVar(&f.crc32c, "crc32c", false, "append a crc32c checksum to every chunk (v3)")
+	fl.StringVar(&f.shard, "shard-chunks", "", "shard with N,... source chunks per shard per dimension, or none to remove sharding")
+	fl.IntVar(&f.format, "format", 0, "destination Zarr format, 2 or 3; default: the source's")
+	fl.IntVar(&f.workers, "workers", 0, "chunks converted at once (default: the number of CPUs)")
+	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store (default 2 × workers)")
+	fl.StringVar(&f.part, "part", "", "do part I of N (I/N, 0 <= I < N) of the chunks")
+	fl.BoolVar(&f.finalize, "finalize", false, "write the metadata of a partitioned run whose parts are all done")
+	fl.StringVar(&f.overflow, "overflow", "error", "overflow policy: error, nat or clamp")
+	fl.BoolVar(&f.exact, "exact", false, "fail on any loss of precision")
+	fl.BoolVar(&f.verify, "verify", false, "afterwards, re-read every destination chunk and compare it with a fresh conversion of the source")
+	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted run of the same plan in DST")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "replace the array (or interrupted run) in DST")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	return cmd
+}
+
+func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) {
+	var o transcode.Options
+	if f.unit != "" {
+		u, err := dtype.ParseUnit(f.unit)
+		if err != nil {
+			return o, usageError{fmt.Errorf("--unit: %w", err)}
+		}
+		o.Unit = &u
+	}
+	if cmd.Flags().Changed("scale") {
+		if f.scale < 1 || f.scale > dtype.MaxScale {
+			return o, usageError{fmt.Errorf("--scale %d: want 1..%d", f.scale, dtype.MaxScale)}
+		}
+		o.Scale = f.scale
+	}
+	switch strings.ToLower(f.endian) {
+	case "":
+	case "little", "le", "<":
+		o.Endian = binary.LittleEndian
+	case "big", "be", ">":
+		o.Endian = binary.BigEndian
+	default:
+		return o, usageError{fmt.Errorf("--endian %q: want little or big", f.endian)}
+	}
+	if f.codec != "" {
+		c, err := transcode.ParseCompression(f.codec)
+		if err != nil {
+			return o, usageError{fmt.Errorf("--codec: %w", err)}
+		}
+		o.Compression = &c
+	}
+	o.CRC32C = f.crc32c
+	if f.shard != "" {
+		s, err := transcode.ParseSharding(f.shard)
+		if err != nil {
+			return o, usageError{fmt.Errorf("--shard-chunks: %w", err)}
+		}
+		o.Sharding = s
+	}
+	if f.format != 0 && f.format != 2 && f.format != 3 {
+		return o, usageError{fmt.Errorf("--format %d: want 2 or 3", f.format)}
+	}
+	o.Format = f.format
+	if f.workers < 0 || f.inFlight < 0 {
+		return o, usageError{errors.New("--workers and --in-flight must not be negative")}
+	}
+	o.Workers, o.InFlight = f.workers, f.inFlight
+	if f.part != "" {
+		p, err := transcode.ParsePart(f.part)
+		if err != nil {
+			return o, usageError{fmt.Errorf("--part: %w", err)}
+		}
+		o.Part = p
+	}
+	pol, err := kernels.ParsePolicy(f.overflow)
+	if err != nil {
+		return o, usageError{fmt.Errorf("--overflow: %w", err)}
+	}
+	o.Overflow, o.Exact = pol, f.exact
+	if f.resume && f.overwrite {
+		return o, usageError{errors.New("--resume and --overwrite exclude each other")}
+	}
+	if f.overwrite && o.Part.Count > 1 {
+		return o, usageError{errors.New("--overwrite cannot be combined with --part: one part would delete the others' work")}
+	}
+	if f.finalize && (f.part != "" || f.overwrite) {
+		return o, usageError{errors.New("--finalize takes neither --part nor --overwrite")}
+	}
+	o.Resume, o.Overwrite = f.resume, f.overwrite
+	return o, nil
+}
+
+func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	errw := cmd.ErrOrStderr()
+	t, err := transcode.New(ctx, src, dst, o)
+	if err != nil {
+		return err
+	}
+	p := t.Plan()
+	if !f.quiet {
+		printTranscodePlan(errw, p, srcName, dstName)
+	}
+	var sum transcode.Summary
+	if f.finalize {
+		sum, err = t.Finalize(ctx)
+		if err != nil {
+			return err
+		}
+	} else {
+		sum, err = withTranscodeProgress(cmd, "transcode", f.quiet, t.Progress, func() (transcode.Summary, error) { return t.Run(ctx) })
+		if err != nil {
+			return err
+		}
+	}
+	printTranscodeSummary(cmd.OutOrStdout(), sum)
+	if !sum.Complete {
+		fmt.Fprintf(cmd.OutOrStdout(), "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
+	}
+	if f.verify && !f.finalize {
+		start := time.Now()
+		_, err := withTranscodeProgress(cmd, "verify", f.quiet, t.Progress, func() (transcode.Summary, error) { return transcode.Summary{}, t.Verify(ctx) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "verified: %d work units: every destination chunk equals a fresh conversion of the source (%s)\n", p.EndUnit-p.FirstUnit, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// withProgress runs fn while showing progress on stderr: a bar on a
+// terminal, a plain line every progressEvery otherwise.
+func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog func() transcode.Progress, fn func() (transcode.Summary, error)) (transcode.Summary, error) {
+	if quiet {
+		return fn()
+	}
+	errw := cmd.ErrOrStderr()
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	onTerminal := false
+	if f, ok := errw.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		onTerminal = true
+	}
+	start := time.Now()
+	go func() {
+		defer close(stopped)
+		if onTerminal {
+			bar := progressbar.NewOptions64(max(prog().Units, 1),
+				progressbar.OptionSetWriter(errw), progressbar.OptionSetDescription(what),
+				progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					_ = bar.Clear()
+					return
+				case <-tick.C:
+					_ = bar.Set64(prog().UnitsDone)
+				}
+			}
+		}
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				pr := prog()
+				el := time.Since(start)
+				fmt.Fprintf(errw, "%s: %d/%d units, %d elements, read %s, wrote %s, %s, %.2f GB/s\n", what,
+					pr.UnitsDone, pr.Units, pr.Elements, transcodeBytes(pr.BytesRead), transcodeBytes(pr.BytesWritten),
+					el.Round(time.Second), float64(pr.Elements*8)/el.Seconds()/1e9)
+			}
+		}
+	}()
+	sum, err := fn()
+	close(done)
+	<-stopped
+	return sum, err
+}
+
+func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) {
+	fmt.Fprintf(w, "source:      %s  %s, v%d, chunks %v, %s\n", srcName, p.Source.DataType.NumPy(p.SourceOrder), p.Source.Format, p.Source.ChunkShape, transcodeCodecs(p.Source.Codecs))
+	fmt.Fprintf(w, "destination: %s  %s, v%d, chunks %v, %s\n", dstName, p.Destination.DataType.NumPy(p.DestinationOrder), p.Destination.Format, p.Destination.ChunkShape, transcodeCodecs(p.Destination.Codecs))
+	part := ""
+	if p.EndUnit-p.FirstUnit != p.Units {
+		part = fmt.Sprintf(", this part: units %d..%d", p.FirstUnit, p.EndUnit-1)
+	}
+	fmt.Fprintf(w, "plan:        %s; %d work units of %v%s; %d workers, %d in flight, memory bound %s\n",
+		p.Conversion, p.Units, p.UnitShape, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "note:        %s\n", n)
+	}
+}
+
+// codecString names a codec chain briefly: "gzip:1", "zstd:3+crc32c",
+// "sharding[64](zstd:3)".
+func transcodeCodecs(cs []zarr.Codec) string {
+	var parts []string
+	for _, c := range cs {
+		switch c := c.(type) {
+		case zarr.BytesCodec:
+		case zarr.ZstdCodec:
+			parts = append(parts, "zstd:"+strconv.Itoa(c.Level))
+		case zarr.GzipCodec:
+			parts = append(parts, "gzip:"+strconv.Itoa(c.Level))
+		case zarr.ZlibCodec:
+			parts = append(parts, "zlib:"+strconv.Itoa(c.Level))
+		case zarr.ShardingCodec:
+			parts = append(parts, fmt.Sprintf("sharding(inner chunks %v, %s)", c.ChunkShape, transcodeCodecs(c.Codecs)))
+		default:
+			parts = append(parts, c.Name())
+		}
+	}
+	if len(parts) == 0 {
+		return "uncompressed"
+	}
+	return strings.Join(parts, "+")
+}
+
+func printTranscodeSummary(w io.Writer, s transcode.Summary) {
+	if s.AlreadyComplete {
+		fmt.Fprintln(w, "destination already complete: nothing to do")
+		return
+	}
+	decoded := float64(s.Elements * 8)
+	ratio := func(n int64) string {
+		if n == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", decoded/float64(n))
+	}
+	resumed := ""
+	if s.Resumed > 0 {
+		resumed = fmt.Sprintf(" (%d units already done, skipped)", s.Resumed)
+	}
+	secs := s.Elapsed.Seconds()
+	gbps := 0.0
+	if secs > 0 {
+		gbps = decoded / secs / 1e9
+	}
+	fmt.Fprintf(w, "summary: %d chunks (%d stored, %d all fill)%s, %d elements, NaT %d, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
+		s.Chunks, s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
+		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), ratio(s.BytesRead), ratio(s.BytesWritten),
+		s.Elapsed.Round(time.Millisecond), gbps)
+}
+
+func transcodeBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

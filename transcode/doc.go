@@ -1,0 +1,71 @@
+// Package transcode is dt64's engine: it re-encodes a whole Zarr array of
+// datetime64/timedelta64 values into another (unit and scale, byte order,
+// codecs, sharding, Zarr format v2 or v3) without losing a value.
+//
+// # Plan
+//
+// New reads the source metadata and derives the destination's: the data
+// type from Options.Unit and Scale, the byte order, the compressor (zstd,
+// gzip or none, optionally followed by crc32c), sharding added (the source
+// chunk becomes the inner chunk of a shard of Sharding.Chunks inner chunks
+// per dimension), kept or removed (the inner chunks become the chunks), and
+// the format. The fill value is the source's converted (NaT stays NaT); one
+// that overflows, or is inexact in exact mode, is a plan error (ErrPlan).
+//
+// The unit of work is a region both chunk grids tile: one chunk when the
+// grids are equal, a destination shard built from source chunks, or a
+// source shard cut into destination chunks. Each unit goes store → decode
+// → one fused kernel pass over the decoded buffer, in place
+// (kernels.Transcoder.Run: source byte order, rescale, destination byte
+// order, NaT and loss counts as by-products) → encode → store.
+//
+// # Nothing lost
+//
+// Destination chunks are written by the store atomically (zarr.DirStore
+// writes a temporary file and renames it). The destination's metadata is
+// written last, after every chunk, so a reader never takes a half-done
+// destination for an array. While a run is in progress the destination
+// holds a plan marker (.dt64-transcode.json: source, the fingerprint of
+// its metadata, the destination metadata, the overflow policy); Run
+// refuses an existing destination unless Options.Resume (the same plan
+// only: ErrPlanMismatch otherwise) or Options.Overwrite is set, and never
+// deletes a directory that holds neither an array nor a run. A run killed
+// at any moment and run again with Resume ends with a destination
+// identical byte for byte to an uninterrupted run's: chunks are encoded
+// deterministically, units whose chunks are all stored and decode are
+// skipped, the others redone, stray temporary files removed. The source
+// is only read.
+//
+// An overflow under the error policy, a loss in exact mode (*ElementError:
+// the source chunk key, the element's index in the chunk and in the array,
+// the value) or an unreadable source chunk (a *zarr.ChunkError naming it)
+// stops the run before the metadata is written.
+//
+// # Partitioned runs
+//
+// Options.Part = {I, N} takes units [I·U/N, (I+1)·U/N) of the U units in C
+// order, so N processes on N machines share one array without talking to
+// each other. Each finished part stores .dt64-parts/I-of-N.json with its
+// statistics; the part that finds all N markers (or Finalize, if it died)
+// writes the metadata and removes the markers and the plan.
+//
+// # Memory and concurrency
+//
+// Options.Workers (default runtime.NumCPU()) CPU tokens are shared by
+// Options.InFlight (default 2 × Workers) goroutines, each working on one
+// unit. A goroutine gives its token up while it waits for the store (a
+// wrapper around the stores releases it around every Get and Set), so a
+// slow store does not leave CPUs idle while other units have their bytes.
+// Buffers come from a pool of InFlight sets and are reused from unit to
+// unit, so memory is bounded: at most
+//
+//	InFlight × (unit buffer + one source chunk + two destination chunks
+//	            + largest encoded source chunk + largest encoded destination chunk)
+//
+// bytes, Plan.MemoryBound (the staging buffers exist only when chunks are
+// not contiguous in the unit, or for resume checks and Verify). For 8 MiB
+// chunks on 2 CPUs that is about 4 × 48 MiB.
+//
+// Verify re-reads every destination chunk and compares it with a fresh
+// conversion of the source.
+package transcode

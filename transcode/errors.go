@@ -1,0 +1,79 @@
+package transcode
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/zarr-dt64/dt64/kernels"
+)
+
+// Sentinel errors; errors returned by this package wrap them where they
+// apply, so callers can tell the cases apart with errors.Is.
+var (
+	// ErrPlan marks a re-encode that cannot be planned: an option the
+	// destination format cannot express, a fill value that does not
+	// convert, a conversion between kinds.
+	ErrPlan = errors.New("cannot plan the transcode")
+	// ErrDestinationExists marks a destination that already holds an
+	// array, an interrupted run, or other files, when neither Resume nor
+	// Overwrite allows touching it.
+	ErrDestinationExists = errors.New("destination exists")
+	// ErrPlanMismatch marks a destination holding an interrupted run of a
+	// different plan (another source, data type, codec or policy).
+	ErrPlanMismatch = errors.New("destination holds a different transcode")
+	// ErrIncomplete marks a finalize attempted before every part is done.
+	ErrIncomplete = errors.New("transcode incomplete")
+	// ErrVerify marks a destination chunk that does not hold the
+	// conversion of the source.
+	ErrVerify = errors.New("verification failed")
+)
+
+func planErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrPlan, fmt.Sprintf(format, args...))
+}
+
+// ElementError names one source element that could not be converted: an
+// overflow under the error policy (Err is a *kernels.OverflowError) or a
+// loss of precision in exact mode (a *kernels.LossError). The kernel
+// error's Index is the element's index within the source chunk, as here.
+type ElementError struct {
+	Array      string  // the source array's location
+	Key        string  // the source chunk's store key
+	Index      int     // index of the element within the chunk, C order
+	ArrayIndex []int64 // the element's index in the whole array
+	Value      int64   // the source value
+	Err        error
+}
+
+func (e *ElementError) Error() string {
+	what := "cannot be converted"
+	var oe *kernels.OverflowError
+	var le *kernels.LossError
+	switch {
+	case errors.As(e.Err, &oe):
+		what = fmt.Sprintf("%s value %d overflows int64 when converted to %s (use --overflow nat or clamp to store NaT or saturate)", oe.From, oe.Value, oe.To)
+	case errors.As(e.Err, &le):
+		what = fmt.Sprintf("%s value %d is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", le.From, le.Value, le.To)
+	case e.Err != nil:
+		what = e.Err.Error()
+	}
+	return fmt.Sprintf("source %s chunk %q element %d (array index %v): %s", e.Array, e.Key, e.Index, e.ArrayIndex, what)
+}
+
+func (e *ElementError) Unwrap() error { return e.Err }
+
+// VerifyError names a destination element that differs from a fresh
+// conversion of the source.
+type VerifyError struct {
+	Array      string  // the destination's location
+	Key        string  // the destination chunk's store key
+	Index      int     // index within the destination chunk, C order
+	ArrayIndex []int64 // index in the whole array
+	Got, Want  int64
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("destination %s chunk %q element %d (array index %v) holds %d, the conversion of the source gives %d", e.Array, e.Key, e.Index, e.ArrayIndex, e.Got, e.Want)
+}
+
+func (e *VerifyError) Unwrap() error { return ErrVerify }

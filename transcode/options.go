@@ -1,0 +1,204 @@
+package transcode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+)
+
+// Options describe a re-encode. The zero value copies the array as it is
+// (same data type, byte order, codecs, sharding and format) with one worker
+// per CPU.
+type Options struct {
+	// Unit is the destination unit; nil keeps the source's.
+	Unit *dtype.Unit
+	// Scale is the destination scale factor; 0 keeps the source's, or
+	// means 1 when Unit is set.
+	Scale int64
+	// Endian is the destination byte order (binary.LittleEndian or
+	// binary.BigEndian); nil keeps the source's.
+	Endian binary.ByteOrder
+	// Compression replaces the source's compressor; nil keeps it (a v2
+	// zlib compressor becomes gzip at the same level in a v3 destination,
+	// which has no zlib codec).
+	Compression *Compression
+	// CRC32C appends a crc32c checksum codec (v3 only). Without it a
+	// source's crc32c is kept unless Compression is given.
+	CRC32C bool
+	// Sharding adds, keeps or removes the sharding_indexed codec.
+	Sharding Sharding
+	// Format is the destination Zarr format, 2 or 3; 0 keeps the source's.
+	Format int
+
+	// Overflow is what happens to an element whose converted value does
+	// not fit in an int64: stop the run (default), store NaT, or clamp.
+	Overflow kernels.Policy
+	// Exact makes any loss of precision (a non-zero remainder floored
+	// away) an error.
+	Exact bool
+
+	// Workers is how many chunks are converted at once (CPU work);
+	// 0 means runtime.NumCPU().
+	Workers int
+	// InFlight is how many work units may be in progress at once,
+	// including those waiting for the store; 0 means 2 × Workers. It is
+	// the memory bound's multiplier (see the package documentation).
+	InFlight int
+	// Part restricts the run to one deterministic share of the work.
+	Part Part
+
+	// Resume continues an interrupted run of the same plan in the
+	// destination (or starts one in an empty destination).
+	Resume bool
+	// Overwrite deletes an existing destination array (or interrupted
+	// run) first. A directory holding anything else is never deleted.
+	Overwrite bool
+}
+
+// Compression is the destination's compressor: Name "zstd", "gzip" or
+// "none", and its Level (zstd -7..22, gzip 0..9).
+type Compression struct {
+	Name  string
+	Level int
+}
+
+func (c Compression) String() string {
+	if c.Name == "none" {
+		return "none"
+	}
+	return c.Name + ":" + strconv.Itoa(c.Level)
+}
+
+// ParseCompression parses "zstd", "zstd:LEVEL", "gzip", "gzip:LEVEL" or
+// "none". zstd's default level is 3 (levels -7..22), gzip's 5 (0..9).
+func ParseCompression(s string) (Compression, error) {
+	name, level, hasLevel := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
+	var c Compression
+	switch name {
+	case "zstd":
+		c = Compression{Name: "zstd", Level: 3}
+	case "gzip":
+		c = Compression{Name: "gzip", Level: 5}
+	case "none":
+		if hasLevel {
+			return c, fmt.Errorf("codec %q: none takes no level", s)
+		}
+		return Compression{Name: "none"}, nil
+	default:
+		return c, fmt.Errorf("codec %q: want zstd[:LEVEL], gzip[:LEVEL] or none", s)
+	}
+	if hasLevel {
+		l, err := strconv.Atoi(level)
+		if err != nil {
+			return c, fmt.Errorf("codec %q: level %q is not an integer", s, level)
+		}
+		c.Level = l
+	}
+	switch {
+	case c.Name == "zstd" && (c.Level < -7 || c.Level > 22):
+		return c, fmt.Errorf("codec %q: zstd levels are -7..22", s)
+	case c.Name == "gzip" && (c.Level < 0 || c.Level > 9):
+		return c, fmt.Errorf("codec %q: gzip levels are 0..9", s)
+	}
+	return c, nil
+}
+
+// ShardMode says what happens to sharding.
+type ShardMode uint8
+
+const (
+	// ShardKeep keeps the source's sharding (none stays none); a v2
+	// destination, which cannot shard, removes it.
+	ShardKeep ShardMode = iota
+	// ShardAdd makes each destination chunk a shard of Sharding.Chunks
+	// inner chunks per dimension. The inner chunks have the source's chunk
+	// shape (its inner chunk shape when the source is sharded).
+	ShardAdd
+	// ShardRemove stores the source's inner chunks as plain chunks.
+	ShardRemove
+)
+
+// Sharding configures the sharding_indexed codec of the destination.
+type Sharding struct {
+	Mode   ShardMode
+	Chunks []int64 // ShardAdd: inner chunks per shard along each dimension
+}
+
+// ParseSharding parses the CLI form: "none" (remove) or a comma list of
+// inner chunks per shard per dimension ("4" or "2,8").
+func ParseSharding(s string) (Sharding, error) {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "none") {
+		return Sharding{Mode: ShardRemove}, nil
+	}
+	var out Sharding
+	out.Mode = ShardAdd
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || n < 1 {
+			return Sharding{}, fmt.Errorf("shard chunks %q: want positive integers, one per dimension (N,N,...), or none", s)
+		}
+		out.Chunks = append(out.Chunks, n)
+	}
+	return out, nil
+}
+
+// Part is one share of a partitioned run: Index in [0, Count). Count 0
+// (the zero value) or 1 means the whole array.
+type Part struct {
+	Index, Count int
+}
+
+// ParsePart parses "I/N" with 0 <= I < N (0-based, like a Kubernetes
+// Indexed Job's JOB_COMPLETION_INDEX).
+func ParsePart(s string) (Part, error) {
+	i, n, ok := strings.Cut(s, "/")
+	if !ok {
+		return Part{}, fmt.Errorf("part %q: want I/N (0 <= I < N)", s)
+	}
+	pi, err1 := strconv.Atoi(strings.TrimSpace(i))
+	pn, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if err1 != nil || err2 != nil || pn < 1 || pi < 0 || pi >= pn {
+		return Part{}, fmt.Errorf("part %q: want I/N with 0 <= I < N (parts are numbered from 0)", s)
+	}
+	return Part{Index: pi, Count: pn}, nil
+}
+
+func (p Part) count() int {
+	if p.Count <= 0 {
+		return 1
+	}
+	return p.Count
+}
+
+func (p Part) String() string { return fmt.Sprintf("%d/%d", p.Index, p.count()) }
+
+// units returns the contiguous range of work units [lo, hi) of part p out
+// of n: deterministic, so parts on different machines agree.
+func (p Part) units(n int64) (lo, hi int64) {
+	c := int64(p.count())
+	return n * int64(p.Index) / c, n * int64(p.Index+1) / c
+}
+
+func (o *Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.NumCPU()
+}
+
+func (o *Options) inFlight() int {
+	w := o.workers()
+	if o.InFlight >= w {
+		return o.InFlight
+	}
+	if o.InFlight > 0 {
+		return w
+	}
+	return 2 * w
+}

@@ -1,0 +1,537 @@
+package transcode_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// expected converts vals independently of the kernels: floor(v*num/den)
+// with big integers, NaT kept, overflow per policy.
+func expected(t *testing.T, from, to dtype.DataType, vals []int64, pol kernels.Policy) []int64 {
+	t.Helper()
+	conv, err := dtype.NewConversion(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	num, den := conv.Factor()
+	out := make([]int64, len(vals))
+	for i, v := range vals {
+		if v == dtype.NaT {
+			out[i] = v
+			continue
+		}
+		q := new(big.Int).Mul(big.NewInt(v), num)
+		q.Div(q, den) // Euclidean; den > 0, so floor
+		switch {
+		case q.IsInt64() && q.Int64() != math.MinInt64:
+			out[i] = q.Int64()
+		case pol == kernels.OverflowNaT:
+			out[i] = dtype.NaT
+		case q.Sign() > 0:
+			out[i] = math.MaxInt64
+		default:
+			out[i] = math.MinInt64 + 1
+		}
+	}
+	return out
+}
+
+func unit(u dtype.Unit) *dtype.Unit { return &u }
+
+func TestOptions(t *testing.T) {
+	sharded := func(t *testing.T, s zarr.Store) []int64 {
+		vals := sampleValues(40, 3)
+		writeArray(t, s, zarr.Metadata{
+			Format: 3, DataType: ns, Shape: []int64{40}, ChunkShape: []int64{16}, FillValue: dtype.NaT,
+			Codecs: []zarr.Codec{zarr.ShardingCodec{ChunkShape: []int64{4},
+				Codecs:      []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}},
+				IndexCodecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.CRC32CCodec{}}}},
+		}, vals, nil)
+		return vals
+	}
+	cases := []struct {
+		name   string
+		source func(*testing.T, zarr.Store) []int64
+		opts   transcode.Options
+		check  func(t *testing.T, m zarr.Metadata)
+	}{
+		{"copy", v2Source, transcode.Options{}, func(t *testing.T, m zarr.Metadata) {
+			if m.Format != 2 || m.ByteOrder() != binary.BigEndian || m.DataType != ns {
+				t.Errorf("metadata changed: %+v", m)
+			}
+		}},
+		{"unit us", v2Source, transcode.Options{Unit: unit(dtype.Microsecond)}, func(t *testing.T, m zarr.Metadata) {
+			if m.DataType.Unit != dtype.Microsecond || m.DataType.Scale != 1 {
+				t.Errorf("data type %s", m.DataType)
+			}
+		}},
+		{"unit s scale 10", v2Source, transcode.Options{Unit: unit(dtype.Second), Scale: 10}, func(t *testing.T, m zarr.Metadata) {
+			if m.DataType.String() != "datetime64[10s]" {
+				t.Errorf("data type %s", m.DataType)
+			}
+		}},
+		{"scale only", v2Source, transcode.Options{Scale: 1000}, func(t *testing.T, m zarr.Metadata) {
+			if m.DataType.String() != "datetime64[1000ns]" {
+				t.Errorf("data type %s", m.DataType)
+			}
+		}},
+		{"little endian", v2Source, transcode.Options{Endian: binary.LittleEndian}, func(t *testing.T, m zarr.Metadata) {
+			if m.ByteOrder() != binary.LittleEndian {
+				t.Errorf("byte order %v", m.ByteOrder())
+			}
+		}},
+		{"gzip", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "gzip", Level: 6}}, func(t *testing.T, m zarr.Metadata) {
+			if g, ok := m.Codecs[1].(zarr.GzipCodec); !ok || g.Level != 6 {
+				t.Errorf("codecs %v", m.Codecs)
+			}
+		}},
+		{"none", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "none"}}, func(t *testing.T, m zarr.Metadata) {
+			if len(m.Codecs) != 1 {
+				t.Errorf("codecs %v", m.Codecs)
+			}
+		}},
+		{"v3 zstd crc32c", v2Source, transcode.Options{Format: 3, Compression: &transcode.Compression{Name: "zstd", Level: 5}, CRC32C: true}, func(t *testing.T, m zarr.Metadata) {
+			if m.Format != 3 || len(m.Codecs) != 3 || m.Codecs[2].Name() != "crc32c" || m.KeyEncoding.Name != "default" {
+				t.Errorf("metadata %+v", m)
+			}
+		}},
+		{"add sharding", v2Source, transcode.Options{Format: 3, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2, 3}}}, func(t *testing.T, m zarr.Metadata) {
+			sc, ok := m.Codecs[0].(zarr.ShardingCodec)
+			if !ok || m.ChunkShape[0] != 6 || m.ChunkShape[1] != 12 || sc.ChunkShape[0] != 3 || sc.ChunkShape[1] != 4 {
+				t.Errorf("metadata %+v", m)
+			}
+		}},
+		{"remove sharding", sharded, transcode.Options{Sharding: transcode.Sharding{Mode: transcode.ShardRemove}}, func(t *testing.T, m zarr.Metadata) {
+			if len(m.Codecs) != 2 || m.ChunkShape[0] != 4 {
+				t.Errorf("metadata %+v", m)
+			}
+		}},
+		{"keep sharding, new unit", sharded, transcode.Options{Unit: unit(dtype.Millisecond)}, func(t *testing.T, m zarr.Metadata) {
+			if _, ok := m.Codecs[0].(zarr.ShardingCodec); !ok || m.ChunkShape[0] != 16 {
+				t.Errorf("metadata %+v", m)
+			}
+		}},
+		{"sharded v3 to v2", sharded, transcode.Options{Format: 2, Endian: binary.BigEndian}, func(t *testing.T, m zarr.Metadata) {
+			if m.Format != 2 || m.ChunkShape[0] != 4 || m.ByteOrder() != binary.BigEndian {
+				t.Errorf("metadata %+v", m)
+			}
+		}},
+		{"one worker, one in flight", v2Source, transcode.Options{Unit: unit(dtype.Millisecond), Workers: 1, InFlight: 1}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srcDir, dstDir := t.TempDir(), filepath.Join(t.TempDir(), "dst")
+			vals := c.source(t, zarr.Dir(srcDir))
+			before := treeHash(t, srcDir)
+			tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dstDir), c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := tr.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sum.Complete || sum.Elements != int64(len(vals)) {
+				t.Errorf("summary %+v", sum)
+			}
+			if err := tr.Verify(ctx); err != nil {
+				t.Errorf("verify: %v", err)
+			}
+			a, got := readArray(t, zarr.Dir(dstDir))
+			want := expected(t, ns, a.DataType(), vals, kernels.OverflowFail)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("element %d: got %d, want %d (source %d)", i, got[i], want[i], vals[i])
+				}
+			}
+			var nat int64
+			for _, v := range want {
+				if v == dtype.NaT {
+					nat++
+				}
+			}
+			if sum.NaT != nat {
+				t.Errorf("NaT %d, want %d", sum.NaT, nat)
+			}
+			if c.check != nil {
+				c.check(t, a.Metadata())
+			}
+			if after := treeHash(t, srcDir); after != before {
+				t.Error("the source changed")
+			}
+			// No run state is left behind.
+			for k := range treeFiles(t, dstDir) {
+				if strings.HasPrefix(filepath.Base(k), ".dt64") {
+					t.Errorf("left behind: %s", k)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	src := zarr.NewMemory()
+	v2Source(t, src)
+	for name, o := range map[string]transcode.Options{
+		"crc32c in v2":         {CRC32C: true},
+		"sharding in v2":       {Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2, 2}}},
+		"shard dims":           {Format: 3, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2}}},
+		"resume and overwrite": {Resume: true, Overwrite: true},
+		"overwrite a part":     {Overwrite: true, Part: transcode.Part{Index: 0, Count: 2}},
+		"format 4":             {Format: 4},
+	} {
+		if _, err := transcode.New(ctx, src, zarr.NewMemory(), o); !errors.Is(err, transcode.ErrPlan) {
+			t.Errorf("%s: got %v, want ErrPlan", name, err)
+		}
+	}
+	// A fill value that overflows the destination unit.
+	s2 := zarr.NewMemory()
+	writeArray(t, s2, zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
+		Shape: []int64{4}, ChunkShape: []int64{4}, FillValue: math.MaxInt64 / 10}, []int64{1, 2, 3, 4}, nil)
+	if _, err := transcode.New(ctx, s2, zarr.NewMemory(), transcode.Options{Unit: unit(dtype.Nanosecond)}); !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "fill value") {
+		t.Errorf("overflowing fill: %v", err)
+	}
+	// Kinds never mix: not expressible through Options, but a timedelta
+	// to a unit converts within its kind.
+	if _, err := transcode.ParseCompression("lz4"); err == nil {
+		t.Error("lz4 accepted")
+	}
+	if _, err := transcode.ParsePart("2/2"); err == nil {
+		t.Error("part 2/2 accepted")
+	}
+	if p, err := transcode.ParsePart("1/3"); err != nil || p.Index != 1 || p.Count != 3 {
+		t.Errorf("ParsePart(1/3) = %v, %v", p, err)
+	}
+	if s, err := transcode.ParseSharding("2,8"); err != nil || s.Mode != transcode.ShardAdd || len(s.Chunks) != 2 {
+		t.Errorf("ParseSharding = %v, %v", s, err)
+	}
+}
+
+// overflowSource writes datetime64[s] values, one of which does not fit in
+// nanoseconds, in chunks of 5 (the big one is element 7: chunk 1, index 2).
+func overflowSource(t *testing.T, s zarr.Store) []int64 {
+	vals := []int64{0, 1, 2, dtype.NaT, 4, 5, 6, math.MaxInt64 / 100, 8, 9, -math.MaxInt64 / 100, 11}
+	writeArray(t, s, zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
+		Shape: []int64{12}, ChunkShape: []int64{5}, FillValue: dtype.NaT}, vals, nil)
+	return vals
+}
+
+func TestOverflowPolicies(t *testing.T) {
+	srcDir := t.TempDir()
+	vals := overflowSource(t, zarr.Dir(srcDir))
+	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
+
+	dst := filepath.Join(t.TempDir(), "d")
+	tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: unit(dtype.Nanosecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Run(ctx)
+	var ee *transcode.ElementError
+	var oe *kernels.OverflowError
+	if !errors.As(err, &ee) || !errors.As(err, &oe) {
+		t.Fatalf("got %v, want an ElementError wrapping an OverflowError", err)
+	}
+	if ee.Key != "c/1" || ee.Index != 2 || len(ee.ArrayIndex) != 1 || ee.ArrayIndex[0] != 7 || ee.Value != vals[7] || oe.Index != 2 {
+		t.Errorf("error %+v (%v)", ee, err)
+	}
+	for _, want := range []string{`"c/1"`, "element 2", "[7]", "92233720368547758"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	if _, err := zarr.Open(ctx, zarr.Dir(dst)); err == nil {
+		t.Error("metadata written after an overflow")
+	}
+
+	for _, pol := range []kernels.Policy{kernels.OverflowNaT, kernels.OverflowClamp} {
+		dst := filepath.Join(t.TempDir(), "d")
+		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: unit(dtype.Nanosecond), Overflow: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := tr.Run(ctx)
+		if err != nil {
+			t.Fatal(pol, err)
+		}
+		if sum.Overflowed != 2 {
+			t.Errorf("%s: overflowed %d, want 2", pol, sum.Overflowed)
+		}
+		_, got := readArray(t, zarr.Dir(dst))
+		want := expected(t, sec, dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}, vals, pol)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: element %d = %d, want %d", pol, i, got[i], want[i])
+			}
+		}
+		if err := tr.Verify(ctx); err != nil {
+			t.Errorf("%s: verify: %v", pol, err)
+		}
+	}
+}
+
+func TestExact(t *testing.T) {
+	src := zarr.NewMemory()
+	writeArray(t, src, zarr.Metadata{Format: 3, DataType: ns, Shape: []int64{6}, ChunkShape: []int64{3}, FillValue: 0},
+		[]int64{1000, 2000, 3000, 4000, 5001, 6000}, nil)
+	tr, err := transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: unit(dtype.Microsecond), Exact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Run(ctx)
+	var le *kernels.LossError
+	var ee *transcode.ElementError
+	if !errors.As(err, &le) || !errors.As(err, &ee) || ee.Key != "c/1" || ee.Index != 1 || ee.Value != 5001 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCorruptSourceChunk(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, zarr.Dir(srcDir))
+	if err := os.WriteFile(filepath.Join(srcDir, "2.1"), []byte("not zstd at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, srcDir)
+	dst := filepath.Join(t.TempDir(), "d")
+	tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Format: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Run(ctx)
+	var ce *zarr.ChunkError
+	if !errors.As(err, &ce) || ce.Key != "2.1" || !strings.Contains(err.Error(), `"2.1"`) {
+		t.Fatalf("got %v, want a ChunkError naming 2.1", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "zarr.json")); err == nil {
+		t.Error("metadata written despite a corrupt source chunk")
+	}
+	if treeHash(t, srcDir) != before {
+		t.Error("source changed")
+	}
+}
+
+func TestExistingDestination(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, zarr.Dir(srcDir))
+	run := func(dst string, o transcode.Options) (transcode.Summary, error) {
+		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), o)
+		if err != nil {
+			return transcode.Summary{}, err
+		}
+		return tr.Run(ctx)
+	}
+	dst := filepath.Join(t.TempDir(), "d")
+	us := transcode.Options{Unit: unit(dtype.Microsecond)}
+	if _, err := run(dst, us); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(dst, us); !errors.Is(err, transcode.ErrDestinationExists) {
+		t.Errorf("second run: %v, want ErrDestinationExists", err)
+	}
+	resume := us
+	resume.Resume = true
+	if s, err := run(dst, resume); err != nil || !s.AlreadyComplete {
+		t.Errorf("resume of a complete run: %+v, %v", s, err)
+	}
+	ms := transcode.Options{Unit: unit(dtype.Millisecond), Resume: true}
+	if _, err := run(dst, ms); !errors.Is(err, transcode.ErrDestinationExists) {
+		t.Errorf("resume into another array: %v", err)
+	}
+	ms.Resume, ms.Overwrite = false, true
+	if _, err := run(dst, ms); err != nil {
+		t.Errorf("overwrite: %v", err)
+	}
+	if a, _ := readArray(t, zarr.Dir(dst)); a.DataType().Unit != dtype.Millisecond {
+		t.Errorf("overwrite left %s", a.DataType())
+	}
+
+	// An interrupted run of another plan: resume refuses, naming why.
+	dst2 := filepath.Join(t.TempDir(), "d")
+	failing := &failStore{Store: zarr.Dir(dst2), after: 2}
+	tr, err := transcode.New(ctx, zarr.Dir(srcDir), failing, us)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(ctx); err == nil {
+		t.Fatal("the failing store did not fail")
+	}
+	if _, err := run(dst2, ms); err != nil {
+		t.Errorf("overwrite of an interrupted run of another plan: %v", err)
+	}
+	dst3 := filepath.Join(t.TempDir(), "d")
+	failing = &failStore{Store: zarr.Dir(dst3), after: 2}
+	tr, _ = transcode.New(ctx, zarr.Dir(srcDir), failing, us)
+	_, _ = tr.Run(ctx)
+	other := transcode.Options{Unit: unit(dtype.Second), Resume: true}
+	if _, err := run(dst3, other); !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), "destination metadata") {
+		t.Errorf("resume with another plan: %v, want ErrPlanMismatch", err)
+	}
+	if _, err := run(dst3, us); !errors.Is(err, transcode.ErrDestinationExists) || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("rerun without --resume: %v", err)
+	}
+
+	// A directory that is not an array is never touched.
+	junk := t.TempDir()
+	if err := os.WriteFile(filepath.Join(junk, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []transcode.Options{us, {Overwrite: true}, {Resume: true}} {
+		if _, err := run(junk, o); !errors.Is(err, transcode.ErrDestinationExists) {
+			t.Errorf("junk dir with %+v: %v", o, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(junk, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Error("junk dir touched")
+	}
+	// Source and destination must not overlap.
+	if _, err := run(filepath.Join(srcDir, "sub"), us); !errors.Is(err, transcode.ErrPlan) {
+		t.Errorf("destination inside the source: %v", err)
+	}
+}
+
+// failStore fails every Set after the first `after` ones.
+type failStore struct {
+	zarr.Store
+	after int64
+	n     atomic.Int64
+}
+
+func (s *failStore) Set(ctx context.Context, key string, v []byte) error {
+	if s.n.Add(1) > s.after {
+		return errors.New("disk full (test)")
+	}
+	return s.Store.Set(ctx, key, v)
+}
+
+func (s *failStore) String() string { return s.Store.(*zarr.DirStore).String() }
+
+func TestResumeAfterFailure(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, zarr.Dir(srcDir))
+	o := transcode.Options{Unit: unit(dtype.Microsecond), Format: 3, Workers: 2}
+	ref := filepath.Join(t.TempDir(), "ref")
+	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+	if _, err := tr.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []int64{0, 1, 3, 6, 9} {
+		dst := filepath.Join(t.TempDir(), "d")
+		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+		if _, err := tr.Run(ctx); err == nil {
+			t.Fatalf("after %d: no failure", after)
+		}
+		if _, err := os.Stat(filepath.Join(dst, "zarr.json")); err == nil {
+			t.Fatalf("after %d: metadata written by a failed run", after)
+		}
+		r := o
+		r.Resume = true
+		tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+		sum, err := tr.Run(ctx)
+		if err != nil || !sum.Complete {
+			t.Fatalf("after %d: resume: %+v, %v", after, sum, err)
+		}
+		sameTrees(t, ref, dst)
+	}
+}
+
+func TestParts(t *testing.T) {
+	srcDir := t.TempDir()
+	vals := sampleValues(1000, 9)
+	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
+		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}}, vals,
+		func(c []int64) bool { return c[0] == 3 })
+	o := transcode.Options{Unit: unit(dtype.Microsecond), Format: 3, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{3}}}
+	ref := filepath.Join(t.TempDir(), "ref")
+	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+	full, err := tr.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dst := filepath.Join(t.TempDir(), "d")
+	var total transcode.Summary
+	for i, idx := range []int{1, 0} {
+		p := o
+		p.Part = transcode.Part{Index: idx, Count: 2}
+		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			// Before the last part: finalize refuses.
+			if _, err := tr.Finalize(ctx); !errors.Is(err, transcode.ErrIncomplete) {
+				t.Errorf("finalize with a part missing: %v", err)
+			}
+		}
+		s, err := tr.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Complete != (i == 1) {
+			t.Errorf("part %d: complete %v", idx, s.Complete)
+		}
+		if _, err := os.Stat(filepath.Join(dst, "zarr.json")); (err == nil) != (i == 1) {
+			t.Errorf("part %d: metadata present %v", idx, err == nil)
+		}
+		total.Elements += s.Elements
+		total.NaT += s.NaT
+	}
+	if total.Elements != full.Elements || total.NaT != full.NaT {
+		t.Errorf("parts %+v, full %+v", total, full)
+	}
+	sameTrees(t, ref, dst)
+
+	// Parts whose last one died after its marker: --finalize completes.
+	dst = filepath.Join(t.TempDir(), "d")
+	for idx := range 3 {
+		p := o
+		p.Part = transcode.Part{Index: idx, Count: 3}
+		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), p)
+		if _, err := tr.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), o)
+	if s, err := tr.Finalize(ctx); err != nil || !s.Complete {
+		t.Errorf("finalize of a finished run: %+v %v", s, err)
+	}
+	sameTrees(t, ref, dst)
+}
+
+// slowStore delays every Get, as a remote store would.
+type slowStore struct {
+	zarr.Store
+	delay func()
+}
+
+func (s *slowStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.delay()
+	return s.Store.Get(ctx, key)
+}
+
+func TestCancel(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, zarr.Dir(srcDir))
+	c, cancel := context.WithCancel(ctx)
+	tr, err := transcode.New(ctx, &slowStore{Store: zarr.Dir(srcDir), delay: cancel}, zarr.Dir(filepath.Join(t.TempDir(), "d")), transcode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(c); !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,69 @@
+package transcode
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+)
+
+// Verify re-reads every destination chunk of this part and compares it,
+// element by element, with a fresh conversion of the source. It works on
+// the stored chunks, so it can run after Run or on a finished array (by a
+// Transcoder planned with the same options, with Resume set). A mismatch
+// is a *VerifyError.
+func (t *Transcoder) Verify(ctx context.Context) error {
+	t.progress.unitsDone.Store(0)
+	t.progress.elements.Store(0)
+	g := t.geo
+	return t.forEachUnit(ctx, t.lo, t.hi, func(ctx context.Context, b *buffers, u int64) error {
+		origin := g.origin(u)
+		if _, err := t.readRegion(ctx, b, origin); err != nil {
+			return err
+		}
+		if _, err := t.convertRegion(b, origin); err != nil {
+			return err
+		}
+		off := make([]int64, len(origin))
+		stage := b.dst(g)
+		err := g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
+			if _, _, err := t.dst.ReadChunkRaw(ctx, c, stage); err != nil {
+				return fmt.Errorf("verifying: %w", err)
+			}
+			g.blockOffset(origin, g.dstChunk, c, off)
+			var bad error
+			forRows(g.region, g.dstChunk, off, func(o, i, n int) {
+				if bad != nil {
+					return
+				}
+				want, got := b.region[8*o:8*(o+n)], stage[8*i:8*(i+n)]
+				if bytes.Equal(want, got) {
+					return
+				}
+				for j := 0; j < n; j++ {
+					if !bytes.Equal(want[8*j:8*j+8], got[8*j:8*j+8]) {
+						bad = t.verifyError(origin, c, o+j, i+j, got[8*j:], want[8*j:])
+						return
+					}
+				}
+			})
+			return bad
+		})
+		if err != nil {
+			return err
+		}
+		_, inside, _ := g.extent(origin)
+		t.progress.unitsDone.Add(1)
+		t.progress.elements.Add(inside)
+		return nil
+	})
+}
+
+func (t *Transcoder) verifyError(origin, chunk []int64, regionIdx, chunkIdx int, got, want []byte) error {
+	arrayIndex, _, _ := t.geo.locate(origin, regionIdx, t.geo.dstChunk)
+	key, _ := t.dst.ChunkKey(chunk)
+	o := t.plan.DestinationOrder
+	return &VerifyError{
+		Array: storeName(t.dstStore), Key: key, Index: chunkIdx, ArrayIndex: arrayIndex,
+		Got: int64(o.Uint64(got)), Want: int64(o.Uint64(want)),
+	}
+}

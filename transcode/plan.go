@@ -91,6 +91,8 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 			bb = append(bb, zarr.ZstdCodec{Level: o.Compression.Level})
 		case "gzip":
 			bb = append(bb, zarr.GzipCodec{Level: o.Compression.Level})
+		case "blosc":
+			bb = append(bb, zarr.BloscCodec{CName: o.Compression.CName, CLevel: o.Compression.Level, Shuffle: o.Compression.Shuffle, TypeSize: 8})
 		case "none":
 		default:
 			return m, nil, planErr("unknown compression %q", o.Compression.Name)

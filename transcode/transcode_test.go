@@ -98,6 +98,11 @@ func TestOptions(t *testing.T) {
 				t.Errorf("codecs %v", m.Codecs)
 			}
 		}},
+		{"blosc", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "blosc", CName: "lz4", Level: 7, Shuffle: "bitshuffle"}}, func(t *testing.T, m zarr.Metadata) {
+			if b, ok := m.Codecs[1].(zarr.BloscCodec); !ok || b.CName != "lz4" || b.CLevel != 7 || b.Shuffle != "bitshuffle" || (b.TypeSize != 8 && b.TypeSize != 0) {
+				t.Errorf("codecs %v", m.Codecs)
+			}
+		}},
 		{"none", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "none"}}, func(t *testing.T, m zarr.Metadata) {
 			if len(m.Codecs) != 1 {
 				t.Errorf("codecs %v", m.Codecs)
@@ -206,8 +211,18 @@ func TestPlanErrors(t *testing.T) {
 	}
 	// Kinds never mix: not expressible through Options, but a timedelta
 	// to a unit converts within its kind.
-	if _, err := transcode.ParseCompression("lz4"); err == nil {
-		t.Error("lz4 accepted")
+	for _, bad := range []string{"lz4", "zstd:23", "gzip:x", "none:1", "blosc:blosclz", "blosc:lz5", "blosc:zstd:10", "blosc:zstd:5:byteshuffle", "blosc:zstd:5:shuffle:8"} {
+		if c, err := transcode.ParseCompression(bad); err == nil {
+			t.Errorf("ParseCompression(%q) accepted: %v", bad, c)
+		}
+	}
+	for in, want := range map[string]string{
+		"zstd": "zstd:3", "gzip:1": "gzip:1", "none": "none",
+		"blosc": "blosc:zstd:5:shuffle", "blosc:lz4": "blosc:lz4:5:shuffle", "BLOSC:zstd:1:bitshuffle": "blosc:zstd:1:bitshuffle",
+	} {
+		if c, err := transcode.ParseCompression(in); err != nil || c.String() != want {
+			t.Errorf("ParseCompression(%q) = %v, %v; want %s", in, c, err, want)
+		}
 	}
 	if _, err := transcode.ParsePart("2/2"); err == nil {
 		t.Error("part 2/2 accepted")

@@ -96,7 +96,7 @@ v3; v2 has no crc32c or sharding.`,
 	fl.StringVar(&f.unit, "unit", "", "destination unit (Y M W D h m s ms us ns ps fs as); default: the source's")
 	fl.Int64Var(&f.scale, "scale", 0, "destination scale factor (values count scale×unit); default 1 with --unit, else the source's")
 	fl.StringVar(&f.endian, "endian", "", "destination byte order: little or big; default: the source's")
-	fl.StringVar(&f.codec, "codec", "", "compressor: zstd[:LEVEL], gzip[:LEVEL] or none; default: the source's")
+	fl.StringVar(&f.codec, "codec", "", "compressor: zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:LEVEL[:SHUFFLE]]] or none; default: the source's")
 	fl.BoolVar(&f.crc32c, "crc32c", false, "append a crc32c checksum to every chunk (v3)")
 	fl.StringVar(&f.shard, "shard-chunks", "", "shard with N,... source chunks per shard per dimension, or none to remove sharding")
 	fl.IntVar(&f.format, "format", 0, "destination Zarr format, 2 or 3; default: the source's")

@@ -3,15 +3,19 @@ package main
 import "fmt"
 
 // A kernel is one generated file kernels/<file>_arm64.s plus its Go
-// declaration in kernels/neon_arm64.go.
+// declaration in kernels/<declFile>.
 type kernel struct {
-	file  string // kernels/<file>_arm64.s
-	name  string // TEXT symbol and Go function name
-	doc   string // Go doc comment (also the .s file's header comment)
-	goSig string // Go signature after "func name"
-	args  int    // argument+result frame size in bytes
-	emit  func(a *asm)
+	file     string // kernels/<file>_arm64.s
+	declFile string // kernels/<declFile>, the Go declarations
+	name     string // TEXT symbol and Go function name
+	doc      string // Go doc comment (also the .s file's header comment)
+	goSig    string // Go signature after "func name"
+	args     int    // argument+result frame size in bytes
+	emit     func(a *asm)
 }
+
+// declPreamble is a file comment for a declaration file, if it needs one.
+var declPreamble = map[string]string{}
 
 // Block sizes, in words per loop iteration: 8 words are four 128-bit
 // registers, one VLD1 of 64 bytes. Validity takes 16 so that each iteration
@@ -23,23 +27,25 @@ const (
 	blockMinMax   = 8
 )
 
-var kernelList = []kernel{
+// kernelList is every kernel, in output order; the rescale kernels
+// (rescale.go) follow the NEON primitives.
+var kernelList = append([]kernel{
 	{
-		file: "byteswap", name: "byteSwapNEON",
+		file: "byteswap", declFile: "neon_arm64.go", name: "byteSwapNEON",
 		doc: fmt.Sprintf(`byteSwapNEON sets dst[i] = bits.ReverseBytes64(src[i]) for the first
 n = len(src) rounded down to a multiple of %d elements and returns n.
 len(dst) >= len(src); dst may be src (each block is loaded before it is stored).`, blockByteSwap),
 		goSig: "(dst, src []uint64) (n int)", args: 56, emit: emitByteSwap,
 	},
 	{
-		file: "countnat", name: "countNaTNEON",
+		file: "countnat", declFile: "neon_arm64.go", name: "countNaTNEON",
 		doc: fmt.Sprintf(`countNaTNEON counts the NaT words among the first n = len(src) rounded
 down to a multiple of %d elements. swap: the words are byte-reversed, so
 NaT is the pattern 0x80 rather than 1<<63 (no swapping needed to find it).`, blockCountNaT),
 		goSig: "(src []uint64, swap bool) (n, nat int)", args: 48, emit: emitCountNaT,
 	},
 	{
-		file: "validity", name: "validityNEON",
+		file: "validity", declFile: "neon_arm64.go", name: "validityNEON",
 		doc: fmt.Sprintf(`validityNEON writes the validity bitmap (Arrow layout: bit i of byte i/8,
 least significant first, 1 = not NaT) of the first n = len(src) rounded
 down to a multiple of %d elements into bitmap[:n/8], whole bytes, and
@@ -47,13 +53,13 @@ returns n and the number of NaT among them. len(bitmap) >= len(src)/8.`, blockVa
 		goSig: "(bitmap []byte, src []uint64, swap bool) (n, nat int)", args: 72, emit: emitValidity,
 	},
 	{
-		file: "minmax", name: "minMaxNEON",
+		file: "minmax", declFile: "neon_arm64.go", name: "minMaxNEON",
 		doc: fmt.Sprintf(`minMaxNEON returns the least and greatest non-NaT value among the first
 n = len(src) rounded down to a multiple of %d elements (lo = MaxInt64 and
 hi = MinInt64 when there is none). swap: the words are byte-reversed.`, blockMinMax),
 		goSig: "(src []uint64, swap bool) (n int, lo, hi int64)", args: 56, emit: emitMinMax,
 	},
-}
+}, rescaleKernels...)
 
 // log2 of a block size, for the shifts that split a length into blocks.
 func log2(n int) int {

@@ -6,7 +6,7 @@
 //
 // New reads the source metadata and derives the destination's: the data
 // type from Options.Unit and Scale, the byte order, the compressor (zstd,
-// gzip or none, optionally followed by crc32c), sharding added (the source
+// gzip, blosc or none, optionally followed by crc32c), sharding added (the source
 // chunk becomes the inner chunk of a shard of Sharding.Chunks inner chunks
 // per dimension), kept or removed (the inner chunks become the chunks), and
 // the format. The fill value is the source's converted (NaT stays NaT); one

@@ -6,8 +6,8 @@
 package bench
 
 import (
-	"fmt"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -61,6 +61,8 @@ func Standard() []Case {
 	for _, name := range impl.Names("kernels") {
 		cs = append(cs,
 			Case{Name: "ByteSwap", Impl: name, Unit: dtype.Second, Run: kernels.ByteSwap},
+			Case{Name: "Shuffle8", Impl: name, Unit: dtype.Nanosecond, Run: kernels.Shuffle8},
+			Case{Name: "Unshuffle8", Impl: name, Unit: dtype.Nanosecond, Run: kernels.Unshuffle8},
 			Case{Name: "Validity", Impl: name, Unit: dtype.Second, Run: func() func(dst, src []byte) error {
 				var bm []byte
 				return func(dst, src []byte) error {

@@ -1,6 +1,6 @@
 package blosc
 
-import "encoding/binary"
+import "github.com/zarr-dt64/dt64/kernels"
 
 // Byte shuffle stores byte j of every element together: for n elements of
 // typesize bytes, dst[j*n+i] = src[i*typesize+j]. Timestamps then become
@@ -9,9 +9,9 @@ import "encoding/binary"
 // not a multiple of typesize keeps its trailing bytes in place, as c-blosc
 // does.
 //
-// shuffle8 and unshuffle8 are the typesize-8 kernels (every dt64 element);
-// they take whole elements only and are the place for SIMD versions to
-// hook in. The generic versions serve every other typesize.
+// shuffle8 and unshuffle8 are the typesize-8 kernels (every dt64 element):
+// whole elements only, done by kernels.Shuffle8/Unshuffle8 with SIMD. The
+// generic versions serve every other typesize.
 
 // shuffle writes the byte-shuffled src to dst (same length).
 func shuffle(dst, src []byte, typesize int) {
@@ -46,43 +46,21 @@ func unshuffle(dst, src []byte, typesize int) {
 }
 
 // shuffle8 byte-shuffles whole 8-byte elements: len(dst) == len(src), a
-// multiple of 8.
+// multiple of 8. kernels.Shuffle8 is the SIMD version (AVX2, AVX-512,
+// NEON, or its own generic 8x8 transpose). It refuses only buffers of
+// different lengths or that overlap, which the callers never pass (blocks
+// are shuffled into a separate scratch buffer); in that impossible case
+// the plain loop runs rather than leaving dst unwritten.
 func shuffle8(dst, src []byte) {
-	n := len(src) / 8
-	if n == 0 {
-		return
-	}
-	// Eight plane slices with their lengths proven to the compiler, so the
-	// loop body has no bounds checks.
-	p0, p1, p2, p3 := dst[0*n:1*n], dst[1*n:2*n], dst[2*n:3*n], dst[3*n:4*n]
-	p4, p5, p6, p7 := dst[4*n:5*n], dst[5*n:6*n], dst[6*n:7*n], dst[7*n:8*n]
-	src = src[:8*n]
-	for i := range n {
-		w := binary.LittleEndian.Uint64(src[8*i:])
-		p0[i] = byte(w)
-		p1[i] = byte(w >> 8)
-		p2[i] = byte(w >> 16)
-		p3[i] = byte(w >> 24)
-		p4[i] = byte(w >> 32)
-		p5[i] = byte(w >> 40)
-		p6[i] = byte(w >> 48)
-		p7[i] = byte(w >> 56)
+	if kernels.Shuffle8(dst, src) != nil {
+		shuffleGeneric(dst, src, 8)
 	}
 }
 
 // unshuffle8 inverts shuffle8.
 func unshuffle8(dst, src []byte) {
-	n := len(src) / 8
-	if n == 0 {
-		return
-	}
-	p0, p1, p2, p3 := src[0*n:1*n], src[1*n:2*n], src[2*n:3*n], src[3*n:4*n]
-	p4, p5, p6, p7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
-	dst = dst[:8*n]
-	for i := range n {
-		w := uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24 |
-			uint64(p4[i])<<32 | uint64(p5[i])<<40 | uint64(p6[i])<<48 | uint64(p7[i])<<56
-		binary.LittleEndian.PutUint64(dst[8*i:], w)
+	if kernels.Unshuffle8(dst, src) != nil {
+		unshuffleGeneric(dst, src, 8)
 	}
 }
 

@@ -38,6 +38,10 @@ type calParams struct {
 	outDiv bool
 	dayLim int64 // to-linear: days*upd fits when |days| <= dayLim
 	upd    int64 // to-linear: units per day (1 for W and D)
+
+	// The 32-bit loops (calendar32.go) take |v| <= vlim32, which keeps
+	// |days| <= fastDays (to Y/M) or |months| <= fastMonths (from Y/M).
+	vlim32 int64
 }
 
 // unitsPerDay splits the units-per-day of a linear unit D..as into two
@@ -81,6 +85,7 @@ func compileCalendar(from, to dtype.DataType) calParams {
 		if c.dstDiv >= 2 {
 			c.outDv, c.outDiv = newDivisor(c.dstDiv), true
 		}
+		c.vlim32 = min(c.vlim, fastMonths/(c.srcMPU*c.s1))
 		return c
 	}
 	c.srcDPU = 1
@@ -101,6 +106,16 @@ func compileCalendar(from, to dtype.DataType) calParams {
 	} // fs, as: exact path only (vlim 0; 0 itself is handled either way)
 	if c.s2 >= 2 {
 		c.outDv, c.outDiv = newDivisor(uint64(c.s2)), true
+	}
+	// |x| <= fastDays*upd keeps |floor(x/upd)| <= fastDays.
+	upd := uint64(1)
+	if c.srcDiv {
+		upd = c.srcDv.d
+	}
+	if hi, lo := bits.Mul64(fastDays, upd); hi == 0 {
+		c.vlim32 = min(c.vlim, int64(lo/uint64(c.s1*c.srcDPU)))
+	} else {
+		c.vlim32 = c.vlim
 	}
 	return c
 }
@@ -203,8 +218,9 @@ const (
 	dayOffset   = eraOffset*146097 + 719468 // days shifted into [0, 2^42)
 )
 
-// toCalendarLoop: linear source unit (W, D, h .. ps) to Y or M.
-func toCalendarLoop(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
+// toCalendarWide: linear source unit (W, D, h .. ps) to Y or M, over the
+// whole 64-bit fast range.
+func toCalendarWide(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	vlim, mul := c.vlim, c.s1*c.srcDPU
 	toMonth := c.dst == dtype.Month
@@ -266,8 +282,9 @@ func toCalendarLoop(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, n
 	return len(src), nat, lossy
 }
 
-// fromCalendarLoop: Y or M to a linear destination unit.
-func fromCalendarLoop(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
+// fromCalendarWide: Y or M to a linear destination unit, over the whole
+// 64-bit fast range.
+func fromCalendarWide(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	vlim, mul, dayLim, upd := c.vlim, c.s1*c.srcMPU, c.dayLim, c.upd
 	for i, w := range src {

@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // The generic twins of the platform hooks (see doc.go). They have exactly
@@ -106,4 +107,31 @@ func applyValidityGeneric(dst []uint64, bitmap []byte, swap bool) int {
 		}
 	}
 	return set
+}
+
+// Byte-order variants of a loop. The hot loops are generic functions over
+// one of these types, so the compiler builds four copies of each (one per
+// GC shape: the underlying types differ in size) in which swapsIn and
+// swapsOut are constants: no flag is tested per element and the registers a
+// flag would hold are free for the arithmetic. Go has no other way to
+// specialise a loop on a boolean without writing it four times.
+type (
+	orderNative   uint8  // neither side swapped
+	orderSwapIn   uint16 // source byte order is not the host's
+	orderSwapOut  uint32 // destination byte order is not the host's
+	orderSwapBoth uint64 // both
+)
+
+type byteOrders interface {
+	orderNative | orderSwapIn | orderSwapOut | orderSwapBoth
+}
+
+// orderSwaps returns the flags of order O: constants within each
+// instantiation (the size of a shape is known when it is compiled). Loops
+// call it once, outside the loop: calling generic helpers per element would
+// go through the instantiation's dictionary.
+func orderSwaps[O byteOrders]() (swapIn, swapOut bool) {
+	var o O
+	size := unsafe.Sizeof(o)
+	return size == 2 || size == 8, size >= 4
 }

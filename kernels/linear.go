@@ -114,20 +114,36 @@ func (p *linearParams) exactLinear(v int64) (int128, bool) {
 const natBits = 1 << 63
 
 // The loops below return how many leading elements they converted, the NaT
-// count among them and (where possible) the lossy count. swapIn/swapOut are
-// loop-invariant branches, which the CPU predicts perfectly.
+// count among them and (where possible) the lossy count. Each dispatches
+// once on the byte orders to a copy of its loop specialised for them (see
+// byteOrders): with the flags gone the loop body fits in registers.
 
 func mulLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat int) {
+	switch {
+	case !swapIn && !swapOut:
+		return mulLoopOf[orderNative](dst, src, p)
+	case !swapOut:
+		return mulLoopOf[orderSwapIn](dst, src, p)
+	case !swapIn:
+		return mulLoopOf[orderSwapOut](dst, src, p)
+	}
+	return mulLoopOf[orderSwapBoth](dst, src, p)
+}
+
+func mulLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat int) {
 	dst = dst[:len(src)]
-	k, lo, hi := p.k, p.lo, p.hi
+	k := p.k
+	// lo <= v <= hi as one unsigned compare (compileLinear: lo = -hi).
+	lo, span := uint64(p.lo), uint64(p.hi)-uint64(p.lo)
+	swapIn, swapOut := orderSwaps[O]()
 	for i, w := range src {
+		v := w
 		if swapIn {
-			w = bits.ReverseBytes64(w)
+			v = bits.ReverseBytes64(w)
 		}
-		v := int64(w)
-		r := uint64(v) * k
-		if v < lo || v > hi {
-			if v != math.MinInt64 {
+		r := v * k
+		if v-lo > span {
+			if v != natBits {
 				return i, nat
 			}
 			nat++
@@ -142,9 +158,34 @@ func mulLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat i
 }
 
 func divLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	switch {
+	case !swapIn && !swapOut:
+		return divLoopOf[orderNative](dst, src, p)
+	case !swapOut:
+		return divLoopOf[orderSwapIn](dst, src, p)
+	case !swapIn:
+		return divLoopOf[orderSwapOut](dst, src, p)
+	}
+	return divLoopOf[orderSwapBoth](dst, src, p)
+}
+
+// divLoopOf keeps its loop in registers: MULQ takes two of them and the
+// variable shift a third, so the NaT and lossy counts share one
+// accumulator (NaT in the high half; callers pass at most a block, far
+// below 2^32 elements, and longer inputs are cut into chunks).
+func divLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat, lossy int) {
+	const chunk = 1 << 30
+	for len(src) > chunk {
+		_, nat1, lossy1 := divLoopOf[O](dst[:chunk], src[:chunk], p)
+		nat, lossy = nat+nat1, lossy+lossy1
+		n += chunk
+		dst, src = dst[chunk:], src[chunk:]
+	}
 	dst = dst[:len(src)]
 	d, magic, sh := p.div.d, p.div.magic, p.div.shift&63
 	dm1 := d - 1
+	swapIn, swapOut := orderSwaps[O]()
+	acc := uint64(0)
 	for i, w := range src {
 		if swapIn {
 			w = bits.ReverseBytes64(w)
@@ -155,52 +196,76 @@ func divLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, 
 		hi, _ := bits.Mul64(u, magic)
 		qu := hi >> sh
 		// Exact iff the truncated remainder of u is 0 (v >= 0) or d-1 (v < 0).
-		lossy += b2i(u-qu*d != dm1&s)
+		acc += uint64(b2i(u-qu*d != dm1&s))
 		q := qu ^ s
-		isNaT := w == natBits
-		nat += b2i(isNaT)
-		if isNaT {
+		if w == natBits {
 			q = natBits
+			acc += 1 << 32
 		}
 		if swapOut {
 			q = bits.ReverseBytes64(q)
 		}
 		dst[i] = q
 	}
+	nat1, lossy1 := int(acc>>32), int(acc&(1<<32-1))
 	// NaT went through the arithmetic as a number: take back what it added.
-	return len(src), nat, lossy - nat*p.natLoss
+	return n + len(src), nat + nat1, lossy + lossy1 - nat1*p.natLoss
 }
 
-// mulDivLoop: q, r = floordiv(v, den); result = q*num + floor(r*num/den),
-// where r*num < den*num < 2^63 so the same magic divides it.
 func mulDivLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	switch {
+	case !swapIn && !swapOut:
+		return mulDivLoopOf[orderNative](dst, src, p)
+	case !swapOut:
+		return mulDivLoopOf[orderSwapIn](dst, src, p)
+	case !swapIn:
+		return mulDivLoopOf[orderSwapOut](dst, src, p)
+	}
+	return mulDivLoopOf[orderSwapBoth](dst, src, p)
+}
+
+// mulDivLoopOf: while v*num fits in int64 (|v| <= MaxInt64/num, every
+// realistic value), the result is one floor division of v*num by den.
+// Beyond that, q, r = floordiv(v, den) and result = q*num + floor(r*num/den),
+// where r*num < den*num < 2^63 so the same magic divides it; that form stops
+// where q*num overflows, as the SIMD hooks do.
+func mulDivLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	dv, num, qlo, qhi := p.div, p.num, p.qlo, p.qhi
+	d, magic, sh := dv.d, dv.magic, dv.shift&63
+	vmax := uint64(math.MaxInt64) / num
+	swapIn, swapOut := orderSwaps[O]()
 	for i, w := range src {
+		v := w
 		if swapIn {
-			w = bits.ReverseBytes64(w)
+			v = bits.ReverseBytes64(w)
 		}
-		v := int64(w)
-		q, r := dv.floorDiv(v)
-		rn := r * num
-		t := dv.quo(rn)
-		res := q*int64(num) + int64(t)
-		isNaT := v == math.MinInt64
-		if q < qlo || q > qhi {
-			if !isNaT {
+		var res uint64
+		if v+vmax <= 2*vmax {
+			x := v * num
+			s := uint64(int64(x) >> 63)
+			u := x ^ s
+			hi, _ := bits.Mul64(u, magic)
+			qu := hi >> sh
+			lossy += b2i(u-qu*d != (d-1)&s)
+			res = qu ^ s
+		} else if v == natBits {
+			nat++
+			res = natBits
+		} else {
+			q, r := dv.floorDiv(int64(v))
+			if q < qlo || q > qhi {
 				return i, nat, lossy
 			}
+			rn := r * num
+			t := dv.quo(rn)
+			res = uint64(q*int64(num) + int64(t))
+			lossy += b2i(rn != t*d)
 		}
-		if isNaT {
-			res = math.MinInt64
-		}
-		nat += b2i(isNaT)
-		lossy += b2i(rn != t*dv.d) &^ b2i(isNaT)
-		out := uint64(res)
 		if swapOut {
-			out = bits.ReverseBytes64(out)
+			res = bits.ReverseBytes64(res)
 		}
-		dst[i] = out
+		dst[i] = res
 	}
 	return len(src), nat, lossy
 }

@@ -1,0 +1,117 @@
+//go:build !purego
+
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/internal/impl"
+)
+
+// TestCalendarHooksAVX512 calls the calendar hooks directly: with AVX-512
+// selected they must convert whole vectors up to the vector holding the
+// first value the 32-bit loop stops at, exactly as that loop does (words,
+// NaT and lossy counts), and write nothing beyond; otherwise they must do
+// nothing.
+func TestCalendarHooksAVX512(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	trs := calendarCases(t)
+	for _, name := range impl.Names("kernels") {
+		t.Run("impl="+name, func(t *testing.T) {
+			impl.Select("kernels", name)
+			defer impl.Reset("kernels")
+			for _, tr := range trs {
+				c := &tr.cal
+				vs := calendarValues(r, c)
+				for _, swapIn := range []bool{false, true} {
+					for _, swapOut := range []bool{false, true} {
+						for _, inPlace := range []bool{false, true} {
+							for start := 0; start < len(vs); start += 1 + r.IntN(200) {
+								end := min(len(vs), start+r.IntN(100))
+								checkCalendarHook(t, tr, vs[start:end], swapIn, swapOut, inPlace)
+							}
+							// Long runs inside the 32-bit range, NaT
+							// sprinkled, then one value beyond it.
+							run := inRange(r, c, 50+r.IntN(150))
+							if c.vlim32 < 1<<62 {
+								run[r.IntN(len(run))] = c.vlim32 + 1
+							}
+							checkCalendarHook(t, tr, run, swapIn, swapOut, inPlace)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func checkCalendarHook(t *testing.T, tr *Transcoder, vals []int64, swapIn, swapOut, inPlace bool) {
+	t.Helper()
+	c := &tr.cal
+	src := make([]uint64, len(vals))
+	for i, v := range vals {
+		src[i] = storeSwapped(uint64(v), swapIn)
+	}
+	const sentinel = 0x5a5a5a5a5a5a5a5a
+	dst := make([]uint64, len(src))
+	hookSrc := src
+	if inPlace {
+		copy(dst, src)
+		hookSrc = dst
+	} else {
+		for i := range dst {
+			dst[i] = sentinel
+		}
+	}
+	want := make([]uint64, len(src))
+	var n, nat, lossy, stop, wnat, wlossy int
+	if tr.op == opToCalendar {
+		n, nat, lossy = toCalendarSIMD(dst, hookSrc, c, swapIn, swapOut)
+		stop, _, _ = toCalendar32(want, src, c, swapIn, swapOut)
+	} else {
+		n, nat, lossy = fromCalendarSIMD(dst, hookSrc, c, swapIn, swapOut)
+		stop, _, _ = fromCalendar32(want, src, c, swapIn, swapOut)
+	}
+	wantN := 0
+	if useAVX512 && !c.outDiv {
+		wantN = stop &^ 7
+	}
+	if n != wantN {
+		t.Fatalf("%s swap %v/%v in place %v len %d: n = %d, want %d (32-bit loop stops at %d)",
+			tr, swapIn, swapOut, inPlace, len(src), n, wantN, stop)
+	}
+	if tr.op == opToCalendar {
+		_, wnat, wlossy = toCalendar32(want, src[:n], c, swapIn, swapOut)
+	} else {
+		_, wnat, wlossy = fromCalendar32(want, src[:n], c, swapIn, swapOut)
+	}
+	if nat != wnat || lossy != wlossy {
+		t.Fatalf("%s swap %v/%v: nat, lossy = %d, %d, want %d, %d", tr, swapIn, swapOut, nat, lossy, wnat, wlossy)
+	}
+	for i := 0; i < n; i++ {
+		if dst[i] != want[i] {
+			t.Fatalf("%s swap %v/%v: %d -> %d, want %d", tr, swapIn, swapOut, vals[i],
+				int64(storeSwapped(dst[i], swapOut)), int64(storeSwapped(want[i], swapOut)))
+		}
+	}
+	for i := n; i < len(dst); i++ {
+		if inPlace && dst[i] != src[i] || !inPlace && dst[i] != sentinel {
+			t.Fatalf("%s: element %d past n = %d was written", tr, i, n)
+		}
+	}
+}
+
+func inRange(r *rand.Rand, c *calParams, n int) []int64 {
+	vs := make([]int64, n)
+	for i := range vs {
+		switch {
+		case r.IntN(30) == 0:
+			vs[i] = math.MinInt64
+		case c.vlim32 > 0:
+			vs[i] = r.Int64N(c.vlim32+1) * int64(1-2*r.IntN(2))
+		}
+	}
+	return vs
+}

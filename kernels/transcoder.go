@@ -246,6 +246,26 @@ func (a *accumulator) stats() Stats {
 // runWords converts src into dst block by block; base is the index of
 // src[0] in the caller's slice (for error indexes).
 func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swapIn, swapOut bool, acc *accumulator) error {
+	// byProducts computes validity and min/max of the output dst[lo:hi]
+	// while it is in L1.
+	byProducts := func(lo, hi int) {
+		if hi <= lo {
+			return
+		}
+		if validity != nil {
+			validityWords(validity[lo/8:], dst[lo:hi], swapOut)
+		}
+		if acc.minmax {
+			l, h, _ := minMaxWords(dst[lo:hi], swapOut)
+			acc.lo, acc.hi = min(acc.lo, l), max(acc.hi, h)
+		}
+	}
+	// failed finishes the by-products of the elements converted before
+	// the one that stopped the run, as Run documents.
+	failed := func(off int, err error) error {
+		byProducts(off, failedIndex(err)-base)
+		return err
+	}
 	for off := 0; off < len(src); off += blockWords {
 		end := min(off+blockWords, len(src))
 		if t.opts.Exact && t.op != opCopy && &dst[0] == &src[0] {
@@ -256,22 +276,26 @@ func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swap
 				e := min(s+stageWords, end)
 				copy(saved[:], src[s:e])
 				if err := t.runBlock(dst[s:e], saved[:e-s], base+s, swapIn, swapOut, acc); err != nil {
-					return err
+					return failed(off, err)
 				}
 			}
 		} else if err := t.runBlock(dst[off:end], src[off:end], base+off, swapIn, swapOut, acc); err != nil {
-			return err
+			return failed(off, err)
 		}
-		// By-products from the output block while it is in L1.
-		if validity != nil {
-			validityWords(validity[off/8:], dst[off:end], swapOut)
-		}
-		if acc.minmax {
-			lo, hi, _ := minMaxWords(dst[off:end], swapOut)
-			acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
-		}
+		byProducts(off, end)
 	}
 	return nil
+}
+
+// failedIndex is the index of the element an error from runBlock names.
+func failedIndex(err error) int {
+	switch e := err.(type) {
+	case *OverflowError:
+		return e.Index
+	case *LossError:
+		return e.Index
+	}
+	return 0
 }
 
 // runBlock runs the op's fast loop, finishing each element the loop stops

@@ -36,8 +36,10 @@
 // magic number, sign folded by xor: no branch, no divide instruction);
 // multiply-divide when num*den < 2^63 (q, r = floordiv(v, den);
 // q*num + floor(r*num/den)); an exact 128-bit path for any other factor; and
-// two calendar loops (to Y/M, from Y/M) built on Hinnant's closed-form
-// civil_from_days/days_from_civil. Y/M to Y/M is linear in months. Each
+// two calendar loops (to Y/M, from Y/M) built on Neri and Schneider's
+// closed-form civil-from-days/days-from-civil in 32-bit arithmetic (every
+// datetime64[ns] value is in their range; wider values take a 64-bit
+// loop). Y/M to Y/M is linear in months. Each
 // fast loop handles NaT and returns at the first element it cannot convert
 // exactly in int64 (an overflow, or a value outside its fast range); Go
 // finishes that element with the exact int128 path and the policy, then
@@ -60,14 +62,29 @@
 //
 // Misaligned []byte input goes through a 4 KiB aligned staging buffer.
 //
-// The rescale hooks of the second wave slot into Transcoder.runBlock, one
-// per op, ahead of the generic loop of the same name and with its
-// contract: convert a prefix, stop before the first element that needs the
-// exact path, report NaT and lossy counts:
+// The rescale and calendar hooks slot into Transcoder.runBlock, one per
+// op, ahead of the generic loop of the same name and with its contract:
+// convert a prefix, stop before the first element that needs the exact
+// path, report NaT and lossy counts (lossy counts non-NaT elements only):
 //
 //	mulCheckSIMD(dst, src []uint64, k uint64, lo, hi int64, swapIn, swapOut bool) (n, nat int)
 //	floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int)
 //	mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int)
+//	toCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int)
+//	fromCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int)
 //
-// dst may equal src in every hook.
+// and the byte shuffle of Blosc (Shuffle8, Unshuffle8) has
+//
+//	shuffle8SIMD(dst, src []byte, stride int) (n int)
+//	unshuffle8SIMD(dst, src []byte, stride int) (n int)
+//
+// dst may equal src in every rescale hook. What each platform has:
+//
+//	amd64 (avo, asm/): every hook in AVX2 and AVX-512, except the calendar
+//	    hooks (AVX-512 only: AVX2 has no 64-bit multiply or float64<->int64
+//	    conversion) and shuffle, which also has an AVX-512 VBMI version
+//	arm64 (asm/neon): the primitives and the shuffle in NEON; the rescale
+//	    hooks in scalar MUL/UMULH assembly (AdvSIMD has no 64-bit lane
+//	    multiply); the calendar in generic Go
+//	others, and -tags purego: generic Go only
 package kernels

@@ -182,25 +182,24 @@ var (
 	dtM   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Month, Scale: 1}
 )
 
-// The rescale loops have no SIMD hooks yet: generic only.
 func BenchmarkMultiply(b *testing.B) {
-	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtS, dtNS, Options{}, false) })
+	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dtS, dtNS, Options{}, false) })
 }
 
 func BenchmarkFloorDivide(b *testing.B) {
-	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtNS, dtS, Options{}, false) })
+	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dtNS, dtS, Options{}, false) })
 }
 
 func BenchmarkMulDiv(b *testing.B) {
-	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dt25h, dtD, Options{}, false) })
+	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dt25h, dtD, Options{}, false) })
 }
 
 func BenchmarkCalendarToMonth(b *testing.B) {
-	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtNS, dtM, Options{}, false) })
+	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dtNS, dtM, Options{}, false) })
 }
 
 func BenchmarkCalendarFromMonth(b *testing.B) {
-	b.Run("impl=generic", func(b *testing.B) { benchTranscode(b, dtM, dtD, Options{}, false) })
+	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dtM, dtD, Options{}, false) })
 }
 
 // BenchmarkFused is the transcode engine's pass: big-endian s in,

@@ -45,7 +45,7 @@ func (a *Array) docName(key string) string {
 // errors.Is(err, fs.ErrNotExist).
 func Open(ctx context.Context, store Store) (*Array, error) {
 	a := &Array{store: store, name: storeName(store)}
-	b, err := store.Get(ctx, v3MetadataKey)
+	b, err := getMetadata(ctx, store, v3MetadataKey)
 	var m Metadata
 	switch {
 	case err == nil:
@@ -53,7 +53,7 @@ func Open(ctx context.Context, store Store) (*Array, error) {
 			return nil, metadataError(a.docName(v3MetadataKey), err)
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		b, err2 := store.Get(ctx, v2ArrayKey)
+		b, err2 := getMetadata(ctx, store, v2ArrayKey)
 		if errors.Is(err2, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no %s or %s: not a Zarr array: %w", a.name, v3MetadataKey, v2ArrayKey, fs.ErrNotExist)
 		}
@@ -63,10 +63,10 @@ func Open(ctx context.Context, store Store) (*Array, error) {
 		if m, err = parseV2(b); err != nil {
 			return nil, metadataError(a.docName(v2ArrayKey), err)
 		}
-		attrs, err := store.Get(ctx, v2AttrsKey)
+		attrs, err := getMetadata(ctx, store, v2AttrsKey)
 		switch {
 		case err == nil:
-			if err := checkObject(attrs); err != nil {
+			if err := checkAttrs(attrs); err != nil {
 				return nil, metadataError(a.docName(v2AttrsKey), err)
 			}
 			m.Attributes = attrs
@@ -84,6 +84,42 @@ func Open(ctx context.Context, store Store) (*Array, error) {
 		return nil, metadataError(a.docName(file), err)
 	}
 	return a, nil
+}
+
+// maxMetadataBytes bounds a metadata document (zarr.json, .zarray,
+// .zattrs). Real ones are a few KiB; decoding JSON takes several times its
+// size in memory, so a huge document could exhaust it before any check.
+const maxMetadataBytes = 16 << 20
+
+// metadataTooLarge is an ErrTooLarge for a metadata document, with a
+// message of its own (ErrTooLarge's speaks of chunks).
+type metadataTooLarge struct{ size int }
+
+func (e metadataTooLarge) Error() string {
+	if e.size < 0 {
+		return fmt.Sprintf("document exceeds dt64's %d MiB limit for metadata", maxMetadataBytes>>20)
+	}
+	return fmt.Sprintf("document of %d bytes exceeds dt64's %d MiB limit for metadata", e.size, maxMetadataBytes>>20)
+}
+
+func (metadataTooLarge) Is(target error) bool { return target == ErrTooLarge }
+
+// getMetadata reads metadata document key, refusing one over
+// maxMetadataBytes: before reading it when the store is a BufferGetter,
+// after Get otherwise.
+func getMetadata(ctx context.Context, store Store, key string) ([]byte, error) {
+	if bg, ok := store.(BufferGetter); ok {
+		b, err := bg.GetInto(ctx, key, nil, maxMetadataBytes)
+		if errors.Is(err, ErrTooLarge) {
+			return nil, metadataTooLarge{-1}
+		}
+		return b, err
+	}
+	b, err := store.Get(ctx, key)
+	if err == nil && len(b) > maxMetadataBytes {
+		return nil, metadataTooLarge{len(b)}
+	}
+	return b, err
 }
 
 // Create returns a new array in store described by meta, ready for
@@ -253,8 +289,12 @@ func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (o
 	defer sc.release()
 	var enc []byte
 	if bg, ok := a.store.(BufferGetter); ok {
-		buf := sc.get(c.maxEncoded() + 1)
-		enc, err = bg.GetInto(ctx, key, buf[:0], c.maxEncoded())
+		// Pass a pooled buffer as it comes, not grown to maxEncoded: that
+		// bound can be far above real sizes (a shard of many small
+		// compressed inner chunks has tens of MB of worst case), and
+		// GetInto sizes the value from the stored object, within the limit.
+		buf := sc.getSpare()
+		enc, err = bg.GetInto(ctx, key, buf, c.maxEncoded())
 		sc.keep(buf, enc)
 	} else {
 		enc, err = a.store.Get(ctx, key)

@@ -28,6 +28,15 @@ func (s *scratch) get(n int) []byte {
 	return (*p)[:n]
 }
 
+// getSpare returns a pooled buffer of length 0 and whatever capacity it
+// has, valid until release, for a callee that grows it by append or
+// allocates when it is too small (record the result with keep).
+func (s *scratch) getSpare() []byte {
+	p := bufferPool.Get().(*[]byte)
+	s.bufs = append(s.bufs, p)
+	return (*p)[:0]
+}
+
 // keep records grown, a slice appended to from orig (a buffer returned by
 // get), when appending moved it to a new array, so that array goes back to
 // the pool too. A slice that did not move is already recorded.

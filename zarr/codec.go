@@ -122,7 +122,9 @@ func strictUnmarshal(b []byte, v any) error {
 
 // parseCodecV3 parses one element of a v3 "codecs" array: an object
 // {"name": ..., "configuration": {...}} or a bare name string.
-func parseCodecV3(raw json.RawMessage) (Codec, error) {
+//
+// depth is the number of sharding codecs around this one.
+func parseCodecV3(raw json.RawMessage, depth int) (Codec, error) {
 	var name string
 	var config json.RawMessage
 	if len(raw) > 0 && raw[0] == '"' {
@@ -152,14 +154,17 @@ func parseCodecV3(raw json.RawMessage) (Codec, error) {
 		}
 		return nil, fmt.Errorf("unknown codec %q", name)
 	}
-	c, err := parseCodecConfig(name, config)
+	if name == "sharding_indexed" && depth >= maxShardingDepth {
+		return nil, errShardingDepth
+	}
+	c, err := parseCodecConfig(name, config, depth)
 	if err != nil {
 		return nil, inField("configuration", err)
 	}
 	return c, nil
 }
 
-func parseCodecConfig(name string, config json.RawMessage) (Codec, error) {
+func parseCodecConfig(name string, config json.RawMessage, depth int) (Codec, error) {
 	switch name {
 	case "bytes":
 		var cfg struct {
@@ -248,13 +253,13 @@ func parseCodecConfig(name string, config json.RawMessage) (Codec, error) {
 			}
 		}
 		var err error
-		if c.Codecs, err = parseCodecListV3(cfg.Codecs); err != nil {
+		if c.Codecs, err = parseCodecListV3(cfg.Codecs, depth+1); err != nil {
 			return nil, inField("codecs", err)
 		}
 		if cfg.Codecs == nil {
 			return nil, inField("codecs", errors.New("required"))
 		}
-		if c.IndexCodecs, err = parseCodecListV3(cfg.IndexCodecs); err != nil {
+		if c.IndexCodecs, err = parseCodecListV3(cfg.IndexCodecs, depth+1); err != nil {
 			return nil, inField("index_codecs", err)
 		}
 		if cfg.IndexCodecs == nil {
@@ -265,10 +270,20 @@ func parseCodecConfig(name string, config json.RawMessage) (Codec, error) {
 	return nil, fmt.Errorf("unknown codec %q", name)
 }
 
-func parseCodecListV3(raws []json.RawMessage) ([]Codec, error) {
+// maxShardingDepth bounds how deeply sharding codecs nest (each one's
+// inner codecs holding the next). Real arrays use one level, rarely two.
+// Each level decodes its own configuration again, so parsing costs the
+// document's size times the depth, and compiling allocates per level:
+// without a bound a small zarr.json takes seconds to open.
+const maxShardingDepth = 16
+
+var errShardingDepth = fmt.Errorf("sharding_indexed codecs nested more than %d deep; dt64 refuses deeper nesting", maxShardingDepth)
+
+// parseCodecListV3 parses a v3 codec list inside depth sharding codecs.
+func parseCodecListV3(raws []json.RawMessage, depth int) ([]Codec, error) {
 	codecs := make([]Codec, 0, len(raws))
 	for i, raw := range raws {
-		c, err := parseCodecV3(raw)
+		c, err := parseCodecV3(raw, depth)
 		if err != nil {
 			return nil, inField(fmt.Sprintf("[%d]", i), err)
 		}

@@ -85,7 +85,11 @@ func (s *shardStage) origin(q int, out []int64) []int64 {
 func (s *shardStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error) {
 	idxOrder := s.index.order
 	idx := sc.get(s.nInner * 16)
-	data0 := sc.get(s.bound())
+	// Start from the raw size plus the index, not bound(): inner chunks
+	// usually encode to less than their raw size, while bound() assumes
+	// every one hits its codecs' worst case (tens of MB for many small
+	// compressed inner chunks). append grows data when needed.
+	data0 := sc.get(min(s.bound(), len(raw)+s.indexSize))
 	data := data0[:0]
 	block := sc.get(s.inner.nbytes)
 	org := make([]int64, len(s.grid))

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 
 	"github.com/zarr-dt64/dt64/dtype"
 )
@@ -39,7 +41,19 @@ func jsonType(raw json.RawMessage) string {
 	return "a number"
 }
 
-func parseObject(b []byte) (map[string]json.RawMessage, error) {
+// utf8BOM is the UTF-8 encoding of U+FEFF. RFC 8259 section 8.1 forbids
+// it at the start of a JSON text; some Windows editors add it.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+var errBOM = errors.New("starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not allow (RFC 8259 section 8.1); save the file without it")
+
+// parseObject parses a metadata document: a JSON object with no duplicate
+// key at any level. For a zarr.json (v3), it also bounds the nesting of
+// codec lists (see checkJSON).
+func parseObject(b []byte, v3 bool) (map[string]json.RawMessage, error) {
+	if bytes.HasPrefix(b, utf8BOM) {
+		return nil, errBOM
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
 		var se *json.SyntaxError
@@ -51,7 +65,115 @@ func parseObject(b []byte) (map[string]json.RawMessage, error) {
 	if obj == nil {
 		return nil, errors.New("must be a JSON object, not null")
 	}
+	// After Unmarshal, so the document is known to be valid JSON within
+	// encoding/json's nesting limit.
+	if err := checkJSON(b, v3); err != nil {
+		return nil, err
+	}
 	return obj, nil
+}
+
+// checkAttrs checks a .zattrs document: a JSON object, parsed as
+// strictly as the other metadata documents.
+func checkAttrs(b []byte) error {
+	_, err := parseObject(b, false)
+	return err
+}
+
+// jsonFrame is an object or array being walked by checkJSON.
+type jsonFrame struct {
+	object  bool
+	keys    map[string]struct{} // object keys seen so far
+	key     string              // object: the current member's key
+	wantKey bool                // object: the next string token is a key
+	index   int                 // array: the current element's index
+	// codecLists counts the "codecs" and "index_codecs" members on the
+	// path from the top-level "codecs" to this value, itself included.
+	codecLists int
+}
+
+// checkJSON reports the first object, at any depth of the valid JSON
+// document b, that has a key twice. encoding/json keeps the last value and
+// other readers keep the first, so they would disagree on what the array
+// is: refuse instead. The error is tagged with the key's path.
+//
+// With codecs set (a zarr.json), it also refuses codec lists nested more
+// than maxShardingDepth+1 deep under the top-level "codecs": that many
+// lists means sharding nested deeper than parseCodecListV3 allows, and
+// finding it here, in one pass, spares decoding each level's
+// configuration again before the parser would find it.
+func checkJSON(b []byte, codecs bool) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers are skipped, never converted
+	var stack []jsonFrame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *jsonFrame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if key, ok := tok.(string); ok && top != nil && top.object && top.wantKey {
+			if _, dup := top.keys[key]; dup {
+				top.key = key
+				return inField(jsonPath(stack), fmt.Errorf("duplicate key %q (JSON readers disagree on which of its values counts)", key))
+			}
+			if top.keys == nil {
+				top.keys = make(map[string]struct{})
+			}
+			top.keys[key] = struct{}{}
+			top.key, top.wantKey = key, false
+			continue
+		}
+		// tok starts or ends a value, or is a whole scalar value.
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil {
+			if top.object {
+				top.wantKey = true
+			} else {
+				top.index++
+			}
+		}
+		if tok != json.Delim('{') && tok != json.Delim('[') {
+			continue
+		}
+		f := jsonFrame{object: tok == json.Delim('{'), wantKey: true, index: -1}
+		if codecs && top != nil && stack[0].key == "codecs" {
+			f.codecLists = top.codecLists
+			if top.object && (top.key == "codecs" || top.key == "index_codecs") {
+				f.codecLists++
+			}
+			if f.codecLists > maxShardingDepth+1 {
+				return inField(jsonPath(stack), errShardingDepth)
+			}
+		}
+		stack = append(stack, f)
+	}
+}
+
+// jsonPath names the current position of stack's innermost member, as
+// "codecs[0].configuration.level".
+func jsonPath(stack []jsonFrame) string {
+	var p strings.Builder
+	for _, f := range stack {
+		if !f.object {
+			fmt.Fprintf(&p, "[%d]", f.index)
+			continue
+		}
+		if p.Len() > 0 {
+			p.WriteByte('.')
+		}
+		p.WriteString(f.key)
+	}
+	return p.String()
 }
 
 // unmarshalField decodes obj[key] into v (required unless optional).
@@ -90,7 +212,7 @@ var v3Fields = map[string]bool{
 // parseV3 parses a zarr.json. Errors are tagged with the field.
 func parseV3(b []byte) (Metadata, error) {
 	m := Metadata{Format: 3}
-	obj, err := parseObject(b)
+	obj, err := parseObject(b, true)
 	if err != nil {
 		return m, err
 	}
@@ -178,7 +300,7 @@ func parseV3(b []byte) (Metadata, error) {
 	if _, err := unmarshalField(obj, "codecs", &codecs, false); err != nil {
 		return m, err
 	}
-	if m.Codecs, err = parseCodecListV3(codecs); err != nil {
+	if m.Codecs, err = parseCodecListV3(codecs, 0); err != nil {
 		return m, inField("codecs", err)
 	}
 
@@ -258,7 +380,7 @@ func (w *docWriter) raw(key string, raw []byte) {
 		w.buf.WriteString(",")
 	}
 	w.n++
-	k, _ := json.Marshal(key)
+	k, _ := marshalNoEscape(key, "")
 	w.buf.WriteString("\n" + w.indent)
 	w.buf.Write(k)
 	w.buf.WriteString(": ")
@@ -266,7 +388,7 @@ func (w *docWriter) raw(key string, raw []byte) {
 }
 
 func (w *docWriter) value(key string, v any) {
-	b, err := json.MarshalIndent(v, w.indent, w.indent)
+	b, err := marshalNoEscape(v, w.indent)
 	if err != nil {
 		if w.err == nil {
 			w.err = inField(key, err)
@@ -274,6 +396,23 @@ func (w *docWriter) value(key string, v any) {
 		return
 	}
 	w.raw(key, b)
+}
+
+// marshalNoEscape is json.MarshalIndent (prefix and indent both indent;
+// none when "") without HTML escaping: json.Marshal writes "<M8[ns]" as
+// "\u003cM8[ns]", valid JSON but not what zarr-python writes or a person
+// reading .zarray expects.
+func marshalNoEscape(v any, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent(indent, indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (w *docWriter) bytes() ([]byte, error) {
@@ -334,7 +473,7 @@ var unsupportedCompressors = map[string]bool{
 
 func parseV2(b []byte) (Metadata, error) {
 	m := Metadata{Format: 2, KeyEncoding: KeyEncoding{Name: "v2", Separator: "."}}
-	obj, err := parseObject(b)
+	obj, err := parseObject(b, false)
 	if err != nil {
 		return m, err
 	}

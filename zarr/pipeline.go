@@ -140,10 +140,16 @@ func (c *chain) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error)
 		return nil, err
 	}
 	for i, bb := range c.bbs {
-		out := sc.get(c.sizes[i+1])
-		if b, err = bb.encode(out[:0], b); err != nil {
+		// bb's bound for this input, not c.sizes[i+1] (the bound for the
+		// largest input the previous stage could produce): after a shard
+		// stage the two differ by orders of magnitude.
+		out := sc.get(min(c.sizes[i+1], bb.bound(len(b))))
+		enc, err := bb.encode(out[:0], b)
+		if err != nil {
 			return nil, err
 		}
+		sc.keep(out, enc)
+		b = enc
 	}
 	return b, nil
 }

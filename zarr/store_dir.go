@@ -99,7 +99,9 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 	if err != nil {
 		return nil, notExist(err)
 	}
-	f, err := r.Open(key)
+	// Open without blocking (readFlags): a named pipe at key would
+	// otherwise hang the open until some process writes to it.
+	f, err := r.OpenFile(key, readFlags, 0)
 	if err != nil {
 		return nil, notExist(err)
 	}
@@ -109,7 +111,7 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s/%s: not a regular file", d.path, key)
+		return nil, fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(st.Mode()))
 	}
 	size := st.Size()
 	if limit >= 0 && size > int64(limit) {
@@ -128,6 +130,26 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 		return nil, err
 	}
 	return buf[:n], nil
+}
+
+// fileKind names the type of a file that is not a regular file, for
+// messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "an irregular file"
 }
 
 func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {

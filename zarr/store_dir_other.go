@@ -1,0 +1,10 @@
+//go:build !unix
+
+package zarr
+
+import "os"
+
+// readFlags opens store values for reading. Systems outside the unix build
+// tag have no O_NONBLOCK open of a named pipe; the fstat check in GetInto
+// still refuses anything that is not a regular file.
+const readFlags = os.O_RDONLY

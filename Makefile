@@ -16,7 +16,7 @@ endif
 export DT64_REQUIRE
 
 .PHONY: all build test fmt-check vet unit test-purego test-arm64 test-s390x generate check-generate \
-        bench bench-go bench-numpy demo oracle clean
+        bench bench-go bench-numpy fuzz fuzz-short demo oracle clean
 
 all: build
 
@@ -25,7 +25,7 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check vet check-generate unit test-purego test-arm64 test-s390x
+test: fmt-check vet check-generate unit test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -41,7 +41,7 @@ unit:
 	$(GO) test -race -count=1 $(PKGS)
 
 test-purego:
-	$(GO) test -tags purego -count=1 $(PKGS)
+	DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS)
 
 ## test-arm64: every package on arm64 under qemu, NEON required
 ## (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer extensions).
@@ -74,6 +74,15 @@ bench-go:
 
 bench-numpy:
 	$(PYTHON) tools/bench/numpy_bench.py --rounds 5
+
+## fuzz: every fuzz target for FUZZTIME (default 30s) each; fuzz-short:
+## one second each, the smoke run `make test` includes. The seed corpora
+## run in every `go test`.
+fuzz:
+	tools/fuzz.sh
+
+fuzz-short:
+	tools/fuzz.sh -short
 
 ## demo: the main job on an embedded sample.
 demo: build

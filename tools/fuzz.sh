@@ -1,0 +1,53 @@
+#!/bin/sh
+# fuzz.sh runs every Go fuzz target in the module for a fixed budget each,
+# one target per `go test -fuzz` invocation (Go allows only one).
+#
+#   tools/fuzz.sh                 every target, FUZZTIME (default 30s) each
+#   tools/fuzz.sh -short          every target for 1s: the smoke run `make test` uses
+#                                 (~4 s per target with build and start-up)
+#   FUZZTIME=5m tools/fuzz.sh FuzzTranscoder FuzzChunkDecode   only those targets
+#
+# FUZZPARALLEL (default 1) is -parallel, the number of fuzzing workers.
+# FUZZMINIMIZETIME (default 5s) bounds the minimization of each new
+# interesting input; Go's default, 60s, can stall a short run for a minute.
+# Targets are found by grepping 'func Fuzz' in *_test.go files; the seed
+# corpora (f.Add and testdata/fuzz/<Name>/) already run in plain `go test`.
+# A crash leaves the input in <pkg>/testdata/fuzz/<Name>/: commit it as a
+# regression seed. The script stops at the first failing target.
+set -eu
+
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZTIME=${FUZZTIME:-30s}
+FUZZPARALLEL=${FUZZPARALLEL:-1}
+FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-5s}
+if [ "${1:-}" = "-short" ]; then
+	FUZZTIME=1s
+	shift
+fi
+
+# "dir name" pairs, one per line, sorted for a stable order. Directories
+# without Go files of their own package (testdata) are skipped.
+targets=$(grep -r --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*' . |
+	grep -v -e '/testdata/' -e '^./asm/' |
+	sed 's|^\./||; s|/[^/]*_test\.go:func | |; s|^[^/]*_test\.go:func |. |' |
+	sort -u)
+
+if [ "$#" -gt 0 ]; then
+	want=" $* "
+	targets=$(echo "$targets" | while read -r dir name; do
+		case "$want" in *" $name "*) echo "$dir $name" ;; esac
+	done)
+fi
+if [ -z "$targets" ]; then
+	echo "fuzz.sh: no fuzz targets found" >&2
+	exit 1
+fi
+
+start=$(date +%s)
+echo "$targets" | while read -r dir name; do
+	echo "== $name (./$dir, $FUZZTIME)"
+	$GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" \
+		-fuzzminimizetime "$FUZZMINIMIZETIME" -parallel "$FUZZPARALLEL" "./$dir"
+done
+echo "fuzz.sh: $(echo "$targets" | wc -l) targets, $(( $(date +%s) - start ))s"

@@ -45,13 +45,17 @@ test-purego:
 
 ## test-arm64: every package on arm64 under qemu, NEON required
 ## (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer extensions).
+## -short trims the heaviest loops (each test still covers every case
+## kind); DT64_TEST_EXEC lets tests that re-run themselves go through qemu.
 test-arm64:
-	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static $(PKGS)
+	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
+		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS)
 
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order.
 test-s390x:
-	DT64_REQUIRE= GOARCH=s390x $(GO) test -count=1 -exec qemu-s390x-static $(PKGS)
+	DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
+		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS)
 
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.

@@ -250,16 +250,27 @@ func (b *buffers) dst(g *geometry) []byte {
 }
 
 // forEachUnit runs fn on units [lo, hi) with InFlight goroutines sharing
-// Workers CPU tokens. The first error stops the others and is returned.
+// Workers CPU tokens. Units are handed out in order; after a failure no
+// later unit starts, but the earlier ones still in progress finish, and the
+// error of the first failing unit in array order is returned, so the
+// element an error names does not depend on scheduling.
 func (t *Transcoder) forEachUnit(ctx context.Context, lo, hi int64, fn func(ctx context.Context, b *buffers, u int64) error) error {
 	if hi <= lo {
 		return nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	sem := make(chan struct{}, t.plan.Workers)
 	var next atomic.Int64
 	next.Store(lo)
+	var (
+		mu      sync.Mutex
+		failU   = hi // the first failing unit so far; hi when none
+		failErr error
+	)
+	failed := func(u int64) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return u >= failU
+	}
 	var wg sync.WaitGroup
 	n := int64(t.plan.InFlight)
 	if n > hi-lo {
@@ -273,7 +284,7 @@ func (t *Transcoder) forEachUnit(ctx context.Context, lo, hi int64, fn func(ctx 
 			defer t.putBuffers(b)
 			for {
 				u := next.Add(1) - 1
-				if u >= hi || ctx.Err() != nil {
+				if u >= hi || failed(u) || ctx.Err() != nil {
 					return
 				}
 				if err := tok.acquire(ctx); err != nil {
@@ -282,15 +293,18 @@ func (t *Transcoder) forEachUnit(ctx context.Context, lo, hi int64, fn func(ctx 
 				err := fn(wctx, b, u)
 				tok.release()
 				if err != nil {
-					cancel(err)
-					return
+					mu.Lock()
+					if u < failU {
+						failU, failErr = u, err
+					}
+					mu.Unlock()
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	if failErr != nil {
+		return failErr
 	}
 	return ctx.Err()
 }

@@ -70,8 +70,15 @@ func (s *delayStore) Set(ctx context.Context, key string, v []byte) error {
 
 func (s *delayStore) String() string { return s.Store.(fmt.Stringer).String() }
 
+// dt64Subprocess runs the test binary again as a dt64 process. Under an
+// emulator (make test-arm64, test-s390x: qemu-user without binfmt_misc),
+// DT64_TEST_EXEC names it, since the kernel cannot run the binary itself.
 func dt64Subprocess(env []string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestTranscodeHelperProcess$", "--"}, args...)...)
+	argv := append([]string{os.Args[0], "-test.run=^TestTranscodeHelperProcess$", "--"}, args...)
+	if w := os.Getenv("DT64_TEST_EXEC"); w != "" {
+		argv = append([]string{w}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), "DT64_TRANSCODE_HELPER=1"), env...)
 	return cmd
 }

@@ -283,9 +283,10 @@ func TestTranscodeKillResume(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		wait := time.Duration(20+rng.IntN(200)) * time.Millisecond
-		time.Sleep(wait)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
+		// Kill once a random number of destination chunks exist: mid-run
+		// on any machine, fast or slow (a fixed delay is not).
+		k := 1 + rng.IntN(30)
+		wait := killAfterChunks(t, cmd, filepath.Join(dst, "c"), k)
 		err := cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
 			killed++
@@ -303,8 +304,30 @@ func TestTranscodeKillResume(t *testing.T) {
 		sameDirs(t, ref, dst)
 	}
 	if killed == 0 {
-		t.Error("no run was killed mid-way: the delay is too short for this machine")
+		t.Error("no run was killed mid-way")
 	}
+}
+
+// killAfterChunks SIGKILLs cmd as soon as dir holds k chunk files (or after
+// 30 s), and says when.
+func killAfterChunks(t *testing.T, cmd *exec.Cmd, dir string, k int) string {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) < 30*time.Second {
+		n := 0
+		filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+				n++
+			}
+			return nil
+		})
+		if n >= k {
+			break
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	return fmt.Sprintf("%d chunks (%s)", k, time.Since(start).Round(time.Millisecond))
 }
 
 func TestTranscodePartsCommand(t *testing.T) {

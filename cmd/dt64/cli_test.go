@@ -28,3 +28,13 @@ func isUsage(err error) bool {
 	var ue usageError
 	return errors.As(err, &ue)
 }
+
+func TestUnknownCommandIsUsage(t *testing.T) {
+	if _, _, err := run(t, nil, "transcod", "a", "b"); !isUsage(err) || !strings.Contains(err.Error(), "transcod") {
+		t.Errorf("unknown command: got %v, want a usage error naming it", err)
+	}
+	out, _, err := run(t, nil)
+	if err != nil || !strings.Contains(out, "Available Commands") {
+		t.Errorf("dt64 alone: %v, %q", err, out)
+	}
+}

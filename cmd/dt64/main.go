@@ -35,6 +35,15 @@ wrap-around.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// An unknown command is a usage error (exit 2) like any other;
+	// dt64 alone prints the help.
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("unknown command %q for %q (see dt64 --help)", args[0], cmd.CommandPath())}
+		}
+		return nil
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
 	}

@@ -1,5 +1,5 @@
 // Command dt64 converts and inspects NumPy datetime64/timedelta64 data:
-// Zarr data types, raw element buffers and (later) whole Zarr arrays.
+// Zarr data types, raw element buffers and whole Zarr arrays.
 //
 // Run `dt64 --help` for the commands.
 package main
@@ -28,9 +28,13 @@ func newRootCmd() *cobra.Command {
 		Use:   "dt64",
 		Short: "NumPy datetime64/timedelta64 for Zarr, at memory speed",
 		Long: `dt64 implements the Zarr v3 data types numpy.datetime64 and numpy.timedelta64:
-it validates their metadata and converts their values between units, scales
-and byte orders exactly as NumPy defines them, without NumPy's silent
-wrap-around.`,
+it validates their metadata, converts their values between units, scales
+and byte orders exactly as NumPy defines them (without NumPy's silent
+wrap-around), and re-encodes whole Zarr v2 and v3 arrays in one pass over
+memory, with SIMD kernels chosen for this CPU.
+
+Exit status: 0 on success, 1 on any failure, 2 for a mistake on the
+command line.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/zarr-dt64/dt64/internal/zstddec"
 	"io"
 	"runtime"
 	"sync"
@@ -57,21 +58,7 @@ func decompressStream(c Compressor, dst, src []byte) error {
 
 // ---- zstd ----
 
-// One decoder serves every goroutine (DecodeAll is safe for concurrent use).
-// WithDecodeAllCapLimit stops it at cap(dst) and it decodes straight into
-// dst, using dst as its window, so a frame claiming a huge window or size
-// costs nothing.
-var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithDecodeAllCapLimit(true),
-		zstd.WithDecoderMaxMemory(1<<40))
-	if err != nil {
-		panic("blosc: zstd decoder options rejected: " + err.Error())
-	}
-	return d
-})
-
+// zstd frames decode with the module's shared decoder (internal/zstddec).
 func zstdDecompress(dst, src []byte) error {
 	var h zstd.Header
 	if err := h.Decode(src); err != nil {
@@ -80,7 +67,7 @@ func zstdDecompress(dst, src []byte) error {
 	if h.HasFCS && h.FrameContentSize != uint64(len(dst)) {
 		return fmt.Errorf("%w: zstd frame declares %d bytes, want %d", ErrCorrupt, h.FrameContentSize, len(dst))
 	}
-	out, err := zstdDecoder().DecodeAll(src, dst[:0:len(dst)])
+	out, err := zstddec.Decoder().DecodeAll(src, dst[:0:len(dst)])
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 			return fmt.Errorf("%w: zstd stream decodes to more than %d bytes", ErrCorrupt, len(dst))

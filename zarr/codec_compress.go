@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/zarr-dt64/dt64/internal/zstddec"
 	"hash/crc32"
 	"io"
 	"runtime"
@@ -55,21 +56,7 @@ func newBytesStage(c Codec) (bytesStage, error) {
 
 // ---- zstd ----
 
-// One decoder serves every goroutine: DecodeAll is safe for concurrent use
-// and keeps GOMAXPROCS block decoders internally. WithDecodeAllCapLimit makes
-// it stop at cap(dst), which is how a frame that decodes to more than the
-// chunk is refused without allocating for it.
-var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithDecodeAllCapLimit(true),
-		zstd.WithDecoderMaxMemory(1<<40))
-	if err != nil {
-		panic("zarr: zstd decoder options rejected: " + err.Error())
-	}
-	return d
-})
-
+// zstd frames decode with the module's shared decoder (internal/zstddec).
 type zstdKey struct {
 	level    zstd.EncoderLevel
 	checksum bool
@@ -138,7 +125,7 @@ func (zstdStage) decode(dst, src []byte) ([]byte, error) {
 	if h.HasFCS && h.FrameContentSize > uint64(limit) {
 		return nil, fmt.Errorf("zstd frame declares %d bytes: %w (at most %d)", h.FrameContentSize, ErrTooLarge, limit)
 	}
-	out, err := zstdDecoder().DecodeAll(src, dst[:0:limit])
+	out, err := zstddec.Decoder().DecodeAll(src, dst[:0:limit])
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 			return nil, fmt.Errorf("zstd frame decodes to %w (at most %d bytes)", ErrTooLarge, limit)

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // Keys of the run's state in the destination. They start with a dot, so
@@ -184,7 +182,11 @@ func (t *Transcoder) wipe(ctx context.Context) error {
 // all of them, or only those meant for this part's chunks (other parts may
 // be writing theirs right now).
 func (t *Transcoder) cleanTemps(ctx context.Context, all bool) error {
-	temps, err := strayTemps(t.dstStore)
+	ds, ok := dirStore(t.dstStore)
+	if !ok {
+		return nil // only directory stores leave temporary files
+	}
+	temps, err := ds.Temps(ctx)
 	if err != nil || len(temps) == 0 {
 		return err
 	}
@@ -201,7 +203,7 @@ func (t *Transcoder) cleanTemps(ctx context.Context, all bool) error {
 	}
 	for p, key := range temps {
 		if all || mine[key] {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := ds.RemoveTemp(p); err != nil {
 				return err
 			}
 		}
@@ -212,8 +214,8 @@ func (t *Transcoder) cleanTemps(ctx context.Context, all bool) error {
 // checkOverlap refuses a destination directory that is the source or lies
 // inside it (or contains it): writing or wiping it would change the source.
 func (t *Transcoder) checkOverlap() error {
-	s, ok1 := t.srcStore.(*zarr.DirStore)
-	d, ok2 := t.dstStore.(*zarr.DirStore)
+	s, ok1 := dirStore(t.srcStore)
+	d, ok2 := dirStore(t.dstStore)
 	if !ok1 || !ok2 {
 		return nil
 	}
@@ -432,7 +434,7 @@ func (t *Transcoder) finalize(ctx context.Context) (Summary, error) {
 	if err := t.dstStore.Delete(ctx, planKey); err != nil {
 		return sum, err
 	}
-	if ds, ok := t.dstStore.(*zarr.DirStore); ok {
+	if ds, ok := dirStore(t.dstStore); ok {
 		_ = os.Remove(filepath.Join(ds.String(), strings.TrimSuffix(partsPrefix, "/"))) // empty now
 	}
 	sum.Complete = true

@@ -3,9 +3,6 @@ package transcode
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"github.com/zarr-dt64/dt64/zarr"
@@ -71,6 +68,8 @@ type ioStore struct {
 	read, written atomic.Int64
 }
 
+func (s *ioStore) Unwrap() zarr.Store { return s.Store }
+
 func (s *ioStore) String() string {
 	if st, ok := s.Store.(fmt.Stringer); ok {
 		return st.String()
@@ -120,42 +119,25 @@ func (s *ioStore) Delete(ctx context.Context, key string) error {
 	return resume(ctx, t, s.Store.Delete(ctx, key))
 }
 
-// tempPrefix is how zarr.DirStore names a value being written (its
-// unexported tempPrefix): DIR/.dt64-tmp-<16 hex digits>-BASE for key
-// DIR/BASE. A process killed between create and rename leaves such files.
-const tempPrefix = ".dt64-tmp-"
+// Unwrapper is implemented by a Store that wraps another (to count, log
+// or delay calls): the engine looks through it to find a directory store,
+// whose temporary files it removes and whose path it checks against the
+// source's.
+type Unwrapper interface {
+	Unwrap() zarr.Store
+}
 
-// strayTemps lists the temporary files a killed DirStore.Set left under
-// store s, with the key each was meant for. Other stores have none.
-func strayTemps(s zarr.Store) (map[string]string, error) {
-	ds, ok := s.(*zarr.DirStore)
-	if !ok {
-		return nil, nil
+// dirStore returns the zarr.DirStore s is, or wraps through Unwrappers.
+func dirStore(s zarr.Store) (*zarr.DirStore, bool) {
+	for range 100 { // a wrapper that wraps itself must not hang the run
+		switch v := s.(type) {
+		case *zarr.DirStore:
+			return v, true
+		case Unwrapper:
+			s = v.Unwrap()
+		default:
+			return nil, false
+		}
 	}
-	root := ds.String()
-	temps := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		name := e.Name()
-		if e.Type().IsRegular() && strings.HasPrefix(name, tempPrefix) {
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			rest := name[len(tempPrefix):]
-			base := rest
-			if i := strings.IndexByte(rest, '-'); i >= 0 {
-				base = rest[i+1:]
-			}
-			key := filepath.ToSlash(filepath.Join(filepath.Dir(rel), base))
-			temps[p] = key
-		}
-		return nil
-	})
-	return temps, err
+	return nil, false
 }

@@ -234,3 +234,54 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 	sort.Strings(keys)
 	return keys, err
 }
+
+// Temps lists the temporary files that Set calls left behind in a process
+// that died between creating a value and renaming it into place, as a map
+// from each file's store-relative path (a valid argument to RemoveTemp) to
+// the key it was meant for. Get and List never see them.
+func (d *DirStore) Temps(ctx context.Context) (map[string]string, error) {
+	r, err := d.openRoot(false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	temps := map[string]string{}
+	err = fs.WalkDir(r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, tempPrefix) {
+			return nil
+		}
+		// tempPrefix, 16 hex digits, "-", then the key's base name.
+		base := name[len(tempPrefix):]
+		if i := strings.IndexByte(base, '-'); i >= 0 {
+			base = base[i+1:]
+		}
+		temps[p] = path.Join(path.Dir(p), base)
+		return nil
+	})
+	return temps, err
+}
+
+// RemoveTemp deletes a temporary file listed by Temps. It refuses any
+// other path, so it cannot remove a value.
+func (d *DirStore) RemoveTemp(tempPath string) error {
+	if err := ValidKey(tempPath); err != nil || !strings.HasPrefix(path.Base(tempPath), tempPrefix) {
+		return fmt.Errorf("%s/%s is not a temporary file of this store", d.path, tempPath)
+	}
+	r, err := d.openRoot(false)
+	if err != nil {
+		return notExist(err)
+	}
+	if err := r.Remove(tempPath); err != nil && !errors.Is(notExist(err), fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 )
 
 // Codec is one step of a Zarr v3 codec pipeline. The implementations are the
@@ -107,7 +109,10 @@ var knownCodecs = map[string]bool{
 }
 
 // strictUnmarshal decodes JSON into v rejecting unknown fields, so a typo
-// in a codec configuration is an error, not a silent default.
+// in a codec configuration is an error, not a silent default. Keys must
+// match exactly: encoding/json would take "Endian" for "endian", but Zarr
+// implementations compare keys case-sensitively, and a key another reader
+// ignores must not mean something to dt64.
 func strictUnmarshal(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -117,7 +122,43 @@ func strictUnmarshal(b []byte, v any) error {
 	if d.More() {
 		return errors.New("trailing data after JSON value")
 	}
+	return exactKeys(b, v)
+}
+
+// exactKeys checks that every key of the JSON object b is, byte for byte,
+// the JSON name of a field of the struct v points to.
+func exactKeys(b []byte, v any) error {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var obj map[string]json.RawMessage
+	if t.Kind() != reflect.Struct || json.Unmarshal(b, &obj) != nil {
+		return nil // not an object into a struct: Decode judged it
+	}
+	for k := range obj {
+		if !hasJSONField(t, k) {
+			return fmt.Errorf("json: unknown field %q (keys are case-sensitive)", k)
+		}
+	}
 	return nil
+}
+
+func hasJSONField(t reflect.Type, key string) bool {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+			continue
+		case name == "":
+			name = f.Name
+		}
+		if name == key {
+			return true
+		}
+	}
+	return false
 }
 
 // parseCodecV3 parses one element of a v3 "codecs" array: an object

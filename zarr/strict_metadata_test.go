@@ -315,3 +315,39 @@ func writeReadSmallShard(t *testing.T, a *Array) {
 		}
 	}
 }
+
+// Keys are case-sensitive, as in every other Zarr implementation:
+// encoding/json alone would take "Endian" for "endian".
+func TestKeysCaseSensitive(t *testing.T) {
+	cases := []struct{ name, key, from, to string }{
+		{"bytes endian", v3MetadataKey, `{"endian": "little"}`, `{"Endian": "little"}`},
+		{"chunk grid", v3MetadataKey, `"chunk_shape": [5]`, `"Chunk_Shape": [5]`},
+		{"key encoding", v3MetadataKey, `"separator": "/"`, `"SEPARATOR": "/"`},
+		{"zstd level", v3MetadataKey, `[{"name": "bytes", "configuration": {"endian": "little"}}]`,
+			`[{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"Level": 3, "checksum": false}}]`},
+		{"blosc cname", v3MetadataKey, `[{"name": "bytes", "configuration": {"endian": "little"}}]`,
+			`[{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "blosc", "configuration": {"CName": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 8, "blocksize": 0}}]`},
+		{"v2 compressor", v2ArrayKey, `"compressor": null`, `"compressor": {"id": "zstd", "Level": 1}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			good := goodV3
+			if c.key == v2ArrayKey {
+				good = goodV2
+			}
+			doc := strings.Replace(good, c.from, c.to, 1)
+			if doc == good {
+				t.Fatalf("%q not in the document", c.from)
+			}
+			_, err := openDoc(t, c.key, []byte(doc))
+			if err == nil || !strings.Contains(err.Error(), "case-sensitive") {
+				t.Errorf("got %v, want an error saying keys are case-sensitive", err)
+			}
+			// The same document with the right spelling opens.
+			fixed := strings.Replace(doc, c.to, strings.ToLower(c.to), 1)
+			if _, err := openDoc(t, c.key, []byte(fixed)); err != nil {
+				t.Errorf("the correctly spelled document: %v", err)
+			}
+		})
+	}
+}

@@ -89,7 +89,8 @@ func (l calendarLoops) run(dst, src []uint64, c *calParams, swapIn, swapOut bool
 }
 
 func toCalendar32(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
-	if c.srcDiv && !c.outDiv && c.dst == dtype.Month { // instants to months: the common case
+	// Instants to months, the common case: see calDivide.
+	if c.srcDiv && !c.outDiv && c.dst == dtype.Month && c.s1*c.srcDPU == 1 {
 		switch {
 		case !swapIn && !swapOut:
 			return toCalendar32Of[orderNative, calDivide](dst, src, c)
@@ -112,8 +113,9 @@ func toCalendar32(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat
 }
 
 // Shapes of toCalendar32Of, specialised like byteOrders: calDivide is a
-// source finer than a day to months with no final division by the
-// destination scale, its three flags constant; calAny reads them from
+// source finer than a day with scale 1 to months with no final division by
+// the destination scale, its three flags and its multiplier constant (one
+// register fewer in a loop that has none to spare); calAny reads them from
 // calParams.
 type (
 	calDivide uint8
@@ -135,7 +137,11 @@ func fromCalendar32(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, n
 }
 
 // toCalendar32Of converts while |v| <= vlim32 (NaT kept) and returns at the
-// first other value.
+// first other value. Its loop must fit in the registers MULQ and the
+// variable shift leave free, or every element pays for spills: the NaT and
+// lossy counts share one accumulator (NaT in the high half; callers pass a
+// block, far below 2^32 elements), and a division's remainder is only
+// tested for zero, as x - q*d, without the floor remainder's sign fix-up.
 func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	swapIn, swapOut := orderSwaps[O]()
@@ -143,30 +149,34 @@ func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) 
 	srcDiv, outDiv, toYear := c.srcDiv, c.outDiv, c.dst != dtype.Month
 	var shape S
 	if unsafe.Sizeof(shape) == 1 {
-		srcDiv, outDiv, toYear = true, false, false
+		srcDiv, outDiv, toYear, mul = true, false, false, 1
 	}
 	sdv, odv := c.srcDv, c.outDv
 	// What the shift by fastEras adds to a year and to a month count.
 	yearBias := int64(400*fastEras + 1970)
 	monthBias := 12*yearBias + 1
+	acc := uint64(0)
 	for i, w := range src {
 		if swapIn {
 			w = bits.ReverseBytes64(w)
 		}
-		if w+vlim > 2*vlim {
+		// |v| > vlim, or NaT, whose absolute value is 2^63.
+		if sg := uint64(int64(w) >> 63); (w^sg)-sg > vlim {
 			if w != natBits {
-				return i, nat, lossy
+				return i, int(acc >> 32), int(acc & (1<<32 - 1))
 			}
-			nat++
+			acc += 1 << 32
 			if swapOut {
 				w = bits.ReverseBytes64(w)
 			}
 			dst[i] = w
 			continue
 		}
-		days, rem := int64(w*mul), uint64(0)
+		x := w * mul
+		days, miss := x, uint64(0)
 		if srcDiv {
-			days, rem = sdv.floorDiv(days)
+			days = uint64(sdv.floorQuo(int64(x)))
+			miss = x - days*sdv.d // 0 iff x is a whole number of days
 		}
 		n1 := 4*uint32(days+fastDayOffset) + 3
 		cent := uint32(uint64(n1) * centuryMagic >> 48)
@@ -175,7 +185,7 @@ func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) 
 		n3 := 2141*ny + 197913
 		m := n3 >> 16 // month 3..14 of the March-based year
 		y := 100*cent + uint32(p2>>32)
-		miss := rem | uint64(b2i(n3&0xffff >= 2141)) // not the 1st of a month
+		miss |= uint64(b2i(n3&0xffff >= 2141)) // not the 1st of a month
 		var val int64
 		if toYear {
 			// January and February (13, 14) belong to the next year.
@@ -186,18 +196,18 @@ func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) 
 			val = int64(12*y+m) - monthBias
 		}
 		if outDiv {
-			var r2 uint64
-			val, r2 = odv.floorDiv(val)
-			miss |= r2
+			q := odv.floorQuo(val)
+			miss |= uint64(val - q*int64(odv.d))
+			val = q
 		}
-		lossy += b2i(miss != 0)
+		acc += uint64(b2i(miss != 0))
 		r := uint64(val)
 		if swapOut {
 			r = bits.ReverseBytes64(r)
 		}
 		dst[i] = r
 	}
-	return len(src), nat, lossy
+	return len(src), int(acc >> 32), int(acc & (1<<32 - 1))
 }
 
 // fromCalendar32Of converts while |v| <= vlim32 and the result's day count

@@ -39,6 +39,14 @@ func (dv divisor) floorDiv(v int64) (q int64, rem uint64) {
 	return int64(qu ^ s), (r ^ s) + (dv.d & s)
 }
 
+// floorQuo returns floor(v/d), for loops that test the remainder only for
+// zero (v - q*d, which needs no fix-up for the sign).
+func (dv divisor) floorQuo(v int64) int64 {
+	s := uint64(v >> 63)
+	hi, _ := bits.Mul64(uint64(v)^s, dv.magic)
+	return int64((hi >> (dv.shift & 63)) ^ s)
+}
+
 // quo returns floor(u/d) for 0 <= u < 2^63.
 func (dv divisor) quo(u uint64) uint64 {
 	hi, _ := bits.Mul64(u, dv.magic)

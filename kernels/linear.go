@@ -158,32 +158,42 @@ func mulLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat int) {
 }
 
 func divLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, lossy int) {
-	switch {
-	case !swapIn && !swapOut:
-		return divLoopOf[orderNative](dst, src, p)
-	case !swapOut:
-		return divLoopOf[orderSwapIn](dst, src, p)
-	case !swapIn:
-		return divLoopOf[orderSwapOut](dst, src, p)
+	// divLoopOf counts in 32-bit halves of one register: cut inputs longer
+	// than that (callers pass a 64 KiB block; this is only a guard). The
+	// cut lives here, not in divLoopOf: a call inside the loop function
+	// made the compiler keep the loop's variables on the stack.
+	const chunk = 1 << 30
+	dv, sh := p.div, p.div.shift
+	for n < len(src) {
+		k := min(len(src)-n, chunk)
+		d, s := dst[n:n+k], src[n:n+k]
+		var nat1, lossy1 int
+		switch {
+		case !swapIn && !swapOut:
+			nat1, lossy1 = divLoopOf[orderNative](d, s, dv.d, dv.magic, sh)
+		case !swapOut:
+			nat1, lossy1 = divLoopOf[orderSwapIn](d, s, dv.d, dv.magic, sh)
+		case !swapIn:
+			nat1, lossy1 = divLoopOf[orderSwapOut](d, s, dv.d, dv.magic, sh)
+		default:
+			nat1, lossy1 = divLoopOf[orderSwapBoth](d, s, dv.d, dv.magic, sh)
+		}
+		// NaT went through the arithmetic as a number: take back what it
+		// added to the lossy count.
+		n, nat, lossy = n+k, nat+nat1, lossy+lossy1-nat1*p.natLoss
 	}
-	return divLoopOf[orderSwapBoth](dst, src, p)
+	return n, nat, lossy
 }
 
-// divLoopOf keeps its loop in registers: MULQ takes two of them and the
-// variable shift a third, so the NaT and lossy counts share one
-// accumulator (NaT in the high half; callers pass at most a block, far
-// below 2^32 elements, and longer inputs are cut into chunks).
-func divLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat, lossy int) {
-	const chunk = 1 << 30
-	for len(src) > chunk {
-		_, nat1, lossy1 := divLoopOf[O](dst[:chunk], src[:chunk], p)
-		nat, lossy = nat+nat1, lossy+lossy1
-		n += chunk
-		dst, src = dst[chunk:], src[chunk:]
-	}
+// divLoopOf converts all of src (fewer than 2^32 elements) and returns
+// the NaT count and how many elements, NaT included, had a remainder.
+// Every value, NaT too, is a valid dividend, so the loop has no branch.
+// It keeps its loop in registers (MULQ takes two of them and the variable
+// shift a third): the NaT and lossy counts share one accumulator (NaT in
+// the high half), and the remainder test needs neither the sign mask nor
+// d-1: q = floor(v/d) leaves v - q*d in [0, d), so v is exact iff q*d == v.
+func divLoopOf[O byteOrders](dst, src []uint64, d, magic uint64, sh uint) (nat, lossy int) {
 	dst = dst[:len(src)]
-	d, magic, sh := p.div.d, p.div.magic, p.div.shift&63
-	dm1 := d - 1
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
 	for i, w := range src {
@@ -192,12 +202,9 @@ func divLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat, lossy 
 		}
 		// floor(v/d) = ^(^v/d) for v < 0: fold the sign with a mask.
 		s := uint64(int64(w) >> 63)
-		u := w ^ s
-		hi, _ := bits.Mul64(u, magic)
-		qu := hi >> sh
-		// Exact iff the truncated remainder of u is 0 (v >= 0) or d-1 (v < 0).
-		acc += uint64(b2i(u-qu*d != dm1&s))
-		q := qu ^ s
+		hi, _ := bits.Mul64(w^s, magic)
+		q := (hi >> (sh & 63)) ^ s
+		acc += uint64(b2i(q*d != w))
 		if w == natBits {
 			q = natBits
 			acc += 1 << 32
@@ -207,67 +214,108 @@ func divLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat, lossy 
 		}
 		dst[i] = q
 	}
-	nat1, lossy1 := int(acc>>32), int(acc&(1<<32-1))
-	// NaT went through the arithmetic as a number: take back what it added.
-	return n + len(src), nat + nat1, lossy + lossy1 - nat1*p.natLoss
+	return int(acc >> 32), int(acc & (1<<32 - 1))
 }
 
+// mulDivLoop converts a prefix of src: mulDivLoopOf takes every value
+// whose product v*num fits in int64 (every realistic one) and NaT, and
+// returns at any other value, which mulDivWide converts here. It stops
+// before the first value even that cannot do.
 func mulDivLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, lossy int) {
-	switch {
-	case !swapIn && !swapOut:
-		return mulDivLoopOf[orderNative](dst, src, p)
-	case !swapOut:
-		return mulDivLoopOf[orderSwapIn](dst, src, p)
-	case !swapIn:
-		return mulDivLoopOf[orderSwapOut](dst, src, p)
-	}
-	return mulDivLoopOf[orderSwapBoth](dst, src, p)
-}
-
-// mulDivLoopOf: while v*num fits in int64 (|v| <= MaxInt64/num, every
-// realistic value), the result is one floor division of v*num by den.
-// Beyond that, q, r = floordiv(v, den) and result = q*num + floor(r*num/den),
-// where r*num < den*num < 2^63 so the same magic divides it; that form stops
-// where q*num overflows, as the SIMD hooks do.
-func mulDivLoopOf[O byteOrders](dst, src []uint64, p *linearParams) (n, nat, lossy int) {
-	dst = dst[:len(src)]
-	dv, num, qlo, qhi := p.div, p.num, p.qlo, p.qhi
-	d, magic, sh := dv.d, dv.magic, dv.shift&63
-	vmax := uint64(math.MaxInt64) / num
-	swapIn, swapOut := orderSwaps[O]()
-	for i, w := range src {
-		v := w
-		if swapIn {
-			v = bits.ReverseBytes64(w)
+	const chunk = 1 << 30 // mulDivLoopOf's counts are 32-bit halves
+	dv, num := p.div, p.num
+	// mulDivLoopOf's range: v^sign(v) <= vmax, that is
+	// -MaxInt64/num <= v < MaxInt64/num, where v*num fits in int64.
+	vmax := uint64(math.MaxInt64)/num - 1
+	for n < len(src) {
+		end := min(len(src), n+chunk)
+		d, s := dst[n:end], src[n:end]
+		var k, nat1, lossy1 int
+		switch {
+		case !swapIn && !swapOut:
+			k, nat1, lossy1 = mulDivLoopOf[orderNative](d, s, num, vmax, dv.d, dv.magic, dv.shift)
+		case !swapOut:
+			k, nat1, lossy1 = mulDivLoopOf[orderSwapIn](d, s, num, vmax, dv.d, dv.magic, dv.shift)
+		case !swapIn:
+			k, nat1, lossy1 = mulDivLoopOf[orderSwapOut](d, s, num, vmax, dv.d, dv.magic, dv.shift)
+		default:
+			k, nat1, lossy1 = mulDivLoopOf[orderSwapBoth](d, s, num, vmax, dv.d, dv.magic, dv.shift)
 		}
-		var res uint64
-		if v+vmax <= 2*vmax {
-			x := v * num
-			s := uint64(int64(x) >> 63)
-			u := x ^ s
-			hi, _ := bits.Mul64(u, magic)
-			qu := hi >> sh
-			lossy += b2i(u-qu*d != (d-1)&s)
-			res = qu ^ s
-		} else if v == natBits {
-			nat++
-			res = natBits
-		} else {
-			q, r := dv.floorDiv(int64(v))
-			if q < qlo || q > qhi {
-				return i, nat, lossy
-			}
-			rn := r * num
-			t := dv.quo(rn)
-			res = uint64(q*int64(num) + int64(t))
-			lossy += b2i(rn != t*d)
+		n, nat, lossy = n+k, nat+nat1, lossy+lossy1
+		if n == end {
+			continue
+		}
+		v := src[n]
+		if swapIn {
+			v = bits.ReverseBytes64(v)
+		}
+		res, inexact, ok := mulDivWide(int64(v), p)
+		if !ok {
+			break
 		}
 		if swapOut {
 			res = bits.ReverseBytes64(res)
 		}
-		dst[i] = res
+		dst[n] = res
+		n, lossy = n+1, lossy+b2i(inexact)
 	}
-	return len(src), nat, lossy
+	return n, nat, lossy
+}
+
+// mulDivLoopOf converts NaT and the values in its range, where v*num fits
+// in int64 and the result is one floor division of v*num by d, and returns
+// at the first other value. The loop must fit in registers (MULQ takes two
+// and the variable shift a third): the NaT and lossy counts share one (NaT
+// in the high half; src has fewer than 2^32 elements), and the remainder
+// test is q*d != x, as in divLoopOf.
+func mulDivLoopOf[O byteOrders](dst, src []uint64, num, vmax, d, magic uint64, sh uint) (n, nat, lossy int) {
+	dst = dst[:len(src)]
+	swapIn, swapOut := orderSwaps[O]()
+	acc := uint64(0)
+	for i, w := range src {
+		if swapIn {
+			w = bits.ReverseBytes64(w)
+		}
+		// In range, v*num has the sign of v: one mask serves the range
+		// test and the division.
+		s := uint64(int64(w) >> 63)
+		if w^s > vmax { // NaT folds to MaxInt64
+			if w != natBits {
+				return i, int(acc >> 32), int(acc & (1<<32 - 1))
+			}
+			acc += 1 << 32
+			q := uint64(natBits)
+			if swapOut {
+				q = bits.ReverseBytes64(q)
+			}
+			dst[i] = q
+			continue
+		}
+		x := w * num
+		hi, _ := bits.Mul64(x^s, magic)
+		q := (hi >> (sh & 63)) ^ s
+		acc += uint64(b2i(q*d != x))
+		if swapOut {
+			q = bits.ReverseBytes64(q)
+		}
+		dst[i] = q
+	}
+	return len(src), int(acc >> 32), int(acc & (1<<32 - 1))
+}
+
+// mulDivWide is floor(v*num/d) for a value beyond mulDivLoopOf's range (not
+// NaT): q, r = floordiv(v, d) and result = q*num + floor(r*num/d), where
+// r*num < d*num < 2^63 so the same magic divides it. It fails where q*num
+// overflows, as the SIMD hooks do, and the exact path takes over.
+func mulDivWide(v int64, p *linearParams) (res uint64, lossy, ok bool) {
+	dv, num := p.div, p.num
+	q, r := dv.floorDiv(v)
+	if q < p.qlo || q > p.qhi {
+		return 0, false, false
+	}
+	rn := r * num
+	t := dv.quo(rn)
+	return uint64(q*int64(num) + int64(t)), rn != t*dv.d, true
 }
 
 // copyLoop converts nothing; it only changes the byte order (or copies).

@@ -33,8 +33,10 @@
 // at any moment and run again with Resume ends with a destination
 // identical byte for byte to an uninterrupted run's: chunks are encoded
 // deterministically, units whose chunks are all stored and decode are
-// skipped, the others redone, stray temporary files removed. The source
-// is only read.
+// skipped, the others redone, stray temporary files removed. The summary
+// of a resumed run still counts the whole array: where the overflowed or
+// lossy counts cannot be zero, a skipped unit's source is converted again
+// (not written) to count them. The source is only read.
 //
 // An overflow under the error policy, a loss in exact mode (*ElementError:
 // the source chunk key, the element's index in the chunk and in the array,
@@ -52,19 +54,23 @@
 // # Memory and concurrency
 //
 // Options.Workers (default runtime.NumCPU()) CPU tokens are shared by
-// Options.InFlight (default 2 × Workers) goroutines, each working on one
-// unit. A goroutine gives its token up while it waits for the store (a
-// wrapper around the stores releases it around every Get and Set), so a
-// slow store does not leave CPUs idle while other units have their bytes.
-// Buffers come from a pool of InFlight sets and are reused from unit to
-// unit, so memory is bounded: at most
+// Options.InFlight goroutines, each working on one unit. A goroutine gives
+// its token up while it waits for the store (a wrapper around the stores
+// releases it around every Get and Set), so a slow store does not leave
+// CPUs idle while other units have their bytes. That pays only when the
+// store makes the goroutine wait: InFlight defaults to 2 × Workers, but to
+// Workers when both stores are local (a directory or memory), whose I/O is
+// the kernel copying to or from the page cache, CPU work that extra units
+// would only compete for. Buffers come from a pool of InFlight sets and are
+// reused from unit to unit, so memory is bounded: at most
 //
 //	InFlight × (unit buffer + one source chunk + two destination chunks
 //	            + largest encoded source chunk + largest encoded destination chunk)
 //
 // bytes, Plan.MemoryBound (the staging buffers exist only when chunks are
 // not contiguous in the unit, or for resume checks and Verify). For 8 MiB
-// chunks on 2 CPUs that is about 4 × 48 MiB.
+// chunks on 2 CPUs that is about 2 × 48 MiB between directories, 4 × 48 MiB
+// with a remote store.
 //
 // Verify re-reads every destination chunk and compares it with a fresh
 // conversion of the source.

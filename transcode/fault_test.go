@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -275,6 +276,62 @@ func TestDiskFullParts(t *testing.T) {
 			sum, err := tr.Run(ctx)
 			if err != nil || !sum.Complete {
 				t.Fatalf("part %d rerun: %+v, %v", failing, sum, err)
+			}
+			sameTrees(t, ref, dst)
+		}
+	}
+}
+
+// TestResumeCounts checks that a resumed run's summary counts what the
+// interrupted run converted: the destination holds only results, so the
+// engine converts finished units again to count their overflowed and
+// lossy elements.
+func TestResumeCounts(t *testing.T) {
+	ms := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Millisecond, Scale: 1}
+	vals := sampleValues(40*50, 21)
+	for i := range vals {
+		switch {
+		case vals[i] == dtype.NaT:
+		case i%97 == 5:
+			vals[i] = 1<<62 + int64(i) // overflows in 7 µs units
+		default:
+			vals[i] /= 1_000_000 // ms around 2023
+		}
+	}
+	srcDir := t.TempDir()
+	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{
+		Format: 2, DataType: ms, Shape: []int64{40, 50}, ChunkShape: []int64{8, 10}, FillValue: dtype.NaT,
+		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}},
+	}, vals, func(c []int64) bool { return c[0] == 2 && c[1] == 3 })
+	us := dtype.Microsecond
+	for _, pol := range []string{"nat", "clamp"} {
+		policy, err := kernels.ParsePolicy(pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := transcode.Options{Unit: &us, Scale: 7, Workers: 2, Overflow: policy}
+		ref := filepath.Join(t.TempDir(), "ref")
+		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+		want, err := tr.Run(ctx)
+		if err != nil || want.Overflowed == 0 || want.Lossy == 0 {
+			t.Fatalf("%s: uninterrupted run: %+v, %v (want overflowed and lossy elements)", pol, want, err)
+		}
+		for _, after := range []int64{3, 9, 17} {
+			dst := filepath.Join(t.TempDir(), "d")
+			tr, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+			if _, err := tr.Run(ctx); err == nil {
+				t.Fatalf("%s, after %d: no failure", pol, after)
+			}
+			r := o
+			r.Resume = true
+			tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+			got, err := tr.Run(ctx)
+			if err != nil || got.Resumed == 0 {
+				t.Fatalf("%s, after %d: resume: %+v, %v", pol, after, got, err)
+			}
+			if got.Elements != want.Elements || got.NaT != want.NaT || got.Overflowed != want.Overflowed ||
+				got.Lossy != want.Lossy || got.Chunks != want.Chunks || got.Stored != want.Stored {
+				t.Errorf("%s, after %d: resumed summary %+v, uninterrupted %+v", pol, after, got, want)
 			}
 			sameTrees(t, ref, dst)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // Options describe a re-encode. The zero value copies the array as it is
@@ -46,8 +47,13 @@ type Options struct {
 	// 0 means runtime.NumCPU().
 	Workers int
 	// InFlight is how many work units may be in progress at once,
-	// including those waiting for the store; 0 means 2 × Workers. It is
-	// the memory bound's multiplier (see the package documentation).
+	// including those waiting for the store. 0 means Workers when both
+	// stores are local (a zarr.DirStore or zarr.MemoryStore: their I/O is
+	// a copy to or from the page cache, CPU work that more units in
+	// flight would only share out) and 2 × Workers otherwise (a remote
+	// store's latency is waiting, during which another unit can use the
+	// CPU). It is the memory bound's multiplier (see the package
+	// documentation).
 	InFlight int
 	// Part restricts the run to one deterministic share of the work.
 	Part Part
@@ -240,13 +246,33 @@ func (o *Options) workers() int {
 	return runtime.NumCPU()
 }
 
-func (o *Options) inFlight() int {
+// inFlight is Options.InFlight with its default; localIO says both stores
+// are local (see localStores).
+func (o *Options) inFlight(localIO bool) int {
 	w := o.workers()
-	if o.InFlight >= w {
+	switch {
+	case o.InFlight >= w:
 		return o.InFlight
-	}
-	if o.InFlight > 0 {
+	case o.InFlight > 0 || localIO:
 		return w
 	}
 	return 2 * w
+}
+
+// localStores reports whether reading src and writing dst costs CPU
+// rather than waiting: a directory (the page cache) or memory. A unit
+// that gives up its CPU token around such I/O still keeps a CPU busy in
+// the kernel, so more units in flight than workers would oversubscribe
+// the CPUs (more threads, context switches and working sets fighting over
+// the caches) and hold twice the buffers, for no throughput. A store cold
+// on a slow disk does wait; Options.InFlight says so.
+func localStores(src, dst zarr.Store) bool {
+	local := func(s zarr.Store) bool {
+		switch s.(type) {
+		case *zarr.DirStore, *zarr.MemoryStore:
+			return true
+		}
+		return false
+	}
+	return local(src) && local(dst)
 }

@@ -11,7 +11,9 @@ import (
 // cpuToken is a worker's right to use a CPU. A work unit holds it while it
 // decodes, converts and encodes, and gives it up while it waits for the
 // store, so a slow store leaves the CPUs to units that have their bytes.
-// Each token belongs to one goroutine; the channel holds Workers slots.
+// Each token belongs to one goroutine; the channel holds Workers slots, or
+// is nil when there are no more goroutines than workers (nothing to share:
+// acquire and release do nothing).
 type cpuToken struct {
 	sem  chan struct{}
 	held bool
@@ -19,7 +21,7 @@ type cpuToken struct {
 }
 
 func (t *cpuToken) acquire(ctx context.Context) error {
-	if t.held {
+	if t.held || t.sem == nil {
 		return nil
 	}
 	select {

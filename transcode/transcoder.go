@@ -30,6 +30,7 @@ type Transcoder struct {
 	doc      planDoc
 	geo      *geometry
 	kern     *kernels.Transcoder
+	fused    bool    // convert source blocks as they are decoded (fused.go)
 	srcFill  [8]byte // source fill value in source byte order
 	fillSt   kernels.Stats
 	lo, hi   int64 // this part's work units
@@ -114,7 +115,7 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Transcoder, erro
 	if o.Part.Index < 0 || (o.Part.Count > 0 && o.Part.Index >= o.Part.Count) || o.Part.Count < 0 {
 		return nil, planErr("part %d/%d: want 0 <= I < N", o.Part.Index, o.Part.Count)
 	}
-	t := &Transcoder{opts: o, srcStore: src, dstStore: dst}
+	t := &Transcoder{opts: o, srcStore: src, dstStore: dst, fused: fusedEnabled()}
 	t.srcIO, t.dstIO = &ioStore{Store: src}, &ioStore{Store: dst}
 	var err error
 	if t.src, err = zarr.Open(ctx, t.srcIO); err != nil {
@@ -166,10 +167,10 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Transcoder, erro
 	t.plan = Plan{
 		Source: sm, Destination: t.dst.Metadata(), SourceOrder: srcOrder, DestinationOrder: dstOrder,
 		Conversion: conv, Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
-		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.workers(), InFlight: o.inFlight(), Notes: notes,
+		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.workers(), InFlight: o.inFlight(localStores(src, dst)), Notes: notes,
 	}
-	t.plan.MemoryBound = int64(o.inFlight()) * t.perUnitBytes()
-	t.bufs = make(chan *buffers, o.inFlight())
+	t.plan.MemoryBound = int64(t.plan.InFlight) * t.perUnitBytes()
+	t.bufs = make(chan *buffers, t.plan.InFlight)
 	return t, nil
 }
 
@@ -258,7 +259,12 @@ func (t *Transcoder) forEachUnit(ctx context.Context, lo, hi int64, fn func(ctx 
 	if hi <= lo {
 		return nil
 	}
-	sem := make(chan struct{}, t.plan.Workers)
+	// With no more goroutines than workers a token is never waited for:
+	// a nil channel makes taking and giving it up free.
+	var sem chan struct{}
+	if t.plan.InFlight > t.plan.Workers {
+		sem = make(chan struct{}, t.plan.Workers)
+	}
 	var next atomic.Int64
 	next.Store(lo)
 	var (
@@ -425,12 +431,25 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 	var us unitStats
 	if resume {
 		done, err := t.unitDone(ctx, b, origin, &us)
+		if err == nil && done && t.recountOnResume() {
+			err = t.recount(ctx, b, origin, &us)
+		}
 		if err != nil || done {
 			return us, err
 		}
 		us = unitStats{}
 	}
-	present, err := t.readRegion(ctx, b, origin)
+	var (
+		present bool
+		st      kernels.Stats
+		err     error
+	)
+	fused := t.fused && g.srcContig
+	if fused {
+		present, st, err = t.readConverted(ctx, b, origin)
+	} else {
+		present, err = t.readRegion(ctx, b, origin)
+	}
 	if err != nil {
 		return us, err
 	}
@@ -444,9 +463,10 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		_ = g.chunksIn(origin, g.dstChunk, g.dstGrid, func([]int64) error { us.chunks++; return nil })
 		return us, nil
 	}
-	st, err := t.convertRegion(b, origin)
-	if err != nil {
-		return us, err
+	if !fused {
+		if st, err = t.convertRegion(b, origin); err != nil {
+			return us, err
+		}
 	}
 	us.elements, us.nat, us.overflowed, us.lossy = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy)
 	off := make([]int64, len(origin))
@@ -466,6 +486,44 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		return nil
 	})
 	return us, err
+}
+
+// recountOnResume reports whether a unit found done on resume must be
+// converted again to count its overflowed and lossy elements: the
+// destination holds only the results. Under the error policy no finished
+// unit overflowed, and a conversion by a whole factor loses nothing.
+func (t *Transcoder) recountOnResume() bool {
+	c := t.plan.Conversion
+	lossy, overflow := false, false
+	switch c.Path {
+	case dtype.PathCalendar:
+		lossy, overflow = true, true
+	case dtype.PathLinear:
+		num, den, ok := c.Factor64()
+		lossy, overflow = !ok || den != 1, !ok || num != 1
+	}
+	return (overflow && t.opts.Overflow != kernels.OverflowFail) || (lossy && !t.opts.Exact)
+}
+
+// recount converts the source region at origin again, into scratch, and
+// sets the overflowed and lossy counts of us, so that a resumed run's
+// summary counts the units an earlier run did.
+func (t *Transcoder) recount(ctx context.Context, b *buffers, origin []int64, us *unitStats) error {
+	present, err := t.readRegion(ctx, b, origin)
+	if err != nil {
+		return err
+	}
+	if !present {
+		_, inside, _ := t.geo.extent(origin)
+		us.lossy = inside * int64(t.fillSt.Lossy)
+		return nil
+	}
+	st, err := t.convertRegion(b, origin)
+	if err != nil {
+		return err
+	}
+	us.overflowed, us.lossy = int64(st.Overflowed), int64(st.Lossy)
+	return nil
 }
 
 // unitDone reports whether every destination chunk of the region at

@@ -101,7 +101,7 @@ v3; v2 has no crc32c or sharding.`,
 	fl.StringVar(&f.shard, "shard-chunks", "", "shard with N,... source chunks per shard per dimension, or none to remove sharding")
 	fl.IntVar(&f.format, "format", 0, "destination Zarr format, 2 or 3; default: the source's")
 	fl.IntVar(&f.workers, "workers", 0, "chunks converted at once (default: the number of CPUs)")
-	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store (default 2 × workers)")
+	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store (default: workers between local directories, 2 × workers otherwise)")
 	fl.StringVar(&f.part, "part", "", "do part I of N (I/N, 0 <= I < N) of the chunks")
 	fl.BoolVar(&f.finalize, "finalize", false, "write the metadata of a partitioned run whose parts are all done")
 	fl.StringVar(&f.overflow, "overflow", "error", "overflow policy: error, nat or clamp")
@@ -287,7 +287,7 @@ func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) 
 	if p.EndUnit-p.FirstUnit != p.Units {
 		part = fmt.Sprintf(", this part: units %d..%d", p.FirstUnit, p.EndUnit-1)
 	}
-	fmt.Fprintf(w, "plan:        %s; %d work units of %v%s; %d workers, %d in flight, memory bound %s\n",
+	fmt.Fprintf(w, "plan:        %s; %d work units of %v%s; %d workers, %d in flight, buffers at most %s (plus ~20 MiB for the program)\n",
 		p.Conversion, p.Units, p.UnitShape, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note:        %s\n", n)

@@ -318,6 +318,17 @@ func parseCodecConfig(name string, config json.RawMessage, depth int) (Codec, er
 // without a bound a small zarr.json takes seconds to open.
 const maxShardingDepth = 16
 
+// shardingDepth is how deeply sharding codecs nest in codecs.
+func shardingDepth(codecs []Codec) int {
+	d := 0
+	for _, c := range codecs {
+		if sc, ok := c.(ShardingCodec); ok {
+			d = max(d, 1+shardingDepth(sc.Codecs), 1+shardingDepth(sc.IndexCodecs))
+		}
+	}
+	return d
+}
+
 var errShardingDepth = fmt.Errorf("sharding_indexed codecs nested more than %d deep; dt64 refuses deeper nesting", maxShardingDepth)
 
 // parseCodecListV3 parses a v3 codec list inside depth sharding codecs.

@@ -246,6 +246,10 @@ func (m *Metadata) check() (*grid, error) {
 			return nil, err
 		}
 	}
+	if shardingDepth(m.Codecs) > maxShardingDepth {
+		// What Open refuses, Create must not write.
+		return nil, inField("codecs", errShardingDepth)
+	}
 	if m.FillNull && m.Format != 2 {
 		return nil, inField("fill_value", errors.New("null is a v2 fill value only"))
 	}

@@ -152,20 +152,27 @@ func nestedShardingCodecs(depth int) []Codec {
 
 func TestShardingDepthLimit(t *testing.T) {
 	ctx := context.Background()
+	// A zarr.json with sharding nested depth deep, written by hand: Create
+	// refuses what Open would.
 	open := func(depth int) error {
-		st := NewMemory()
-		a, err := Create(ctx, st, Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(depth)})
+		b, err := marshalNoEscape(must(codecListJSONV3(nestedShardingCodecs(depth))), "")
 		if err != nil {
-			t.Fatalf("depth %d: Create: %v", depth, err)
-		}
-		if err := a.WriteMetadata(ctx); err != nil {
 			t.Fatal(err)
 		}
-		_, err = Open(ctx, st)
+		doc := strings.Replace(goodV3, `"chunk_shape": [5]`, `"chunk_shape": [8]`, 1)
+		doc = strings.Replace(doc, `[{"name": "bytes", "configuration": {"endian": "little"}}]`, string(b), 1)
+		_, err = openDoc(t, v3MetadataKey, []byte(doc))
 		return err
 	}
 	if err := open(maxShardingDepth); err != nil {
 		t.Errorf("sharding nested %d deep refused: %v", maxShardingDepth, err)
+	}
+	if _, err := Create(ctx, NewMemory(), Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(maxShardingDepth)}); err != nil {
+		t.Errorf("Create, sharding nested %d deep: %v", maxShardingDepth, err)
+	}
+	_, err := Create(ctx, NewMemory(), Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(maxShardingDepth + 1)})
+	if !errors.Is(err, errShardingDepth) {
+		t.Errorf("Create, sharding nested %d deep: got %v, want the depth error", maxShardingDepth+1, err)
 	}
 	wantField := strings.Repeat("codecs[0].configuration.", maxShardingDepth+1) + "codecs"
 	for _, depth := range []int{maxShardingDepth + 1, 150} {

@@ -74,4 +74,12 @@
 //
 // Verify re-reads every destination chunk and compares it with a fresh
 // conversion of the source.
+//
+// Each unit is decoded whole and then converted in place, a second pass
+// over the unit's memory. With DT64_FUSED=1 in the environment the engine
+// instead converts each decoded block (a Blosc block, or a whole chunk for
+// other codecs) as soon as it is decoded, while it is in cache, with the
+// same result byte for byte. On the machine dt64 is developed on it saved
+// nothing (the pass is bound by arithmetic, not memory), so it is off by
+// default; bench/fused_test.go measures it on others.
 package transcode

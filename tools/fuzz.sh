@@ -44,10 +44,33 @@ if [ -z "$targets" ]; then
 	exit 1
 fi
 
+# Go 1.26's fuzz coordinator can fail a target with a bare "context
+# deadline exceeded" when -fuzztime runs out while a worker is mid-input
+# (golang/go#75804, fixed in Go 1.27). That failure writes no input to
+# testdata/fuzz/<Name>/; a real crash always does. So a failure with that
+# message and no new input there is reported and ignored; any other stops.
+log=$(mktemp)
+trap 'rm -f "$log" "$log.rc"' EXIT
 start=$(date +%s)
 echo "$targets" | while read -r dir name; do
 	echo "== $name (./$dir, $FUZZTIME)"
-	$GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" \
-		-fuzzminimizetime "$FUZZMINIMIZETIME" -parallel "$FUZZPARALLEL" "./$dir"
+	corpus="$dir/testdata/fuzz/$name"
+	before=$(ls "$corpus" 2>/dev/null | wc -l)
+	# Shown as it runs; the status goes through a file (sh has no pipefail).
+	{
+		rc=0
+		$GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" \
+			-fuzzminimizetime "$FUZZMINIMIZETIME" -parallel "$FUZZPARALLEL" "./$dir" 2>&1 || rc=$?
+		echo "$rc" >"$log.rc"
+	} | tee "$log"
+	if [ "$(cat "$log.rc")" = 0 ]; then
+		continue
+	fi
+	after=$(ls "$corpus" 2>/dev/null | wc -l)
+	if [ "$after" = "$before" ] && grep -q '^    context deadline exceeded$' "$log"; then
+		echo "fuzz.sh: $name: Go's fuzztime deadline race (golang/go#75804), no failing input: ignored"
+		continue
+	fi
+	exit 1
 done
 echo "fuzz.sh: $(echo "$targets" | wc -l) targets, $(( $(date +%s) - start ))s"

@@ -42,6 +42,13 @@ type calParams struct {
 	// The 32-bit loops (calendar32.go) take |v| <= vlim32, which keeps
 	// |days| <= fastDays (to Y/M) or |months| <= fastMonths (from Y/M).
 	vlim32 int64
+	// To Y/M, the 32-bit loop's dividend: u = (v+vlim32)*s1*srcDPU + off32
+	// = x + k*upd with k*upd >= vlim32*s1*srcDPU, never negative, so that
+	// floor(x/upd) = floor(u/upd) - k needs no sign fold; dayBias32 is
+	// 4*(fastDayOffset-k)+3 mod 2^32, what turns floor(u/upd) into the
+	// loop's 4N+3.
+	off32     uint64
+	dayBias32 uint32
 }
 
 // unitsPerDay splits the units-per-day of a linear unit D..as into two
@@ -117,7 +124,27 @@ func compileCalendar(from, to dtype.DataType) calParams {
 	} else {
 		c.vlim32 = c.vlim
 	}
+	c.offsetDays32()
 	return c
+}
+
+// offsetDays32 sets off32 and dayBias32 for vlim32. |x| <= vlim32*s1*srcDPU
+// <= vlim <= 2^62, so u < 2^63 + upd, which every units-per-day divisor
+// divides exactly (exactTo); if one did not, the 32-bit loop would take
+// only 0 and leave the rest to the wide loop.
+func (c *calParams) offsetDays32() {
+	xlim := uint64(c.vlim32) * uint64(c.s1*c.srcDPU)
+	k := xlim
+	if c.srcDiv {
+		k = (xlim + c.srcDv.d - 1) / c.srcDv.d
+		c.off32 = k*c.srcDv.d - xlim
+		if !c.srcDv.exactTo(xlim + k*c.srcDv.d) {
+			c.vlim32 = 0
+			c.offsetDays32()
+			return
+		}
+	}
+	c.dayBias32 = uint32(4*(fastDayOffset-k) + 3)
 }
 
 // civilFromDays128 returns the proleptic Gregorian date of a day count.

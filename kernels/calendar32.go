@@ -29,6 +29,10 @@ const (
 	// (4N+3)*(magic*146097 - 2^48) < 2^48, true below 2^30.
 	centuryMagic = (1<<48 + 146097 - 1) / 146097
 
+	// floor(x / 11758980) as x*yearDayMagic >> 54 for the low words of
+	// 2939745*(4k+3), k < 36525, which is all the loop divides.
+	yearDayMagic = (1<<54 + 11758980 - 1) / 11758980
+
 	// From Y/M: t = months + fastMonthOffset counts months from March of
 	// year -400*fastEras, in [0, 2^22) for |months| <= fastMonths.
 	fastMonthOffset = 12*(1970+400*fastEras) - 2
@@ -90,7 +94,7 @@ func (l calendarLoops) run(dst, src []uint64, c *calParams, swapIn, swapOut bool
 
 func toCalendar32(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
 	// Instants to months, the common case: see calDivide.
-	if c.srcDiv && !c.outDiv && c.dst == dtype.Month && c.s1*c.srcDPU == 1 {
+	if c.srcDiv && !c.outDiv && c.dst == dtype.Month && c.s1*c.srcDPU == 1 && c.srcDv.d < 1<<47 {
 		switch {
 		case !swapIn && !swapOut:
 			return toCalendar32Of[orderNative, calDivide](dst, src, c)
@@ -113,10 +117,11 @@ func toCalendar32(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat
 }
 
 // Shapes of toCalendar32Of, specialised like byteOrders: calDivide is a
-// source finer than a day with scale 1 to months with no final division by
-// the destination scale, its three flags and its multiplier constant (one
-// register fewer in a loop that has none to spare); calAny reads them from
-// calParams.
+// source finer than a day with scale 1 (h .. ns: fewer than 2^47 units per
+// day, which its exact-month count needs) to months with no final division
+// by the destination scale, its three flags and its multiplier constant
+// (one register fewer in a loop that has none to spare); calAny reads them
+// from calParams.
 type (
 	calDivide uint8
 	calAny    uint16
@@ -140,17 +145,23 @@ func fromCalendar32(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, n
 // first other value. Its loop must fit in the registers MULQ and the
 // variable shift leave free, or every element pays for spills: the NaT and
 // lossy counts share one accumulator (NaT in the high half; callers pass a
-// block, far below 2^32 elements), and a division's remainder is only
-// tested for zero, as x - q*d, without the floor remainder's sign fix-up.
+// block, far below 2^32 elements); the range test v+vlim32 <= 2*vlim32
+// (unsigned; NaT fails it) also makes the dividend non-negative, so the
+// division by the units per day is one multiply-high with no sign fold
+// (off32, dayBias32); and its remainder is only tested for zero.
 func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	swapIn, swapOut := orderSwaps[O]()
 	vlim, mul := uint64(c.vlim32), uint64(c.s1*c.srcDPU)
+	off, dayBias := c.off32, c.dayBias32
 	srcDiv, outDiv, toYear := c.srcDiv, c.outDiv, c.dst != dtype.Month
 	var shape S
 	if unsafe.Sizeof(shape) == 1 {
 		srcDiv, outDiv, toYear, mul = true, false, false, 1
 	}
+	// calDivide counts exact conversions in acc's low half, the others
+	// lossy ones (see calCounts).
+	exactCount := unsafe.Sizeof(shape) == 1
 	sdv, odv := c.srcDv, c.outDv
 	// What the shift by fastEras adds to a year and to a month count.
 	yearBias := int64(400*fastEras + 1970)
@@ -160,31 +171,48 @@ func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) 
 		if swapIn {
 			w = bits.ReverseBytes64(w)
 		}
-		// |v| > vlim, or NaT, whose absolute value is 2^63.
-		if sg := uint64(int64(w) >> 63); (w^sg)-sg > vlim {
-			if w != natBits {
-				return i, int(acc >> 32), int(acc & (1<<32 - 1))
+		t := w + vlim
+		if t > vlim<<1 { // |v| > vlim, or NaT (recomputed: a register fewer)
+			// NaT is the only value outside the range with w<<1 == 0,
+			// and w>>31 is its 1<<32: no 64-bit constants, which the
+			// register allocator would keep in registers across the loop.
+			if w<<1 != 0 {
+				nat, lossy = calCounts(acc, i, exactCount)
+				return i, nat, lossy
 			}
-			acc += 1 << 32
+			acc += w >> 31
 			if swapOut {
 				w = bits.ReverseBytes64(w)
 			}
 			dst[i] = w
 			continue
 		}
-		x := w * mul
-		days, miss := x, uint64(0)
+		u := t*mul + off
+		q, miss := u, uint64(0)
 		if srcDiv {
-			days = uint64(sdv.floorQuo(int64(x)))
-			miss = x - days*sdv.d // 0 iff x is a whole number of days
+			q = sdv.quo(u)
+			miss = u - q*sdv.d // 0 iff x is a whole number of days
 		}
-		n1 := 4*uint32(days+fastDayOffset) + 3
+		n1 := 4*uint32(q) + dayBias
 		cent := uint32(uint64(n1) * centuryMagic >> 48)
 		p2 := 2939745 * uint64(n1-cent*146097|3)
-		ny := uint32(p2) / 11758980 // day of the March-based year
+		// Day of the March-based year, uint32(p2) / 11758980: the
+		// multiplier of the division as the compiler does it exceeds
+		// 2^31 and takes a register; this smaller one is exact for the
+		// 36525 values uint32(p2) takes (TestCalendarYearDayMagic).
+		ny := uint32(uint64(uint32(p2)) * yearDayMagic >> 54)
 		n3 := 2141*ny + 197913
 		m := n3 >> 16 // month 3..14 of the March-based year
 		y := 100*cent + uint32(p2>>32)
+		if exactCount {
+			// The 1st of a month has n3&0xffff < 2141: with miss < 2^47
+			// shifted above it, one compare tells an exact month, and
+			// the borrow of z-2141 counts it without a flag register.
+			z := miss<<16 | uint64(n3&0xffff)
+			acc += (z - 2141) >> 63
+			dst[i] = toOrder(uint64(int64(12*y+m)-monthBias), swapOut)
+			continue
+		}
 		miss |= uint64(b2i(n3&0xffff >= 2141)) // not the 1st of a month
 		var val int64
 		if toYear {
@@ -207,7 +235,27 @@ func toCalendar32Of[O byteOrders, S calShapes](dst, src []uint64, c *calParams) 
 		}
 		dst[i] = r
 	}
-	return len(src), int(acc >> 32), int(acc & (1<<32 - 1))
+	nat, lossy = calCounts(acc, len(src), exactCount)
+	return len(src), nat, lossy
+}
+
+// calCounts unpacks toCalendar32Of's accumulator after n elements: NaT
+// count in the high half, and in the low half the lossy count, or with
+// exact set the count of exact conversions.
+func calCounts(acc uint64, n int, exact bool) (nat, lossy int) {
+	nat, lossy = int(acc>>32), int(acc&(1<<32-1))
+	if exact {
+		lossy = n - nat - lossy
+	}
+	return nat, lossy
+}
+
+// toOrder returns r in the destination byte order.
+func toOrder(r uint64, swap bool) uint64 {
+	if swap {
+		return bits.ReverseBytes64(r)
+	}
+	return r
 }
 
 // fromCalendar32Of converts while |v| <= vlim32 and the result's day count

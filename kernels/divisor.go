@@ -47,8 +47,20 @@ func (dv divisor) floorQuo(v int64) int64 {
 	return int64((hi >> (dv.shift & 63)) ^ s)
 }
 
-// quo returns floor(u/d) for 0 <= u < 2^63.
+// quo returns floor(u/d) for 0 <= u < 2^63, and beyond up to the bound
+// exactTo confirms.
 func (dv divisor) quo(u uint64) uint64 {
 	hi, _ := bits.Mul64(u, dv.magic)
 	return hi >> (dv.shift & 63)
+}
+
+// exactTo reports whether quo is exact for every u <= umax. The magic
+// exceeds 2^(64+shift)/d by e/d with e = magic*d - 2^(64+shift) < d, so
+// u*magic/2^(64+shift) = u/d + u*e/(d*2^(64+shift)), whose integer part
+// stays floor(u/d) while u*e < 2^(64+shift): always below 2^63 (e < d <=
+// 2^(shift+1)), and for most d well beyond.
+func (dv divisor) exactTo(umax uint64) bool {
+	_, e := bits.Mul64(dv.magic, dv.d) // the high word is 2^shift
+	hi, _ := bits.Mul64(umax, e)
+	return hi>>(dv.shift&63) == 0
 }

@@ -18,18 +18,7 @@ import (
 // ErrCorrupt, ErrTooLarge or ErrUnsupported and name the block and stream
 // at fault.
 func Decode(dst, src []byte) ([]byte, error) {
-	h, err := ParseHeader(src)
-	if err != nil {
-		return nil, err
-	}
-	if h.NBytes > cap(dst) {
-		return nil, fmt.Errorf("frame declares %d decoded bytes: %w (at most %d)", h.NBytes, ErrTooLarge, cap(dst))
-	}
-	out := dst[:h.NBytes]
-	if err := decodeBlocks(out, src, h, nil); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return DecodeFunc(dst, src, nil)
 }
 
 // DecodeFunc is Decode that also hands each block of the result to sink
@@ -48,7 +37,8 @@ func Decode(dst, src []byte) ([]byte, error) {
 // When sink returns an error it is not called again, but the rest of the
 // frame is still decoded, so that damage later in the frame is reported
 // the same way with or without a sink: a decode error wins, otherwise
-// DecodeFunc returns sink's error as it is (unwrapped).
+// DecodeFunc returns sink's error as it is (unwrapped). With a nil sink it
+// is Decode.
 func DecodeFunc(dst, src []byte, sink func(off int, piece []byte) error) ([]byte, error) {
 	h, err := ParseHeader(src)
 	if err != nil {
@@ -59,9 +49,12 @@ func DecodeFunc(dst, src []byte, sink func(off int, piece []byte) error) ([]byte
 	}
 	out := dst[:h.NBytes]
 	var sinkErr error
-	emit := func(off int, piece []byte) {
-		if sinkErr == nil && sink != nil {
-			sinkErr = sink(off, piece)
+	var emit func(off int, piece []byte) // nil without a sink: no pieces
+	if sink != nil {
+		emit = func(off int, piece []byte) {
+			if sinkErr == nil {
+				sinkErr = sink(off, piece)
+			}
 		}
 	}
 	if err := decodeBlocks(out, src, h, emit); err != nil {

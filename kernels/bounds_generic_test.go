@@ -85,17 +85,8 @@ func TestGenericLoopBounds(t *testing.T) {
 						}
 						continue
 					}
-					ref, l := refExact(pr.from, pr.to, v)
-					want := int64(0)
-					switch {
-					case ref.Cmp(bigMin) <= 0:
-						want, over = math.MinInt64+1, over+1
-					case ref.Cmp(bigMax) > 0:
-						want, over = math.MaxInt64, over+1
-					default:
-						want = ref.Int64()
-						lossy += b2i(l)
-					}
+					want, o, l := refClamp(pr.from, pr.to, v)
+					over, lossy = over+b2i(o), lossy+b2i(l)
 					if got != want {
 						t.Fatalf("%s (%s): element %d: %d -> %d, want %d", tr, order, i, v, got, want)
 					}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"math/big"
 
 	"github.com/zarr-dt64/dt64/dtype"
@@ -78,6 +79,20 @@ func refInstant(u dtype.Unit, x *big.Int) *big.Int {
 		return new(big.Int).Mul(refDaysFromCivil(q.Add(q, bi(1970)), r.Int64()+1, 1), day)
 	}
 	return new(big.Int).Mul(x, attos(u))
+}
+
+// refClamp is the clamp policy's result for v (not NaT): the exact result
+// saturated to [MinInt64+1, MaxInt64], whether it overflowed, and whether
+// a non-zero remainder is dropped (counted only when it did not overflow).
+func refClamp(from, to dtype.DataType, v int64) (want int64, over, lossy bool) {
+	ref, l := refExact(from, to, v)
+	switch {
+	case ref.Cmp(bigMin) <= 0:
+		return math.MinInt64 + 1, true, false
+	case ref.Cmp(bigMax) > 0:
+		return math.MaxInt64, true, false
+	}
+	return ref.Int64(), false, l
 }
 
 // refExact returns the exact result of converting v (not NaT) and whether a

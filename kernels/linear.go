@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"unsafe"
 )
 
 // A linear conversion is floor(v*num/den) with the exact reduced factor.
@@ -269,38 +270,54 @@ func mulDivLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, na
 // in the high half; src has fewer than 2^32 elements), and the remainder
 // test is q*d != x, as in divLoopOf.
 func mulDivLoopOf[O byteOrders](dst, src []uint64, num, vmax, d, magic uint64, sh uint) (n, nat, lossy int) {
-	dst = dst[:len(src)]
+	n = len(src)
+	if n == 0 || len(dst) < n {
+		return 0, 0, 0
+	}
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
-	for i, w := range src {
-		if swapIn {
-			w = bits.ReverseBytes64(w)
-		}
-		// In range, v*num has the sign of v: one mask serves the range
-		// test and the division.
-		s := uint64(int64(w) >> 63)
-		if w^s > vmax { // NaT folds to MaxInt64
-			if w != natBits {
-				return i, int(acc >> 32), int(acc & (1<<32 - 1))
+	// A negative byte offset from the ends of both slices counts up to 0:
+	// no length stays live in a register. MULQ takes RAX and RDX and the
+	// shift CX, and with one more live value the compiler kept the index
+	// on the stack, a store-to-load chain on every element.
+	sEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), 8*n)
+	dEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), 8*n)
+	off := -8 * n
+	for {
+		// The common case alone, so that the rare one's constants do not
+		// take registers or instructions from it.
+		for ; off < 0; off += 8 {
+			w := *(*uint64)(unsafe.Add(sEnd, off))
+			if swapIn {
+				w = bits.ReverseBytes64(w)
 			}
-			acc += 1 << 32
-			q := uint64(natBits)
+			// In range, v*num has the sign of v: one mask serves the
+			// range test and the division.
+			s := uint64(int64(w) >> 63)
+			if w^s > vmax { // NaT folds to MaxInt64
+				break
+			}
+			x := w * num
+			hi, _ := bits.Mul64(x^s, magic)
+			q := (hi >> (sh & 63)) ^ s
+			acc += uint64(b2i(q*d != x))
 			if swapOut {
 				q = bits.ReverseBytes64(q)
 			}
-			dst[i] = q
-			continue
+			*(*uint64)(unsafe.Add(dEnd, off)) = q
 		}
-		x := w * num
-		hi, _ := bits.Mul64(x^s, magic)
-		q := (hi >> (sh & 63)) ^ s
-		acc += uint64(b2i(q*d != x))
-		if swapOut {
-			q = bits.ReverseBytes64(q)
+		if off >= 0 {
+			break
 		}
-		dst[i] = q
+		// NaT stays NaT; anything else out of range goes back to mulDivLoop.
+		if *(*uint64)(unsafe.Add(sEnd, off)) != natWord(swapIn) {
+			return n + off/8, int(acc >> 32), int(acc & (1<<32 - 1))
+		}
+		acc += 1 << 32
+		*(*uint64)(unsafe.Add(dEnd, off)) = natWord(swapOut)
+		off += 8
 	}
-	return len(src), int(acc >> 32), int(acc & (1<<32 - 1))
+	return n, int(acc >> 32), int(acc & (1<<32 - 1))
 }
 
 // mulDivWide is floor(v*num/d) for a value beyond mulDivLoopOf's range (not

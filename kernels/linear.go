@@ -18,13 +18,12 @@ type linearParams struct {
 	q0, rem uint64
 	den     int128
 
-	k       uint64  // multiply loop: factor k
-	lo, hi  int64   // multiply loop: v*k fits exactly when lo <= v <= hi
-	div     divisor // divide and mul-div loops: the denominator
-	num     uint64  // mul-div loop: numerator
-	qlo     int64   // mul-div loop: q*num+t fits when qlo <= q <= qhi
-	qhi     int64
-	natLoss int // 1 when divLoop's arithmetic counts NaT as lossy
+	k      uint64  // multiply loop: factor k
+	lo, hi int64   // multiply loop: v*k fits exactly when lo <= v <= hi
+	div    divisor // divide and mul-div loops: the denominator
+	num    uint64  // mul-div loop: numerator
+	qlo    int64   // mul-div loop: q*num+t fits when qlo <= q <= qhi
+	qhi    int64
 }
 
 var two63 = new(big.Int).Lsh(big.NewInt(1), 63)
@@ -76,8 +75,6 @@ func compileLinear(num, den *big.Int) (op opKind, p linearParams, ok bool) {
 		return opMul, p, true
 	case n64 == 1:
 		p.div = newDivisor(d64)
-		// NaT (MinInt64) folds to u = MaxInt64, "exact" iff MaxInt64 % d == d-1.
-		p.natLoss = b2i(uint64(math.MaxInt64)%d64 != d64-1)
 		return opDiv, p, true
 	}
 	if hi, lo := bits.Mul64(n64, d64); hi == 0 && lo < 1<<63 {
@@ -179,41 +176,56 @@ func divLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, 
 		default:
 			nat1, lossy1 = divLoopOf[orderSwapBoth](d, s, dv.d, dv.magic, sh)
 		}
-		// NaT went through the arithmetic as a number: take back what it
-		// added to the lossy count.
-		n, nat, lossy = n+k, nat+nat1, lossy+lossy1-nat1*p.natLoss
+		n, nat, lossy = n+k, nat+nat1, lossy+lossy1
 	}
 	return n, nat, lossy
 }
 
 // divLoopOf converts all of src (fewer than 2^32 elements) and returns
-// the NaT count and how many elements, NaT included, had a remainder.
+// the NaT count and how many other elements had a remainder.
 // Every value, NaT too, is a valid dividend, so the loop has no branch.
 // It keeps its loop in registers (MULQ takes two of them and the variable
 // shift a third): the NaT and lossy counts share one accumulator (NaT in
 // the high half), and the remainder test needs neither the sign mask nor
 // d-1: q = floor(v/d) leaves v - q*d in [0, d), so v is exact iff q*d == v.
 func divLoopOf[O byteOrders](dst, src []uint64, d, magic uint64, sh uint) (nat, lossy int) {
-	dst = dst[:len(src)]
+	n := len(src)
+	if n == 0 || len(dst) < n {
+		return 0, 0
+	}
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
-	for i, w := range src {
-		if swapIn {
-			w = bits.ReverseBytes64(w)
+	// As in mulDivLoopOf: a negative offset from the ends, and NaT in an
+	// outer loop, leave the inner one registers to spare around MULQ.
+	sEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), 8*n)
+	dEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), 8*n)
+	nat1 := natWord(swapIn)
+	off := -8 * n
+	for {
+		for ; off < 0; off += 8 {
+			w := *(*uint64)(unsafe.Add(sEnd, off))
+			if w == nat1 {
+				break
+			}
+			if swapIn {
+				w = bits.ReverseBytes64(w)
+			}
+			// floor(v/d) = ^(^v/d) for v < 0: fold the sign with a mask.
+			s := uint64(int64(w) >> 63)
+			hi, _ := bits.Mul64(w^s, magic)
+			q := (hi >> (sh & 63)) ^ s
+			acc += uint64(b2i(q*d != w))
+			if swapOut {
+				q = bits.ReverseBytes64(q)
+			}
+			*(*uint64)(unsafe.Add(dEnd, off)) = q
 		}
-		// floor(v/d) = ^(^v/d) for v < 0: fold the sign with a mask.
-		s := uint64(int64(w) >> 63)
-		hi, _ := bits.Mul64(w^s, magic)
-		q := (hi >> (sh & 63)) ^ s
-		acc += uint64(b2i(q*d != w))
-		if w == natBits {
-			q = natBits
-			acc += 1 << 32
+		if off >= 0 {
+			break
 		}
-		if swapOut {
-			q = bits.ReverseBytes64(q)
-		}
-		dst[i] = q
+		acc += 1 << 32
+		*(*uint64)(unsafe.Add(dEnd, off)) = natWord(swapOut)
+		off += 8
 	}
 	return int(acc >> 32), int(acc & (1<<32 - 1))
 }

@@ -195,14 +195,14 @@ func divLoopOf[O byteOrders](dst, src []uint64, d, magic uint64, sh uint) (nat, 
 	}
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
-	// As in mulDivLoopOf: a negative offset from the ends, and NaT in an
+	// As in mulDivLoopOf: an offset from the last elements, and NaT in an
 	// outer loop, leave the inner one registers to spare around MULQ.
-	sEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), 8*n)
-	dEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), 8*n)
+	sEnd := unsafe.Pointer(&src[n-1]) // the last element: checkptr refuses one past the end
+	dEnd := unsafe.Pointer(&dst[n-1])
 	nat1 := natWord(swapIn)
-	off := -8 * n
+	off := -8 * (n - 1)
 	for {
-		for ; off < 0; off += 8 {
+		for ; off <= 0; off += 8 {
 			w := *(*uint64)(unsafe.Add(sEnd, off))
 			if w == nat1 {
 				break
@@ -220,7 +220,7 @@ func divLoopOf[O byteOrders](dst, src []uint64, d, magic uint64, sh uint) (nat, 
 			}
 			*(*uint64)(unsafe.Add(dEnd, off)) = q
 		}
-		if off >= 0 {
+		if off > 0 {
 			break
 		}
 		acc += 1 << 32
@@ -288,17 +288,17 @@ func mulDivLoopOf[O byteOrders](dst, src []uint64, num, vmax, d, magic uint64, s
 	}
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
-	// A negative byte offset from the ends of both slices counts up to 0:
+	// A byte offset from the last elements of both slices counts up to 0:
 	// no length stays live in a register. MULQ takes RAX and RDX and the
 	// shift CX, and with one more live value the compiler kept the index
 	// on the stack, a store-to-load chain on every element.
-	sEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), 8*n)
-	dEnd := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), 8*n)
-	off := -8 * n
+	sEnd := unsafe.Pointer(&src[n-1]) // the last element: checkptr refuses one past the end
+	dEnd := unsafe.Pointer(&dst[n-1])
+	off := -8 * (n - 1)
 	for {
 		// The common case alone, so that the rare one's constants do not
 		// take registers or instructions from it.
-		for ; off < 0; off += 8 {
+		for ; off <= 0; off += 8 {
 			w := *(*uint64)(unsafe.Add(sEnd, off))
 			if swapIn {
 				w = bits.ReverseBytes64(w)
@@ -318,12 +318,12 @@ func mulDivLoopOf[O byteOrders](dst, src []uint64, num, vmax, d, magic uint64, s
 			}
 			*(*uint64)(unsafe.Add(dEnd, off)) = q
 		}
-		if off >= 0 {
+		if off > 0 {
 			break
 		}
 		// NaT stays NaT; anything else out of range goes back to mulDivLoop.
 		if *(*uint64)(unsafe.Add(sEnd, off)) != natWord(swapIn) {
-			return n + off/8, int(acc >> 32), int(acc & (1<<32 - 1))
+			return n - 1 + off/8, int(acc >> 32), int(acc & (1<<32 - 1))
 		}
 		acc += 1 << 32
 		*(*uint64)(unsafe.Add(dEnd, off)) = natWord(swapOut)

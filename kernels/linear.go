@@ -182,17 +182,17 @@ func divLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, nat, 
 }
 
 // divLoopOf converts all of src (fewer than 2^32 elements) and returns
-// the NaT count and how many other elements had a remainder.
-// Every value, NaT too, is a valid dividend, so the loop has no branch.
-// It keeps its loop in registers (MULQ takes two of them and the variable
-// shift a third): the NaT and lossy counts share one accumulator (NaT in
-// the high half), and the remainder test needs neither the sign mask nor
-// d-1: q = floor(v/d) leaves v - q*d in [0, d), so v is exact iff q*d == v.
+// the NaT count and how many other elements had a remainder. It keeps its
+// loop in registers (MULQ takes two of them and the variable shift a
+// third): the NaT and lossy counts share one accumulator (NaT in the high
+// half), and the remainder test needs neither the sign mask nor d-1:
+// q = floor(v/d) leaves v - q*d in [0, d), so v is exact iff q*d == v.
 func divLoopOf[O byteOrders](dst, src []uint64, d, magic uint64, sh uint) (nat, lossy int) {
 	n := len(src)
-	if n == 0 || len(dst) < n {
+	if n == 0 {
 		return 0, 0
 	}
+	dst = dst[:n]
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
 	// As in mulDivLoopOf: an offset from the last elements, and NaT in an
@@ -283,9 +283,10 @@ func mulDivLoop(dst, src []uint64, p *linearParams, swapIn, swapOut bool) (n, na
 // test is q*d != x, as in divLoopOf.
 func mulDivLoopOf[O byteOrders](dst, src []uint64, num, vmax, d, magic uint64, sh uint) (n, nat, lossy int) {
 	n = len(src)
-	if n == 0 || len(dst) < n {
+	if n == 0 {
 		return 0, 0, 0
 	}
+	dst = dst[:n]
 	swapIn, swapOut := orderSwaps[O]()
 	acc := uint64(0)
 	// A byte offset from the last elements of both slices counts up to 0:

@@ -485,7 +485,7 @@ func scanArrayFiles(dir string, a *zarr.Array) (arrayFiles, error) {
 			out.temp = append(out.temp, key)
 		case metadataFiles[key]:
 		default:
-			coords, ok := parseChunkKey(enc, len(grid), key)
+			coords, ok := enc.Parse(key, len(grid))
 			switch {
 			case !ok:
 				out.stray = append(out.stray, key)
@@ -503,39 +503,6 @@ func scanArrayFiles(dir string, a *zarr.Array) (arrayFiles, error) {
 	}
 	sort.Slice(out.chunks, func(i, j int) bool { return out.chunks[i].index < out.chunks[j].index })
 	return out, nil
-}
-
-// parseChunkKey inverts KeyEncoding.Key: the coordinates a key names, if it
-// is exactly the key the encoding writes for them (so "c/01" is not c/1).
-func parseChunkKey(enc zarr.KeyEncoding, ndim int, key string) ([]int64, bool) {
-	rest := key
-	if enc.Name == "default" {
-		if ndim == 0 {
-			return []int64{}, key == "c"
-		}
-		if !strings.HasPrefix(key, "c"+enc.Separator) {
-			return nil, false
-		}
-		rest = key[1+len(enc.Separator):]
-	} else if ndim == 0 {
-		return []int64{}, key == "0"
-	}
-	parts := strings.Split(rest, enc.Separator)
-	if len(parts) != ndim {
-		return nil, false
-	}
-	coords := make([]int64, ndim)
-	for i, p := range parts {
-		if p == "" || strings.TrimLeft(p, "0123456789") != "" {
-			return nil, false
-		}
-		v, err := strconv.ParseInt(p, 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		coords[i] = v
-	}
-	return coords, enc.Key(coords) == key
 }
 
 func inGrid(coords, grid []int64) bool {

@@ -426,27 +426,3 @@ func TestInspectWrittenArray(t *testing.T) {
 		t.Errorf("empty array: %v\n%s", err, out)
 	}
 }
-
-func TestInspectParseChunkKey(t *testing.T) {
-	def := zarr.KeyEncoding{Name: "default", Separator: "/"}
-	dot := zarr.KeyEncoding{Name: "default", Separator: "."}
-	v2 := zarr.KeyEncoding{Name: "v2", Separator: "."}
-	v2s := zarr.KeyEncoding{Name: "v2", Separator: "/"}
-	cases := []struct {
-		enc  zarr.KeyEncoding
-		ndim int
-		key  string
-		ok   bool
-	}{
-		{def, 2, "c/0/1", true}, {def, 2, "c/0", false}, {def, 2, "c/0/01", false},
-		{def, 2, "c/0/+1", false}, {def, 2, "c/0/-1", false}, {def, 1, "c/12", true},
-		{def, 0, "c", true}, {def, 1, "c", false}, {dot, 2, "c.3.4", true}, {dot, 2, "c/3/4", false},
-		{v2, 2, "0.1", true}, {v2, 2, "0.1.2", false}, {v2, 0, "0", true}, {v2s, 3, "1/2/3", true},
-		{v2, 1, "99999999999999999999", false}, {def, 1, "zarr.json", false},
-	}
-	for _, c := range cases {
-		if _, ok := parseChunkKey(c.enc, c.ndim, c.key); ok != c.ok {
-			t.Errorf("parseChunkKey(%v, %d, %q) ok = %v, want %v", c.enc, c.ndim, c.key, ok, c.ok)
-		}
-	}
-}

@@ -15,7 +15,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: all build test fmt-check vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: all build test fmt-check tidy-check test-asm vet unit test-purego test-arm64 test-s390x generate check-generate \
         bench bench-go bench-numpy fuzz fuzz-short demo oracle clean
 
 all: build
@@ -25,13 +25,19 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check vet check-generate unit test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate unit test-asm test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+## tidy-check: both modules' go.mod and go.sum say exactly what the code imports.
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
+	@cd asm && $(GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && go mod tidy' and commit"; exit 1; }
+
 vet:
+	cd asm && $(GO) vet ./...
 	$(GO) vet $(PKGS)
 	GOARCH=arm64 $(GO) vet $(PKGS)
 	GOARCH=s390x $(GO) vet $(PKGS)
@@ -39,6 +45,12 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+
+## test-asm: the generators' own tests (the asm/ module is separate, so
+## `go test ./...` never enters it): every hand-encoded arm64 WORD is
+## checked against GNU as.
+test-asm:
+	cd asm && $(GO) test -count=1 ./...
 
 test-purego:
 	DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS)

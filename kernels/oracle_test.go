@@ -159,7 +159,13 @@ func testOracle(t *testing.T, file string) {
 		file, len(pairs), elems, bitExact, overflows, toGeneric)
 	forEachImpl(t, func(t *testing.T) {
 		for i, c := range cases {
-			checkPair(t, c.conv, c.in, c.want, i)
+			checkPair(t, c.conv, c.in, c.want, i, false)
+		}
+	})
+	// Options.Reference: what verification converts with.
+	t.Run("reference", func(t *testing.T) {
+		for i, c := range cases {
+			checkPair(t, c.conv, c.in, c.want, i, true)
 		}
 	})
 }
@@ -194,7 +200,7 @@ func decode(order binary.ByteOrder, b []byte) []int64 {
 // with want, element by element. With -short (the race detector and qemu
 // runs) each pair takes 3 of the 12 policy × order combinations, rotating
 // with the pair's number, so together the pairs still cover all of them.
-func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected, pairNumber int) {
+func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected, pairNumber int, reference bool) {
 	t.Helper()
 	n := len(in)
 	firstOverflow := -1
@@ -217,7 +223,7 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 			if testing.Short() && (pairNumber+pi*len(orders)+oi)%4 != 0 {
 				continue
 			}
-			tr, err := NewTranscoder(conv, Options{From: o.from, To: o.to, Overflow: pol, Stats: true})
+			tr, err := NewTranscoder(conv, Options{From: o.from, To: o.to, Overflow: pol, Stats: true, Reference: reference})
 			if err != nil {
 				t.Fatalf("%s: %v", conv, err)
 			}

@@ -43,6 +43,11 @@ type Options struct {
 	// Stats computes Stats.Min and Stats.Max (an extra pass over each
 	// block while it is still in L1 cache).
 	Stats bool
+	// Reference converts every element on the exact 128-bit path that
+	// defines the results, with no fast loop and no SIMD: an independent
+	// second opinion, several times slower, for verifying what the fast
+	// paths wrote.
+	Reference bool
 }
 
 // Transcoder is a compiled conversion: the fused one-pass kernel for one
@@ -301,6 +306,14 @@ func failedIndex(err error) int {
 // runBlock runs the op's fast loop, finishing each element the loop stops
 // at with the exact path and the overflow policy.
 func (t *Transcoder) runBlock(dst, src []uint64, base int, swapIn, swapOut bool, acc *accumulator) error {
+	if t.opts.Reference {
+		for i := range src {
+			if err := t.slowElement(dst, src, base, i, swapIn, swapOut, acc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	i := 0
 	for i < len(src) {
 		var n, nat, lossy int

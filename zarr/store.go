@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -33,6 +34,29 @@ type BufferGetter interface {
 	GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error)
 }
 
+// A Syncer is a Store whose writes may sit in volatile memory (a
+// directory's page cache) until synced. Sync makes every Set and Delete
+// that returned before it durable: after a power loss or an OS crash they
+// are all there, whoever made them. Values are atomic either way: a crash
+// before Sync loses some of the writes before it, whole, never part of one.
+//
+// A writer that must never look complete with data missing (the transcode
+// engine) syncs before the write that declares the others done (metadata,
+// a marker), and again after it.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
+// A Versioner tells versions of a stored value apart. Version returns a
+// string that changes whenever the value under key does (a file: its size
+// and modification time in nanoseconds; an object: its ETag or
+// generation), or "" with a nil error when key holds no value. The
+// transcode engine records the versions of the source chunks it reads, so
+// that a resumed run notices a source rewritten in between.
+type Versioner interface {
+	Version(ctx context.Context, key string) (string, error)
+}
+
 // ValidKey reports whether key is a store key dt64 accepts: non-empty,
 // relative, "/"-separated, with no empty, "." or ".." segment, no backslash
 // and no NUL byte. Such a key cannot name anything outside the store.
@@ -57,14 +81,21 @@ func ValidKey(key string) error {
 	return nil
 }
 
-// MemoryStore is a Store in memory, for tests and small pipelines.
+// MemoryStore is a Store in memory, for tests and small pipelines. Its
+// versions (Versioner) count the Sets: every Set gives its key a new one.
 type MemoryStore struct {
-	mu sync.RWMutex
-	m  map[string][]byte
+	mu   sync.RWMutex
+	m    map[string]memValue
+	sets uint64
+}
+
+type memValue struct {
+	b   []byte
+	gen uint64
 }
 
 // NewMemory returns an empty MemoryStore.
-func NewMemory() *MemoryStore { return &MemoryStore{m: make(map[string][]byte)} }
+func NewMemory() *MemoryStore { return &MemoryStore{m: make(map[string]memValue)} }
 
 func (s *MemoryStore) String() string { return "memory" }
 
@@ -78,7 +109,22 @@ func (s *MemoryStore) Get(ctx context.Context, key string) ([]byte, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "get", Path: key, Err: fs.ErrNotExist}
 	}
-	return append([]byte(nil), v...), nil
+	return append([]byte(nil), v.b...), nil
+}
+
+// Version implements Versioner: the number of the Set that stored key's
+// value.
+func (s *MemoryStore) Version(ctx context.Context, key string) (string, error) {
+	if err := ValidKey(key); err != nil {
+		return "", err
+	}
+	s.mu.RLock()
+	v, ok := s.m[key]
+	s.mu.RUnlock()
+	if !ok {
+		return "", nil
+	}
+	return "set " + strconv.FormatUint(v.gen, 10), nil
 }
 
 func (s *MemoryStore) Set(ctx context.Context, key string, value []byte) error {
@@ -87,7 +133,8 @@ func (s *MemoryStore) Set(ctx context.Context, key string, value []byte) error {
 	}
 	v := append([]byte(nil), value...)
 	s.mu.Lock()
-	s.m[key] = v
+	s.sets++
+	s.m[key] = memValue{v, s.sets}
 	s.mu.Unlock()
 	return nil
 }

@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,13 +26,18 @@ const tempPrefix = ".dt64-tmp-"
 // DIR/c/0/1. All access goes through an os.Root, so no key (and no
 // symbolic link inside the directory) can reach a file outside it.
 //
-// Set writes a temporary file in the key's directory and renames it into
-// place, so readers never see a partial value. With Sync set it also
-// fsyncs the file before the rename (durable across power loss, slower).
+// Set writes a temporary file in the key's directory, fsyncs it and
+// renames it into place, so readers never see a partial value and, once
+// the rename is durable, neither does anyone after a crash. Sync makes the
+// renames durable (see Syncer). Versions (Versioner) are a file's size and
+// modification time in nanoseconds.
 type DirStore struct {
 	path string
-	// Sync makes Set fsync each value before renaming it into place.
-	Sync bool
+	// NoSync skips the fsync of each value before its rename, and makes
+	// Sync do nothing: for scratch output. Faster, but after a power loss
+	// or an OS crash, values written shortly before may be missing, empty
+	// or torn, whatever was synced.
+	NoSync bool
 
 	mu   sync.Mutex
 	root *os.Root
@@ -177,7 +184,7 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 		return err
 	}
 	_, err = f.Write(value)
-	if err == nil && d.Sync {
+	if err == nil && !d.NoSync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -191,6 +198,87 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 		return err
 	}
 	return nil
+}
+
+// Sync implements Syncer: it makes every value written to the directory so
+// far durable, by any process, and the directory's own entry in its parent
+// (on Linux with one syncfs(2) of the file system; elsewhere by an fsync of
+// every directory of the store).
+func (d *DirStore) Sync(ctx context.Context) error {
+	if d.NoSync {
+		return nil
+	}
+	r, err := d.openRoot(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing written, nothing to make durable
+	}
+	if err != nil {
+		return err
+	}
+	if err := syncTree(ctx, r); err != nil {
+		return fmt.Errorf("%s: making writes durable: %w", d.path, err)
+	}
+	if err := syncDir(filepath.Dir(filepath.Clean(d.path))); err != nil {
+		return fmt.Errorf("%s: making the directory's entry durable: %w", d.path, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs one directory: the names it holds become durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return ignoreUnsupported(err)
+}
+
+// syncEveryDir fsyncs every directory of the store: on systems without
+// syncfs, what makes the renames in them durable.
+func syncEveryDir(ctx context.Context, r *os.Root) error {
+	return fs.WalkDir(r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f, err := r.Open(p)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return ignoreUnsupported(err)
+	})
+}
+
+// Version implements Versioner: "size=N mtime=NS" for a regular file, ""
+// for a missing key, an error for anything else at key.
+func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
+	if err := ValidKey(key); err != nil {
+		return "", err
+	}
+	r, err := d.openRoot(false)
+	if err == nil {
+		var st fs.FileInfo
+		if st, err = r.Stat(key); err == nil {
+			if !st.Mode().IsRegular() {
+				return "", fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(st.Mode()))
+			}
+			return "size=" + strconv.FormatInt(st.Size(), 10) + " mtime=" + strconv.FormatInt(st.ModTime().UnixNano(), 10), nil
+		}
+	}
+	if errors.Is(notExist(err), fs.ErrNotExist) {
+		return "", nil
+	}
+	return "", err
 }
 
 func (d *DirStore) Delete(ctx context.Context, key string) error {

@@ -8,3 +8,7 @@ import "os"
 // tag have no O_NONBLOCK open of a named pipe; the fstat check in GetInto
 // still refuses anything that is not a regular file.
 const readFlags = os.O_RDONLY
+
+// ignoreUnsupported: directories cannot be fsynced here (Windows refuses
+// to open them for it); the values' own fsyncs stand.
+func ignoreUnsupported(err error) error { return nil }

@@ -3,6 +3,7 @@
 package zarr
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -11,3 +12,12 @@ import (
 // named pipe (FIFO) return at once instead of waiting for a writer, so
 // GetInto can refuse it after fstat; on regular files it changes nothing.
 const readFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
+// ignoreUnsupported: some file systems cannot fsync a directory (EINVAL);
+// there nothing more can be done, and the values' own fsyncs stand.
+func ignoreUnsupported(err error) error {
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,20 @@
+package zarr
+
+import (
+	"context"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// syncTree makes everything written under r durable with one syncfs(2):
+// every file's data and every rename, including those of other processes
+// (an earlier, killed run whose chunks a resumed run keeps).
+func syncTree(ctx context.Context, r *os.Root) error {
+	f, err := r.Open(".")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Syncfs(int(f.Fd()))
+}

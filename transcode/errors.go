@@ -26,6 +26,10 @@ var (
 	// ErrVerify marks a destination chunk that does not hold the
 	// conversion of the source.
 	ErrVerify = errors.New("verification failed")
+	// ErrSourceChanged marks a source chunk rewritten while a run (or
+	// the runs of one job: kills and resumes, parts) was reading the
+	// source.
+	ErrSourceChanged = errors.New("the source changed")
 )
 
 func planErr(format string, args ...any) error {
@@ -77,3 +81,20 @@ func (e *VerifyError) Error() string {
 }
 
 func (e *VerifyError) Unwrap() error { return ErrVerify }
+
+// DestinationError says what an existing destination holds that stopped a
+// run. Resume and Overwrite say whether Options.Resume or
+// Options.Overwrite would let a run go on there, for a caller to offer.
+type DestinationError struct {
+	Destination string // its location
+	Holds       string // what it holds, e.g. "an interrupted transcode of this plan"
+	Err         error  // ErrDestinationExists or ErrPlanMismatch
+	Resume      bool
+	Overwrite   bool
+}
+
+func (e *DestinationError) Error() string {
+	return fmt.Sprintf("%v: %s holds %s", e.Err, e.Destination, e.Holds)
+}
+
+func (e *DestinationError) Unwrap() error { return e.Err }

@@ -89,7 +89,7 @@ func (s *diskStore) Set(ctx context.Context, key string, v []byte) error {
 		if err := os.WriteFile(p, v[:part], 0o644); err != nil {
 			return err
 		}
-	case s.mode == tornInPlace && !strings.HasPrefix(path.Base(key), ".") && !isMetadataKey(key):
+	case s.mode == tornInPlace && !strings.HasPrefix(key, ".dt64-") && !strings.HasPrefix(path.Base(key), ".") && !isMetadataKey(key):
 		if err := s.DirStore.Set(ctx, key, v[:part]); err != nil {
 			return err
 		}

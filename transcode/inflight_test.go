@@ -14,7 +14,8 @@ type wrappedStore struct{ zarr.Store }
 
 // Units in flight default to the workers between local stores (their I/O
 // is CPU work) and to twice the workers otherwise (I/O is waiting); an
-// explicit InFlight wins either way, and the memory bound follows.
+// explicit InFlight wins either way, also below Workers (then only that
+// many units convert at once), and the memory bound follows.
 func TestInFlightDefaults(t *testing.T) {
 	srcDir := filepath.Join(t.TempDir(), "s")
 	v2Source(t, zarr.Dir(srcDir))
@@ -24,22 +25,24 @@ func TestInFlightDefaults(t *testing.T) {
 		name              string
 		src, dst          zarr.Store
 		workers, inFlight int
+		wantWorkers       int
 		wantInFlight      int
 	}{
-		{"dir to dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3},
-		{"memory to memory", mem, zarr.NewMemory(), 2, 0, 2},
-		{"wrapped source", &wrappedStore{zarr.Dir(srcDir)}, zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 6},
-		{"wrapped destination", zarr.Dir(srcDir), &wrappedStore{zarr.NewMemory()}, 2, 0, 4},
-		{"explicit, local", zarr.Dir(srcDir), zarr.NewMemory(), 2, 5, 5},
-		{"explicit below workers", &wrappedStore{mem}, zarr.NewMemory(), 3, 1, 3},
+		{"dir to dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
+		{"memory to memory", mem, zarr.NewMemory(), 2, 0, 2, 2},
+		{"wrapped source", &wrappedStore{zarr.Dir(srcDir)}, zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
+		{"wrapped destination", zarr.Dir(srcDir), &wrappedStore{zarr.NewMemory()}, 2, 0, 2, 4},
+		{"explicit, local", zarr.Dir(srcDir), zarr.NewMemory(), 2, 5, 2, 5},
+		{"explicit below workers", &wrappedStore{mem}, zarr.NewMemory(), 3, 1, 1, 1},
+		{"explicit below workers, local", zarr.Dir(srcDir), zarr.NewMemory(), 4, 2, 2, 2},
 	} {
 		tr, err := transcode.New(ctx, c.src, c.dst, transcode.Options{Workers: c.workers, InFlight: c.inFlight})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		p := tr.Plan()
-		if p.InFlight != c.wantInFlight || p.Workers != c.workers {
-			t.Errorf("%s: %d workers, %d in flight; want %d, %d", c.name, p.Workers, p.InFlight, c.workers, c.wantInFlight)
+		if p.InFlight != c.wantInFlight || p.Workers != c.wantWorkers {
+			t.Errorf("%s: %d workers, %d in flight; want %d, %d", c.name, p.Workers, p.InFlight, c.wantWorkers, c.wantInFlight)
 		}
 		one, err := transcode.New(ctx, c.src, c.dst, transcode.Options{Workers: 1, InFlight: 1})
 		if err != nil {

@@ -3,6 +3,7 @@ package transcode
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"strconv"
 	"strings"
@@ -44,7 +45,8 @@ type Options struct {
 	Exact bool
 
 	// Workers is how many chunks are converted at once (CPU work);
-	// 0 means runtime.NumCPU().
+	// 0 means runtime.NumCPU(). With fewer units in flight (InFlight),
+	// only that many can be.
 	Workers int
 	// InFlight is how many work units may be in progress at once,
 	// including those waiting for the store. 0 means Workers when both
@@ -52,8 +54,9 @@ type Options struct {
 	// a copy to or from the page cache, CPU work that more units in
 	// flight would only share out) and 2 × Workers otherwise (a remote
 	// store's latency is waiting, during which another unit can use the
-	// CPU). It is the memory bound's multiplier (see the package
-	// documentation).
+	// CPU). Below Workers it is honoured, and only that many units
+	// convert at once: it is the memory bound's multiplier (see the
+	// package documentation).
 	InFlight int
 	// Part restricts the run to one deterministic share of the work.
 	Part Part
@@ -233,10 +236,16 @@ func (p Part) count() int {
 func (p Part) String() string { return fmt.Sprintf("%d/%d", p.Index, p.count()) }
 
 // units returns the contiguous range of work units [lo, hi) of part p out
-// of n: deterministic, so parts on different machines agree.
+// of n: deterministic, so parts on different machines agree. The products
+// n·I are taken in 128 bits: they overflow int64 for large unit counts.
 func (p Part) units(n int64) (lo, hi int64) {
-	c := int64(p.count())
-	return n * int64(p.Index) / c, n * int64(p.Index+1) / c
+	c := uint64(p.count())
+	at := func(i int) int64 {
+		h, l := bits.Mul64(uint64(n), uint64(i))
+		q, _ := bits.Div64(h, l, c) // h < c, since i <= c: no overflow
+		return int64(q)
+	}
+	return at(p.Index), at(p.Index + 1)
 }
 
 func (o *Options) workers() int {
@@ -251,13 +260,17 @@ func (o *Options) workers() int {
 func (o *Options) inFlight(localIO bool) int {
 	w := o.workers()
 	switch {
-	case o.InFlight >= w:
+	case o.InFlight > 0:
 		return o.InFlight
-	case o.InFlight > 0 || localIO:
+	case localIO:
 		return w
 	}
 	return 2 * w
 }
+
+// cpus is how many units convert at once: Workers, but never more than
+// are in flight (a unit converts only while it is in flight).
+func (o *Options) cpus(localIO bool) int { return min(o.workers(), o.inFlight(localIO)) }
 
 // localStores reports whether reading src and writing dst costs CPU
 // rather than waiting: a directory (the page cache) or memory. A unit

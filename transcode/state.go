@@ -7,25 +7,41 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// Keys of the run's state in the destination. They start with a dot, so
-// no chunk key encoding produces them, and they are removed once the
-// metadata is written.
+// The run's state in the destination. Every key starts with statePrefix,
+// which no chunk key encoding produces, so the state is told from the
+// array's own keys by name alone. Each state transition records its intent
+// before it acts, so a run killed at any moment leaves something the next
+// one can finish:
+//
+//	planKey      a run is in progress (written and synced before any chunk)
+//	sourcesKey   the versions of the source chunks a part reads
+//	partKey      a part is done (its chunks synced before it is written)
+//	finalKey     every part is done, the metadata is being written (with
+//	             the summed summary); after it, the state is removed
+//	wipeKey      an overwrite is deleting the array it names
 const (
-	planKey     = ".dt64-transcode.json"
-	partsPrefix = ".dt64-parts/"
+	statePrefix   = ".dt64-"
+	planKey       = ".dt64-transcode.json"
+	partsPrefix   = ".dt64-parts/"
+	sourcesPrefix = ".dt64-sources/"
+	finalKey      = ".dt64-finalize.json"
+	wipeKey       = ".dt64-wipe.json"
 )
 
-func partKey(p Part) string {
-	return fmt.Sprintf("%s%d-of-%d.json", partsPrefix, p.Index, p.count())
-}
+// isStateKey reports whether key is part of a run's state, not the array.
+func isStateKey(key string) bool { return strings.HasPrefix(key, statePrefix) }
+
+func partName(p Part) string { return fmt.Sprintf("%d-of-%d.json", p.Index, p.count()) }
+
+func partKey(p Part) string    { return partsPrefix + partName(p) }
+func sourcesKey(p Part) string { return sourcesPrefix + partName(p) }
 
 // partDoc records a finished part and its statistics.
 type partDoc struct {
@@ -34,6 +50,13 @@ type partDoc struct {
 	FirstUnit int64   `json:"first_unit"`
 	EndUnit   int64   `json:"end_unit"`
 	Summary   Summary `json:"summary"`
+}
+
+// finalDoc records a finalize in progress: the summary of all parts, so
+// that whichever run completes the cleanup reports it.
+type finalDoc struct {
+	Tool    string  `json:"tool"`
+	Summary Summary `json:"summary"`
 }
 
 type startMode int
@@ -46,90 +69,133 @@ const (
 
 // prepare decides, from what the destination holds, whether this run
 // starts afresh, resumes, or finds the work done, and refuses to touch a
-// destination the options do not allow it to.
-func (t *Transcoder) prepare(ctx context.Context) (startMode, error) {
+// destination the options do not allow it to. A finalize or an overwrite
+// that an earlier run left half done is finished here first. For
+// startComplete it returns the summary to report.
+func (t *Transcoder) prepare(ctx context.Context) (startMode, Summary, error) {
 	if err := t.checkOverlap(); err != nil {
-		return 0, err
+		return 0, Summary{}, err
 	}
-	dst := t.dstStore
-	name := storeName(dst)
-	stored, err := t.storedPlan(ctx)
-	if err != nil {
-		return 0, err
+	if done, err := t.finishWipe(ctx); err != nil || done {
+		if err != nil {
+			return 0, Summary{}, err
+		}
+		return startFresh, Summary{}, t.writePlan(ctx)
 	}
 	partMode := t.opts.Part.count() > 1
-	switch {
-	case stored != nil:
+	stored, err := t.storedPlan(ctx)
+	if err != nil {
+		return 0, Summary{}, err
+	}
+	if stored != nil {
 		if diff := t.doc.mismatch(stored); diff != "" {
 			if t.opts.Overwrite {
-				return t.startOver(ctx)
+				return t.startOver(ctx, stored.Destination)
 			}
-			return 0, fmt.Errorf("%w: %s holds an interrupted transcode with another plan (%s); use --overwrite to discard it", ErrPlanMismatch, name, diff)
+			return 0, Summary{}, t.destErr(ErrPlanMismatch, "an interrupted transcode with another plan ("+diff+")", false, true)
 		}
-		switch {
-		case t.opts.Overwrite:
-			return t.startOver(ctx)
-		case t.opts.Resume || partMode:
-			return startResume, nil
-		}
-		return 0, fmt.Errorf("%w: %s holds an interrupted transcode of this plan; use --resume to finish it or --overwrite to start over", ErrDestinationExists, name)
 	}
-	hasMeta, same, err := t.storedMetadata(ctx)
+	_, same, err := t.storedMetadata(ctx)
 	if err != nil {
-		return 0, err
+		return 0, Summary{}, err
 	}
 	switch {
-	case hasMeta && t.opts.Overwrite:
-		return t.startOver(ctx)
-	case hasMeta && same && (t.opts.Resume || partMode):
-		return startComplete, nil
-	case hasMeta && same:
-		return 0, fmt.Errorf("%w: %s already holds this transcode, complete (--resume accepts that; --overwrite redoes it)", ErrDestinationExists, name)
-	case hasMeta:
-		return 0, fmt.Errorf("%w: %s holds a Zarr array; use --overwrite to replace it", ErrDestinationExists, name)
+	case t.opts.Overwrite && (stored != nil || same):
+		docs := t.doc.Destination
+		if stored != nil {
+			docs = stored.Destination
+		}
+		return t.startOver(ctx, docs)
+	case same:
+		// Complete: this plan's metadata is there. A finalize killed after
+		// writing it left state behind; clean it up whatever the options.
+		sum, err := t.completed(ctx)
+		if err != nil {
+			return 0, sum, err
+		}
+		if sum.AlreadyComplete && !t.opts.Resume && !partMode {
+			return 0, sum, t.destErr(ErrDestinationExists, "this transcode, complete", true, true)
+		}
+		return startComplete, sum, nil
+	case stored != nil && (t.opts.Resume || partMode):
+		return startResume, Summary{}, nil
+	case stored != nil:
+		return 0, Summary{}, t.destErr(ErrDestinationExists, "an interrupted transcode of this plan", true, true)
 	}
-	keys, err := dst.List(ctx, "")
+	keys, err := t.dstStore.List(ctx, "")
 	if err != nil {
-		return 0, err
+		return 0, Summary{}, err
+	}
+	if len(keys) == 0 {
+		return startFresh, Summary{}, t.writePlan(ctx)
 	}
 	if slices.Contains(keys, planKey) {
 		// Another part created the plan marker after we looked.
 		return t.prepare(ctx)
 	}
-	if len(keys) > 0 {
-		return 0, fmt.Errorf("%w: %s holds %d files (%s...) that are neither a Zarr array nor a dt64 transcode; refusing to write there or delete them", ErrDestinationExists, name, len(keys), keys[0])
+	if t.opts.Overwrite {
+		return t.startOver(ctx, nil)
 	}
-	return startFresh, t.writePlan(ctx)
+	return 0, Summary{}, t.destErr(ErrDestinationExists, t.describe(ctx, keys), false, t.overwritable(ctx, keys))
 }
 
-func (t *Transcoder) startOver(ctx context.Context) (startMode, error) {
-	if err := t.wipe(ctx); err != nil {
-		return 0, err
-	}
-	return startFresh, t.writePlan(ctx)
+// destErr builds the error for a destination that holds something: the
+// options that would let a run go on are in the error for the caller to
+// offer (the library names no command-line flags).
+func (t *Transcoder) destErr(err error, holds string, resume, overwrite bool) error {
+	return &DestinationError{Destination: storeName(t.dstStore), Holds: holds, Err: err, Resume: resume, Overwrite: overwrite}
 }
 
 func (t *Transcoder) writePlan(ctx context.Context) error {
-	b, err := json.MarshalIndent(&t.doc, "", "  ")
+	if err := t.writeState(ctx, planKey, &t.doc); err != nil {
+		return err
+	}
+	// Durable before any chunk: a destination holding chunks but no plan
+	// marker would be nobody's, and no later run would touch it.
+	return t.sync(ctx)
+}
+
+// writeState stores one state document.
+func (t *Transcoder) writeState(ctx context.Context, key string, doc any) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
-	return t.dstStore.Set(ctx, planKey, append(b, '\n'))
+	return t.dstStore.Set(ctx, key, append(b, '\n'))
+}
+
+// readState reads one state document into doc; found is false when key
+// is not stored.
+func (t *Transcoder) readState(ctx context.Context, key string, doc any) (found bool, err error) {
+	b, err := t.dstStore.Get(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, doc); err != nil {
+		return true, fmt.Errorf("%s/%s: unreadable dt64 state (%v)", storeName(t.dstStore), key, err)
+	}
+	return true, nil
 }
 
 func (t *Transcoder) storedPlan(ctx context.Context) (*planDoc, error) {
-	b, err := t.dstStore.Get(ctx, planKey)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	var p planDoc
+	found, err := t.readState(ctx, planKey, &p)
+	if !found || err != nil {
 		return nil, err
 	}
-	var p planDoc
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("%s/%s: unreadable plan marker (%v); use --overwrite to start over", storeName(t.dstStore), planKey, err)
-	}
 	return &p, nil
+}
+
+// sync makes the destination's writes so far durable, when its store can
+// tell (a zarr.Syncer, possibly behind Unwrappers).
+func (t *Transcoder) sync(ctx context.Context) error {
+	if s, ok := find[zarr.Syncer](t.dstStore); ok {
+		return s.Sync(ctx)
+	}
+	return nil
 }
 
 // storedMetadata reports whether the destination holds array metadata and
@@ -155,27 +221,6 @@ func (t *Transcoder) storedMetadata(ctx context.Context) (has, same bool, err er
 		}
 	}
 	return has, has && same, nil
-}
-
-// wipe deletes a destination array (metadata first, so it stops looking
-// complete at once), a run's state and stray temporary files.
-func (t *Transcoder) wipe(ctx context.Context) error {
-	dst := t.dstStore
-	for _, k := range []string{"zarr.json", ".zarray", ".zattrs"} {
-		if err := dst.Delete(ctx, k); err != nil {
-			return err
-		}
-	}
-	keys, err := dst.List(ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := dst.Delete(ctx, k); err != nil {
-			return err
-		}
-	}
-	return t.cleanTemps(ctx, true)
 }
 
 // cleanTemps removes temporary files a killed run left in the destination:
@@ -240,203 +285,4 @@ func canonical(p string) string {
 		return filepath.Join(r, filepath.Base(a))
 	}
 	return a
-}
-
-// Run does this process's part of the transcode: every work unit of the
-// part, then a part marker; when every part is done (always, for an
-// unpartitioned run) it finalizes: writes the destination's metadata and
-// removes the run's state. On any error the metadata is not written, so
-// the destination never looks complete; Resume continues from there.
-func (t *Transcoder) Run(ctx context.Context) (Summary, error) {
-	start := time.Now()
-	sum := Summary{Units: t.hi - t.lo, Parts: t.opts.Part.count()}
-	mode, err := t.prepare(ctx)
-	if err != nil {
-		return sum, err
-	}
-	if mode == startComplete {
-		sum.Complete, sum.AlreadyComplete, sum.PartsDone = true, true, sum.Parts
-		sum.Elapsed = time.Since(start)
-		return sum, nil
-	}
-	resume := mode == startResume
-	done := false
-	if resume {
-		if b, err := t.dstStore.Get(ctx, partKey(t.opts.Part)); err == nil {
-			var p partDoc
-			if json.Unmarshal(b, &p) == nil && p.FirstUnit == t.lo && p.EndUnit == t.hi {
-				sum, done = p.Summary, true
-				sum.Complete = false
-			}
-		}
-		if !done {
-			if err := t.cleanTemps(ctx, t.opts.Part.count() == 1); err != nil {
-				return sum, err
-			}
-		}
-	}
-	if !done {
-		var mu sync.Mutex
-		err := t.forEachUnit(ctx, t.lo, t.hi, func(ctx context.Context, b *buffers, u int64) error {
-			us, err := t.doUnit(ctx, b, u, resume)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			if us.resumed {
-				sum.Resumed++
-			}
-			sum.Chunks += us.chunks
-			sum.Stored += us.stored
-			sum.Elements += us.elements
-			sum.NaT += us.nat
-			sum.Overflowed += us.overflowed
-			sum.Lossy += us.lossy
-			mu.Unlock()
-			t.progress.unitsDone.Add(1)
-			t.progress.elements.Add(us.elements)
-			return nil
-		})
-		sum.BytesRead, sum.BytesWritten = t.srcIO.read.Load(), t.dstIO.written.Load()
-		sum.Elapsed = time.Since(start)
-		if err != nil {
-			return sum, err
-		}
-		p := partDoc{Part: t.opts.Part.Index, Parts: t.opts.Part.count(), FirstUnit: t.lo, EndUnit: t.hi, Summary: sum}
-		b, err := json.MarshalIndent(&p, "", "  ")
-		if err != nil {
-			return sum, err
-		}
-		if err := t.dstStore.Set(ctx, partKey(t.opts.Part), append(b, '\n')); err != nil {
-			return sum, err
-		}
-	}
-	fin, err := t.finalize(ctx)
-	sum.PartsDone = fin.PartsDone
-	sum.Elapsed = time.Since(start)
-	if errors.Is(err, ErrIncomplete) {
-		return sum, nil // other parts still running: the last one finalizes
-	}
-	if err != nil {
-		return sum, err
-	}
-	sum.Complete = fin.Complete
-	return sum, nil
-}
-
-// Finalize writes the destination's metadata once every part of a
-// partitioned run is done, and removes the run's state. Its Summary adds
-// up the parts. It is what the last part to finish does by itself; call it
-// (dt64 transcode --finalize) when that part died after its marker.
-func (t *Transcoder) Finalize(ctx context.Context) (Summary, error) {
-	if err := t.checkOverlap(); err != nil {
-		return Summary{}, err
-	}
-	return t.finalize(ctx)
-}
-
-func (t *Transcoder) finalize(ctx context.Context) (Summary, error) {
-	var sum Summary
-	stored, err := t.storedPlan(ctx)
-	if err != nil {
-		return sum, err
-	}
-	if stored == nil {
-		has, same, err := t.storedMetadata(ctx)
-		switch {
-		case err != nil:
-			return sum, err
-		case same:
-			sum.Complete, sum.AlreadyComplete = true, true
-			return sum, nil
-		case has:
-			return sum, fmt.Errorf("%w: %s holds a Zarr array that this plan did not write", ErrPlanMismatch, storeName(t.dstStore))
-		}
-		return sum, fmt.Errorf("%w: %s holds no transcode in progress", ErrIncomplete, storeName(t.dstStore))
-	}
-	if diff := t.doc.mismatch(stored); diff != "" {
-		return sum, fmt.Errorf("%w: %s holds a transcode with another plan (%s)", ErrPlanMismatch, storeName(t.dstStore), diff)
-	}
-	keys, err := t.dstStore.List(ctx, partsPrefix)
-	if err != nil {
-		return sum, err
-	}
-	groups := map[int][]partDoc{}
-	for _, k := range keys {
-		b, err := t.dstStore.Get(ctx, k)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // another part finalizing at the same time removed it
-		}
-		if err != nil {
-			return sum, err
-		}
-		var p partDoc
-		if err := json.Unmarshal(b, &p); err != nil || p.Parts < 1 {
-			return sum, fmt.Errorf("%s/%s: unreadable part marker", storeName(t.dstStore), k)
-		}
-		groups[p.Parts] = append(groups[p.Parts], p)
-	}
-	var complete []partDoc
-	best, bestN := 0, t.opts.Part.count()
-	for n, ps := range groups {
-		seen := map[int]bool{}
-		for _, p := range ps {
-			seen[p.Part] = true
-		}
-		if len(seen) == n {
-			complete = ps
-			break
-		}
-		if len(seen) > best {
-			best, bestN = len(seen), n
-		}
-	}
-	if complete == nil {
-		sum.PartsDone, sum.Parts = best, bestN
-		var missing []string
-		for i := range bestN {
-			found := false
-			for _, p := range groups[bestN] {
-				found = found || p.Part == i
-			}
-			if !found {
-				missing = append(missing, fmt.Sprint(i))
-			}
-		}
-		if len(missing) > 8 {
-			missing = append(missing[:8], "...")
-		}
-		return sum, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, best, bestN, strings.Join(missing, ", "), bestN)
-	}
-	slices.SortFunc(complete, func(a, b partDoc) int { return a.Part - b.Part })
-	seen := map[int]bool{}
-	for _, p := range complete {
-		if !seen[p.Part] {
-			seen[p.Part] = true
-			sum.add(p.Summary)
-			sum.Elapsed = max(sum.Elapsed, p.Summary.Elapsed)
-		}
-	}
-	sum.PartsDone, sum.Parts = len(seen), len(seen)
-	if err := t.cleanTemps(ctx, true); err != nil {
-		return sum, err
-	}
-	// The metadata goes last: until it exists, nobody takes the
-	// destination for a complete array.
-	if err := t.dst.WriteMetadata(ctx); err != nil {
-		return sum, err
-	}
-	for _, k := range keys {
-		if err := t.dstStore.Delete(ctx, k); err != nil {
-			return sum, err
-		}
-	}
-	if err := t.dstStore.Delete(ctx, planKey); err != nil {
-		return sum, err
-	}
-	if ds, ok := dirStore(t.dstStore); ok {
-		_ = os.Remove(filepath.Join(ds.String(), strings.TrimSuffix(partsPrefix, "/"))) // empty now
-	}
-	sum.Complete = true
-	return sum, nil
 }

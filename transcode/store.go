@@ -130,16 +130,4 @@ type Unwrapper interface {
 }
 
 // dirStore returns the zarr.DirStore s is, or wraps through Unwrappers.
-func dirStore(s zarr.Store) (*zarr.DirStore, bool) {
-	for range 100 { // a wrapper that wraps itself must not hang the run
-		switch v := s.(type) {
-		case *zarr.DirStore:
-			return v, true
-		case Unwrapper:
-			s = v.Unwrap()
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
-}
+func dirStore(s zarr.Store) (*zarr.DirStore, bool) { return find[*zarr.DirStore](s) }

@@ -395,8 +395,9 @@ func TestExistingDestination(t *testing.T) {
 	if _, err := run(dst3, other); !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), "destination metadata") {
 		t.Errorf("resume with another plan: %v, want ErrPlanMismatch", err)
 	}
-	if _, err := run(dst3, us); !errors.Is(err, transcode.ErrDestinationExists) || !strings.Contains(err.Error(), "--resume") {
-		t.Errorf("rerun without --resume: %v", err)
+	var de *transcode.DestinationError
+	if _, err := run(dst3, us); !errors.Is(err, transcode.ErrDestinationExists) || !errors.As(err, &de) || !de.Resume || !de.Overwrite {
+		t.Errorf("rerun without Resume: %v, want a DestinationError offering Resume and Overwrite", err)
 	}
 
 	// A directory that is not an array is never touched.

@@ -33,7 +33,8 @@ type Transcoder struct {
 	fused    bool    // convert source blocks as they are decoded (fused.go)
 	srcFill  [8]byte // source fill value in source byte order
 	fillSt   kernels.Stats
-	lo, hi   int64 // this part's work units
+	lo, hi   int64             // this part's work units
+	sources  map[string]string // versions of this part's source chunks (sources.go)
 
 	bufs chan *buffers // the pool: at most InFlight sets ever exist
 	nbuf atomic.Int64
@@ -167,7 +168,7 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Transcoder, erro
 	t.plan = Plan{
 		Source: sm, Destination: t.dst.Metadata(), SourceOrder: srcOrder, DestinationOrder: dstOrder,
 		Conversion: conv, Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
-		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.workers(), InFlight: o.inFlight(localStores(src, dst)), Notes: notes,
+		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.cpus(localStores(src, dst)), InFlight: o.inFlight(localStores(src, dst)), Notes: notes,
 	}
 	t.plan.MemoryBound = int64(t.plan.InFlight) * t.perUnitBytes()
 	t.bufs = make(chan *buffers, t.plan.InFlight)
@@ -373,16 +374,16 @@ func (t *Transcoder) dstChunkBytes(b *buffers, origin, c, off []int64) []byte {
 	return buf
 }
 
-// convertRegion converts b.region in place (after setting its padding to
-// the fill value) and returns the statistics of the elements inside the
-// array.
-func (t *Transcoder) convertRegion(b *buffers, origin []int64) (kernels.Stats, error) {
+// convertRegion converts b.region in place with k (after setting its
+// padding to the fill value) and returns the statistics of the elements
+// inside the array.
+func (t *Transcoder) convertRegion(k *kernels.Transcoder, b *buffers, origin []int64) (kernels.Stats, error) {
 	g := t.geo
 	ext, inside, whole := g.extent(origin)
 	if !whole {
 		g.setOutside(b.region, ext, t.srcFill[:])
 	}
-	st, err := t.kern.Run(b.region, b.region, nil)
+	st, err := k.Run(b.region, b.region, nil)
 	if err != nil {
 		return st, t.elementError(origin, err)
 	}
@@ -453,6 +454,9 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 	if err != nil {
 		return us, err
 	}
+	if err := t.checkUnitSources(ctx, u); err != nil {
+		return us, err
+	}
 	_, inside, _ := g.extent(origin)
 	if !present {
 		// Every source chunk is missing: the region is all fill, and so is
@@ -464,7 +468,7 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		return us, nil
 	}
 	if !fused {
-		if st, err = t.convertRegion(b, origin); err != nil {
+		if st, err = t.convertRegion(t.kern, b, origin); err != nil {
 			return us, err
 		}
 	}
@@ -518,7 +522,7 @@ func (t *Transcoder) recount(ctx context.Context, b *buffers, origin []int64, us
 		us.lossy = inside * int64(t.fillSt.Lossy)
 		return nil
 	}
-	st, err := t.convertRegion(b, origin)
+	st, err := t.convertRegion(t.kern, b, origin)
 	if err != nil {
 		return err
 	}

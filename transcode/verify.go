@@ -4,29 +4,54 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// Verify re-reads every destination chunk of this part and compares it,
-// element by element, with a fresh conversion of the source. It works on
-// the stored chunks, so it can run after Run or on a finished array (by a
-// Transcoder planned with the same options, with Resume set). A mismatch
-// is a *VerifyError.
+// Verify re-reads every destination chunk of this part (of the whole
+// array, for a Transcoder with no Part) and compares it, element by
+// element, with a conversion of the source made independently of the
+// path that wrote it: the destination's metadata is opened afresh from
+// the store and must be the plan's to the byte (damage there is caught
+// too), and the source is converted on the kernels' exact reference path
+// (kernels.Options.Reference), not by the fast loops or SIMD kernels that
+// converted it for writing. It works on the stored chunks, so it can run
+// after Run, after Finalize, or on a finished array (by a Transcoder
+// planned with the same options, with Resume set). A mismatch is a
+// *VerifyError.
 func (t *Transcoder) Verify(ctx context.Context) error {
 	t.progress.unitsDone.Store(0)
 	t.progress.elements.Store(0)
+	if _, same, err := t.storedMetadata(ctx); err != nil {
+		return err
+	} else if !same {
+		return fmt.Errorf("%w: %s: the destination's metadata is missing or not the plan's", ErrVerify, storeName(t.dstStore))
+	}
+	dst, err := zarr.Open(ctx, t.dstIO)
+	if err != nil {
+		return fmt.Errorf("%w: reopening the destination: %w", ErrVerify, err)
+	}
+	ref, err := kernels.NewTranscoder(t.plan.Conversion, kernels.Options{
+		From: t.plan.SourceOrder, To: t.plan.DestinationOrder,
+		Overflow: t.opts.Overflow, Exact: t.opts.Exact, Reference: true,
+	})
+	if err != nil {
+		return err
+	}
 	g := t.geo
 	return t.forEachUnit(ctx, t.lo, t.hi, func(ctx context.Context, b *buffers, u int64) error {
 		origin := g.origin(u)
 		if _, err := t.readRegion(ctx, b, origin); err != nil {
 			return err
 		}
-		if _, err := t.convertRegion(b, origin); err != nil {
+		if _, err := t.convertRegion(ref, b, origin); err != nil {
 			return err
 		}
 		off := make([]int64, len(origin))
 		stage := b.dst(g)
 		err := g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
-			if _, _, err := t.dst.ReadChunkRaw(ctx, c, stage); err != nil {
+			if _, _, err := dst.ReadChunkRaw(ctx, c, stage); err != nil {
 				return fmt.Errorf("verifying: %w", err)
 			}
 			g.blockOffset(origin, g.dstChunk, c, off)

@@ -36,7 +36,7 @@ type transcodeFlags struct {
 	scale                                      int64
 	format, workers, inFlight                  int
 	crc32c, finalize, exact, verify            bool
-	resume, overwrite, quiet                   bool
+	resume, overwrite, quiet, noSync           bool
 }
 
 func newTranscodeCmd() *cobra.Command {
@@ -49,11 +49,15 @@ or scale, byte order, compressor, sharding or Zarr format. Every value is
 converted exactly (NaT stays NaT, the result is floored as NumPy does) in one
 pass over each decoded chunk.
 
-Nothing is lost: chunks are written atomically and the metadata last, so DST
-looks like an array only once it is complete. An interrupted run (killed,
-out of disk, an overflow) continues with --resume and ends byte for byte
-as an uninterrupted one would. An existing DST is refused unless --resume
-or --overwrite is given. SRC is only read.
+Nothing is lost: chunks are written atomically and durably (fsync) and the
+metadata last, so DST looks like an array only once it is complete, also
+after a power loss. An interrupted run (killed, out of disk, an overflow, a
+machine crash) continues with --resume and ends byte for byte as an
+uninterrupted one would; a resume that finds a source chunk rewritten since
+the run read it stops, naming the chunk. An existing DST is refused unless
+--resume or --overwrite is given, and --overwrite deletes only what is
+provably dt64's: an array dt64 reads and its chunks, never a group or other
+files. SRC is only read. --no-sync skips the fsyncs, for scratch output.
 
 --part I/N does a deterministic share (0 <= I < N) of the chunks, so N
 processes or machines can share one array; the last part to finish writes
@@ -82,7 +86,9 @@ v3; v2 has no crc32c or sharding.`,
 			if err != nil {
 				return err
 			}
-			var src, dst zarr.Store = zarr.Dir(args[0]), zarr.Dir(args[1])
+			dstDir := zarr.Dir(args[1])
+			dstDir.NoSync = f.noSync
+			var src, dst zarr.Store = zarr.Dir(args[0]), dstDir
 			if _, err := os.Stat(args[0]); err != nil {
 				return fmt.Errorf("source %s: %w", args[0], err)
 			}
@@ -101,12 +107,13 @@ v3; v2 has no crc32c or sharding.`,
 	fl.StringVar(&f.shard, "shard-chunks", "", "shard with N,... source chunks per shard per dimension, or none to remove sharding")
 	fl.IntVar(&f.format, "format", 0, "destination Zarr format, 2 or 3; default: the source's")
 	fl.IntVar(&f.workers, "workers", 0, "chunks converted at once (default: the number of CPUs)")
-	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store (default: workers between local directories, 2 × workers otherwise)")
+	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store: the memory bound's multiplier (default: --workers; fewer also converts fewer at once)")
 	fl.StringVar(&f.part, "part", "", "do part I of N (I/N, 0 <= I < N) of the chunks")
 	fl.BoolVar(&f.finalize, "finalize", false, "write the metadata of a partitioned run whose parts are all done")
 	fl.StringVar(&f.overflow, "overflow", "error", "overflow policy: error, nat or clamp")
 	fl.BoolVar(&f.exact, "exact", false, "fail on any loss of precision")
-	fl.BoolVar(&f.verify, "verify", false, "afterwards, re-read every destination chunk and compare it with a fresh conversion of the source")
+	fl.BoolVar(&f.verify, "verify", false, "afterwards, re-read every destination chunk (with --finalize: of the whole array) and compare it with an independent conversion of the source")
+	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync: faster, for scratch output; after a power loss or OS crash the destination may be incomplete or torn, whatever --resume says")
 	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted run of the same plan in DST")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace the array (or interrupted run) in DST")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
@@ -193,7 +200,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 	errw := cmd.ErrOrStderr()
 	t, err := transcode.New(ctx, src, dst, o)
 	if err != nil {
-		return err
+		return withFlagHints(err)
 	}
 	p := t.Plan()
 	if !f.quiet {
@@ -202,20 +209,19 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 	var sum transcode.Summary
 	if f.finalize {
 		sum, err = t.Finalize(ctx)
-		if err != nil {
-			return err
-		}
 	} else {
 		sum, err = withTranscodeProgress(cmd, "transcode", f.quiet, t.Progress, func() (transcode.Summary, error) { return t.Run(ctx) })
-		if err != nil {
-			return err
-		}
+	}
+	if err != nil {
+		return withFlagHints(err)
 	}
 	printTranscodeSummary(cmd.OutOrStdout(), sum)
 	if !sum.Complete {
 		fmt.Fprintf(cmd.OutOrStdout(), "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
 	}
-	if f.verify && !f.finalize {
+	if f.verify {
+		// Without --part (and always with --finalize) the Transcoder's
+		// part is the whole array.
 		start := time.Now()
 		_, err := withTranscodeProgress(cmd, "verify", f.quiet, t.Progress, func() (transcode.Summary, error) { return transcode.Summary{}, t.Verify(ctx) })
 		if err != nil {
@@ -278,6 +284,31 @@ func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog fun
 	close(done)
 	<-stopped
 	return sum, err
+}
+
+// withFlagHints adds to an error of the engine the flags that would let
+// the user go on: the library says what the destination holds and which
+// options would proceed, the command names them.
+func withFlagHints(err error) error {
+	var de *transcode.DestinationError
+	var sc *transcode.SourceChangedError
+	switch {
+	case errors.As(err, &sc):
+		return fmt.Errorf("%w: start over with --overwrite", err)
+	case errors.As(err, &de):
+		var hints []string
+		if de.Resume {
+			hints = append(hints, "--resume finishes it")
+		}
+		if de.Overwrite {
+			hints = append(hints, "--overwrite starts over")
+		}
+		if len(hints) == 0 {
+			return fmt.Errorf("%w; refusing to write there or delete anything", err)
+		}
+		return fmt.Errorf("%w (%s)", err, strings.Join(hints, "; "))
+	}
+	return err
 }
 
 func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) {

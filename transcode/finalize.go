@@ -1,0 +1,183 @@
+package transcode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Finalize writes the destination's metadata once every part of a
+// partitioned run is done, and removes the run's state. Its Summary adds
+// up the parts. It is what the last part to finish does by itself; call it
+// (dt64 transcode --finalize) when that part died after its marker. It is
+// idempotent: on a destination a finalize completed, or was killed while
+// completing, it finishes the cleanup and reports the run complete.
+func (t *Transcoder) Finalize(ctx context.Context) (Summary, error) {
+	if err := t.checkOverlap(); err != nil {
+		return Summary{}, err
+	}
+	return t.finalize(ctx)
+}
+
+func (t *Transcoder) finalize(ctx context.Context) (Summary, error) {
+	stored, err := t.storedPlan(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	if stored != nil {
+		if diff := t.doc.mismatch(stored); diff != "" {
+			return Summary{}, t.destErr(ErrPlanMismatch, "a transcode with another plan ("+diff+")", false, true)
+		}
+	}
+	has, same, err := t.storedMetadata(ctx)
+	switch {
+	case err != nil:
+		return Summary{}, err
+	case same:
+		return t.completed(ctx)
+	case stored == nil && has:
+		return Summary{}, t.destErr(ErrPlanMismatch, "a Zarr array that this plan did not write", false, true)
+	case stored == nil:
+		return Summary{}, fmt.Errorf("%w: %s holds no transcode in progress", ErrIncomplete, storeName(t.dstStore))
+	}
+	parts, sum, err := t.finishedParts(ctx)
+	if err != nil {
+		if _, same, err2 := t.storedMetadata(ctx); err2 == nil && same {
+			return t.completed(ctx) // a part finalizing at the same time won
+		}
+		return sum, err
+	}
+	if err := t.checkAllSources(ctx, parts); err != nil {
+		return sum, err
+	}
+	if err := t.cleanTemps(ctx, true); err != nil {
+		return sum, err
+	}
+	// Every part synced its chunks before its marker, so they are durable
+	// now. The metadata goes last: until it exists nobody takes the
+	// destination for a complete array.
+	if err := t.writeState(ctx, finalKey, &finalDoc{Tool: "dt64 transcode", Summary: sum}); err != nil {
+		return sum, err
+	}
+	if err := t.dst.WriteMetadata(ctx); err != nil {
+		return sum, err
+	}
+	if err := t.sync(ctx); err != nil {
+		return sum, err
+	}
+	if err := t.cleanup(ctx); err != nil {
+		return sum, err
+	}
+	sum.Complete = true
+	return sum, nil
+}
+
+// finishedParts reads the part markers and returns those of a complete
+// set of parts with their summaries added up, or ErrIncomplete naming the
+// missing ones.
+func (t *Transcoder) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
+	var sum Summary
+	keys, err := t.dstStore.List(ctx, partsPrefix)
+	if err != nil {
+		return nil, sum, err
+	}
+	groups := map[int]map[int]partDoc{}
+	for _, k := range keys {
+		var p partDoc
+		found, err := t.readState(ctx, k, &p)
+		if err != nil {
+			return nil, sum, err
+		}
+		if !found {
+			continue // a part finalizing at the same time removed it
+		}
+		if p.Parts < 1 || p.Part < 0 || p.Part >= p.Parts {
+			return nil, sum, fmt.Errorf("%s/%s: unreadable dt64 state (part %d of %d)", storeName(t.dstStore), k, p.Part, p.Parts)
+		}
+		if groups[p.Parts] == nil {
+			groups[p.Parts] = map[int]partDoc{}
+		}
+		groups[p.Parts][p.Part] = p
+	}
+	best, bestN := 0, t.opts.Part.count()
+	for n, ps := range groups {
+		if len(ps) == n {
+			done := make([]partDoc, 0, n)
+			for i := range n {
+				p := ps[i]
+				done = append(done, p)
+				sum.add(p.Summary)
+				sum.Elapsed = max(sum.Elapsed, p.Summary.Elapsed)
+			}
+			sum.PartsDone, sum.Parts = n, n
+			return done, sum, nil
+		}
+		if len(ps) > best {
+			best, bestN = len(ps), n
+		}
+	}
+	sum.PartsDone, sum.Parts = best, bestN
+	var missing []string
+	for i := range bestN {
+		if _, ok := groups[bestN][i]; !ok {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 8 {
+		missing = append(missing[:8], "...")
+	}
+	return nil, sum, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, best, bestN, strings.Join(missing, ", "), bestN)
+}
+
+// completed reports a destination whose metadata this plan wrote, first
+// removing any state a finalize killed after writing it left behind.
+func (t *Transcoder) completed(ctx context.Context) (Summary, error) {
+	sum, cleaned, err := t.finishFinalize(ctx)
+	sum.Complete = err == nil
+	sum.AlreadyComplete = !cleaned
+	return sum, err
+}
+
+// finishFinalize removes the state a finalize left when it was killed
+// after writing the metadata. It returns the summary that finalize
+// recorded and whether there was anything to remove.
+func (t *Transcoder) finishFinalize(ctx context.Context) (Summary, bool, error) {
+	var f finalDoc
+	if _, err := t.readState(ctx, finalKey, &f); err != nil {
+		return Summary{}, false, err
+	}
+	keys, err := t.dstStore.List(ctx, statePrefix)
+	if err != nil || len(keys) == 0 {
+		return Summary{}, false, err
+	}
+	sum := f.Summary
+	sum.Complete, sum.AlreadyComplete = false, false
+	return sum, true, t.cleanup(ctx)
+}
+
+// cleanup removes a finished run's state, the finalize record last (it is
+// what tells a later run that the rest may be removed), and syncs.
+func (t *Transcoder) cleanup(ctx context.Context) error {
+	keys, err := t.dstStore.List(ctx, statePrefix)
+	if err != nil {
+		return err
+	}
+	keys = slices.DeleteFunc(keys, func(k string) bool { return k == finalKey })
+	for _, k := range append(keys, finalKey) {
+		if err := t.dstStore.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	if err := t.cleanTemps(ctx, true); err != nil {
+		return err
+	}
+	if ds, ok := dirStore(t.dstStore); ok {
+		for _, d := range []string{partsPrefix, sourcesPrefix} {
+			_ = os.Remove(filepath.Join(ds.String(), strings.TrimSuffix(d, "/"))) // empty now
+		}
+	}
+	return t.sync(ctx)
+}

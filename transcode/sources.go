@@ -1,0 +1,202 @@
+package transcode
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// A resumed run must not mix old and new source values: before a part
+// writes its first chunk it records the version (zarr.Versioner: a file's
+// size and modification time, an object's ETag) of every source chunk it
+// will read, durably, in the destination; each unit checks its chunks
+// still have those versions after reading them; a resume checks the whole
+// record before going on, and a finalize checks every part's. A changed
+// chunk stops the run with a *SourceChangedError naming it: the
+// destination may hold values of the old version, so only starting over
+// (Overwrite) gives a consistent array. A source that cannot tell versions
+// (not a Versioner) is not checked.
+
+// sourcesDoc records the versions of the source chunks of one part's
+// units. A chunk not stored is absent.
+type sourcesDoc struct {
+	Part      int               `json:"part"`
+	Parts     int               `json:"parts"`
+	FirstUnit int64             `json:"first_unit"`
+	EndUnit   int64             `json:"end_unit"`
+	Versions  map[string]string `json:"versions"`
+}
+
+// SourceChangedError names a source chunk whose version differs from the
+// one a run recorded when it read (or was about to read) it.
+type SourceChangedError struct {
+	Source   string // the source's location
+	Key      string // the chunk's store key
+	Was, Now string // its versions ("" for not stored)
+}
+
+func (e *SourceChangedError) Error() string {
+	v := func(s string) string {
+		if s == "" {
+			return "not stored"
+		}
+		return s
+	}
+	return fmt.Sprintf("%v: source %s chunk %q changed since this run first read the source (was %s, now %s); the destination may hold values of the old version", ErrSourceChanged, e.Source, e.Key, v(e.Was), v(e.Now))
+}
+
+func (e *SourceChangedError) Unwrap() error { return ErrSourceChanged }
+
+// unitSourceKeys calls fn with the store key of every source chunk of
+// unit u, in C order.
+func (t *Transcoder) unitSourceKeys(u int64, fn func(key string) error) error {
+	g := t.geo
+	return g.chunksIn(g.origin(u), g.srcChunk, g.srcGrid, func(c []int64) error {
+		k, err := t.src.ChunkKey(c)
+		if err != nil {
+			return err
+		}
+		return fn(k)
+	})
+}
+
+// sourceVersions returns the versions of the source chunks of units
+// [lo, hi).
+func (t *Transcoder) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
+	vs := map[string]string{}
+	for u := lo; u < hi; u++ {
+		err := t.unitSourceKeys(u, func(k string) error {
+			ver, err := v.Version(ctx, k)
+			if err != nil {
+				return fmt.Errorf("reading the source: %w", err)
+			}
+			if ver != "" {
+				vs[k] = ver
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
+// compareSources returns a *SourceChangedError for the first chunk of
+// units [lo, hi) in array order whose version now differs from recorded.
+func (t *Transcoder) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64, recorded map[string]string) error {
+	now, err := t.sourceVersions(ctx, v, lo, hi)
+	if err != nil {
+		return err
+	}
+	for u := lo; u < hi; u++ {
+		err := t.unitSourceKeys(u, func(k string) error {
+			if now[k] != recorded[k] {
+				return &SourceChangedError{Source: storeName(t.srcStore), Key: k, Was: recorded[k], Now: now[k]}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordSources records (fresh) or checks (resume) the versions of this
+// part's source chunks, and keeps them for the per-unit checks.
+func (t *Transcoder) recordSources(ctx context.Context, resume bool) error {
+	v, ok := find[zarr.Versioner](t.srcStore)
+	if !ok {
+		return nil
+	}
+	key := sourcesKey(t.opts.Part)
+	if resume {
+		var d sourcesDoc
+		found, err := t.readState(ctx, key, &d)
+		if err != nil {
+			return err
+		}
+		if found && d.FirstUnit == t.lo && d.EndUnit == t.hi {
+			if err := t.compareSources(ctx, v, t.lo, t.hi, d.Versions); err != nil {
+				return err
+			}
+			t.sources = d.Versions
+			return nil
+		}
+		// No record: the killed run wrote no chunk of this part (the
+		// record is durable before the first), so record now.
+	}
+	vs, err := t.sourceVersions(ctx, v, t.lo, t.hi)
+	if err != nil {
+		return err
+	}
+	d := sourcesDoc{Part: t.opts.Part.Index, Parts: t.opts.Part.count(), FirstUnit: t.lo, EndUnit: t.hi, Versions: vs}
+	if err := t.writeState(ctx, key, &d); err != nil {
+		return err
+	}
+	t.sources = vs
+	return t.sync(ctx)
+}
+
+// checkUnitSources checks, after unit u's source chunks were read, that
+// they still have the versions recorded for them.
+func (t *Transcoder) checkUnitSources(ctx context.Context, u int64) error {
+	if t.sources == nil {
+		return nil
+	}
+	v, ok := find[zarr.Versioner](t.srcStore)
+	if !ok {
+		return nil
+	}
+	return t.unitSourceKeys(u, func(k string) error {
+		now, err := v.Version(ctx, k)
+		if err != nil {
+			return fmt.Errorf("reading the source: %w", err)
+		}
+		if now != t.sources[k] {
+			return &SourceChangedError{Source: storeName(t.srcStore), Key: k, Was: t.sources[k], Now: now}
+		}
+		return nil
+	})
+}
+
+// checkAllSources checks the records of every finished part before a
+// finalize declares the destination complete.
+func (t *Transcoder) checkAllSources(ctx context.Context, parts []partDoc) error {
+	v, ok := find[zarr.Versioner](t.srcStore)
+	if !ok {
+		return nil
+	}
+	for _, p := range parts {
+		var d sourcesDoc
+		found, err := t.readState(ctx, sourcesKey(Part{Index: p.Part, Count: p.Parts}), &d)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue // written by a run on a source that could not tell versions
+		}
+		if err := t.compareSources(ctx, v, d.FirstUnit, d.EndUnit, d.Versions); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// find returns s as a T, looking through Unwrappers.
+func find[T any](s zarr.Store) (T, bool) {
+	for range 100 { // a wrapper that wraps itself must not hang the run
+		if v, ok := s.(T); ok {
+			return v, true
+		}
+		u, ok := s.(Unwrapper)
+		if !ok {
+			break
+		}
+		s = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -23,14 +24,9 @@ import (
 func (t *Transcoder) Verify(ctx context.Context) error {
 	t.progress.unitsDone.Store(0)
 	t.progress.elements.Store(0)
-	if _, same, err := t.storedMetadata(ctx); err != nil {
-		return err
-	} else if !same {
-		return fmt.Errorf("%w: %s: the destination's metadata is missing or not the plan's", ErrVerify, storeName(t.dstStore))
-	}
-	dst, err := zarr.Open(ctx, t.dstIO)
+	dst, err := t.reopenDestination(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: reopening the destination: %w", ErrVerify, err)
+		return err
 	}
 	ref, err := kernels.NewTranscoder(t.plan.Conversion, kernels.Options{
 		From: t.plan.SourceOrder, To: t.plan.DestinationOrder,
@@ -81,6 +77,48 @@ func (t *Transcoder) Verify(ctx context.Context) error {
 		t.progress.elements.Add(inside)
 		return nil
 	})
+}
+
+// reopenDestination opens the destination from the metadata stored in
+// it, which must be the plan's: the array's own metadata, or, while parts
+// are still running, the plan marker's copy of it.
+func (t *Transcoder) reopenDestination(ctx context.Context) (*zarr.Array, error) {
+	_, same, err := t.storedMetadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var store zarr.Store = t.dstIO
+	if !same {
+		stored, err := t.storedPlan(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if stored == nil || t.doc.mismatch(stored) != "" {
+			return nil, fmt.Errorf("%w: %s: the destination's metadata is missing or not the plan's", ErrVerify, storeName(t.dstStore))
+		}
+		store = &docStore{Store: t.dstIO, docs: stored.Destination}
+	}
+	a, err := zarr.Open(ctx, store)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reopening the destination: %w", ErrVerify, err)
+	}
+	return a, nil
+}
+
+// docStore is a store whose metadata documents come from docs.
+type docStore struct {
+	zarr.Store
+	docs map[string]string
+}
+
+func (s *docStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if isMetadataKey(key) {
+		if d, ok := s.docs[key]; ok {
+			return []byte(d), nil
+		}
+		return nil, &fs.PathError{Op: "get", Path: key, Err: fs.ErrNotExist}
+	}
+	return s.Store.Get(ctx, key)
 }
 
 func (t *Transcoder) verifyError(origin, chunk []int64, regionIdx, chunkIdx int, got, want []byte) error {

@@ -86,13 +86,7 @@ func (t *Transcoder) doomed(ctx context.Context, docs map[string]string) (*zarr.
 	if err != nil {
 		return nil, nil, t.destErr(ErrDestinationExists, t.describe(ctx, keys)+"; overwriting would delete what dt64 did not write", false, false)
 	}
-	var foreign []string
-	for _, k := range keys {
-		if !owned(a, k) {
-			foreign = append(foreign, k)
-		}
-	}
-	if len(foreign) > 0 {
+	if foreign := foreignKeys(a, keys); len(foreign) > 0 {
 		return nil, nil, t.destErr(ErrDestinationExists, fmt.Sprintf("a Zarr array and %d files that are not part of it (%s); overwriting would delete what dt64 did not write, so nothing was deleted", len(foreign), listSome(foreign)), false, false)
 	}
 	return a, keys, nil
@@ -192,23 +186,41 @@ func (t *Transcoder) describe(ctx context.Context, keys []string) string {
 		case node.NodeType == "group":
 			return fmt.Sprintf("a Zarr group (zarr.json with node_type \"group\") and %d files", len(keys))
 		}
-		if docs, err := t.storedDocs(ctx); err == nil {
-			if _, err := arrayFromDocs(ctx, docs); err != nil {
-				return fmt.Sprintf("a zarr.json that dt64 does not read as an array (%v)", unwrapAll(err))
-			}
-		}
-		return "a Zarr array"
+		return t.describeArray(ctx, "zarr.json", keys)
 	case has[".zgroup"]:
 		return fmt.Sprintf("a Zarr v2 group (.zgroup) and %d files", len(keys))
 	case has[".zarray"]:
-		if docs, err := t.storedDocs(ctx); err == nil {
-			if _, err := arrayFromDocs(ctx, docs); err != nil {
-				return fmt.Sprintf("a .zarray that dt64 does not read as an array (%v)", unwrapAll(err))
-			}
-		}
-		return "a Zarr array"
+		return t.describeArray(ctx, ".zarray", keys)
 	}
 	return fmt.Sprintf("%d files (%s) that are neither a Zarr array nor a dt64 transcode", len(keys), listSome(keys))
+}
+
+// describeArray says what a destination with array metadata doc holds:
+// an array dt64 reads, and which of keys are not part of it.
+func (t *Transcoder) describeArray(ctx context.Context, doc string, keys []string) string {
+	docs, err := t.storedDocs(ctx)
+	if err != nil {
+		return fmt.Sprintf("a %s that cannot be read (%v)", doc, err)
+	}
+	a, err := arrayFromDocs(ctx, docs)
+	if err != nil {
+		return fmt.Sprintf("a %s that dt64 does not read as an array (%v)", doc, unwrapAll(err))
+	}
+	if foreign := foreignKeys(a, keys); len(foreign) > 0 {
+		return fmt.Sprintf("a Zarr array and %d files that are not part of it (%s)", len(foreign), listSome(foreign))
+	}
+	return "a Zarr array"
+}
+
+// foreignKeys returns the keys that are not the array a's or a run's state.
+func foreignKeys(a *zarr.Array, keys []string) []string {
+	var foreign []string
+	for _, k := range keys {
+		if !owned(a, k) {
+			foreign = append(foreign, k)
+		}
+	}
+	return foreign
 }
 
 // overwritable reports whether Overwrite would proceed on keys: they are
@@ -219,15 +231,7 @@ func (t *Transcoder) overwritable(ctx context.Context, keys []string) bool {
 		return false
 	}
 	a, err := arrayFromDocs(ctx, docs)
-	if err != nil {
-		return false
-	}
-	for _, k := range keys {
-		if !owned(a, k) {
-			return false
-		}
-	}
-	return true
+	return err == nil && len(foreignKeys(a, keys)) == 0
 }
 
 // unwrapAll drops the "memory:" store name arrayFromDocs's errors carry.

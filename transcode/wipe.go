@@ -204,7 +204,7 @@ func (t *Transcoder) describeArray(ctx context.Context, doc string, keys []strin
 	}
 	a, err := arrayFromDocs(ctx, docs)
 	if err != nil {
-		return fmt.Sprintf("a %s that dt64 does not read as an array (%v)", doc, unwrapAll(err))
+		return fmt.Sprintf("a %s that dt64 does not read as an array (%v)", doc, withoutStoreName(err))
 	}
 	if foreign := foreignKeys(a, keys); len(foreign) > 0 {
 		return fmt.Sprintf("a Zarr array and %d files that are not part of it (%s)", len(foreign), listSome(foreign))
@@ -234,8 +234,8 @@ func (t *Transcoder) overwritable(ctx context.Context, keys []string) bool {
 	return err == nil && len(foreignKeys(a, keys)) == 0
 }
 
-// unwrapAll drops the "memory:" store name arrayFromDocs's errors carry.
-func unwrapAll(err error) string {
+// withoutStoreName drops the "memory/" prefix of arrayFromDocs's errors.
+func withoutStoreName(err error) string {
 	s := err.Error()
 	return strings.TrimPrefix(s, "memory/")
 }

@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// unversioned is a source directory that cannot tell versions (its
+// Version has another signature, so it is no zarr.Versioner): the engine
+// then records and checks no source chunk versions.
+type unversioned struct{ *zarr.DirStore }
+
+func (unversioned) Version() {}
+
+// BenchmarkDurableCost measures what Nothing lost costs on the
+// end-to-end job (the demo's gzip:1 BE ns -> zstd:3 LE us, 256 MiB in
+// 128 chunks, 2 workers): fsync of every chunk and syncfs before every
+// marker, against --no-sync (sync-cost-x, target <= 1.05), and recording
+// and checking the source chunks' versions against not doing so
+// (versions-cost-x, target <= 1.02). Variants alternate within a round;
+// the medians of the per-round ratios are reported.
+//
+//	go test -run '^$' -bench DurableCost -benchtime 7x ./bench/
+func BenchmarkDurableCost(b *testing.B) {
+	c := e2eCases[0]
+	src := e2eSource(b, c)
+	type variant struct{ sync, versions bool }
+	variants := []variant{{false, false}, {false, true}, {true, true}, {true, false}}
+	var syncCost, versionCost []float64
+	for i := 0; b.Loop(); i++ {
+		wall := map[variant]time.Duration{}
+		for j := range variants {
+			v := variants[(i+j)%len(variants)]
+			dir := filepath.Join(b.TempDir(), "d")
+			wall[v], _ = timed("durable", func() { runDurable(b, src, dir, c, v.sync, v.versions) })
+			b.StopTimer()
+			os.RemoveAll(dir)
+			b.StartTimer()
+		}
+		syncCost = append(syncCost, wall[variant{true, true}].Seconds()/wall[variant{false, true}].Seconds())
+		versionCost = append(versionCost, wall[variant{false, true}].Seconds()/wall[variant{false, false}].Seconds())
+	}
+	b.ReportMetric(medianOf(syncCost), "sync-cost-x")
+	b.ReportMetric(medianOf(versionCost), "versions-cost-x")
+}
+
+func runDurable(b *testing.B, src, dst string, c e2eCase, sync, versions bool) {
+	us := dtype.Microsecond
+	comp := c.dst
+	d := zarr.Dir(dst)
+	d.NoSync = !sync
+	var s zarr.Store = zarr.Dir(src)
+	if !versions {
+		s = unversioned{zarr.Dir(src)}
+	}
+	t, err := transcode.New(context.Background(), s, d, transcode.Options{
+		Unit: &us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: 2, InFlight: 2,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := t.Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -16,7 +16,7 @@ endif
 export DT64_REQUIRE
 
 .PHONY: all build test fmt-check tidy-check test-asm vet unit test-purego test-arm64 test-s390x generate check-generate \
-        bench bench-go bench-numpy fuzz fuzz-short demo oracle clean
+        bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors clean
 
 all: build
 
@@ -104,9 +104,13 @@ fuzz-short:
 demo: build
 	./bin/dt64 demo
 
-## oracle: regenerate the NumPy test vectors (needs Debian's python3-numpy).
+## oracle: regenerate the NumPy test vectors (needs Debian's python3-numpy);
+## cf-vectors: the cftime reference dates (needs Debian's python3-cftime).
 oracle:
 	$(PYTHON) tools/oracle/gen.py testdata/oracle
+
+cf-vectors:
+	$(PYTHON) -W ignore tools/cf/gen.py testdata/cf
 
 clean:
 	rm -rf bin bench.txt

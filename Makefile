@@ -16,7 +16,7 @@ endif
 export DT64_REQUIRE
 
 .PHONY: all build test fmt-check tidy-check test-asm vet unit test-purego test-arm64 test-s390x generate check-generate \
-        bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors clean
+        bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
@@ -111,6 +111,11 @@ oracle:
 
 cf-vectors:
 	$(PYTHON) -W ignore tools/cf/gen.py testdata/cf
+
+## xarray-fixtures: CF-encoded time arrays written and decoded by Debian's
+## python3-xarray (testdata/xarray).
+xarray-fixtures:
+	$(PYTHON) tools/xarray/cf_sources.py testdata/xarray
 
 clean:
 	rm -rf bin bench.txt

@@ -78,15 +78,7 @@ func (t *Transcoder) runUnits(ctx context.Context, resume bool, start time.Time)
 			return err
 		}
 		mu.Lock()
-		if us.resumed {
-			sum.Resumed++
-		}
-		sum.Chunks += us.chunks
-		sum.Stored += us.stored
-		sum.Elements += us.elements
-		sum.NaT += us.nat
-		sum.Overflowed += us.overflowed
-		sum.Lossy += us.lossy
+		sum.addUnit(us)
 		mu.Unlock()
 		t.progress.unitsDone.Add(1)
 		t.progress.elements.Add(us.elements)

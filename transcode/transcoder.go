@@ -83,6 +83,13 @@ type Summary struct {
 	PartsDone, Parts int
 }
 
+func (s *Summary) addUnit(u unitStats) {
+	if u.resumed {
+		s.Resumed++
+	}
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy})
+}
+
 func (s *Summary) add(o Summary) {
 	s.Units += o.Units
 	s.Resumed += o.Resumed

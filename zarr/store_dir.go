@@ -225,8 +225,10 @@ func (d *DirStore) Sync(ctx context.Context) error {
 }
 
 // syncDir fsyncs one directory: the names it holds become durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
+func syncDir(dir string) error { return syncOpened(os.Open(dir)) }
+
+// syncOpened fsyncs and closes a directory just opened.
+func syncOpened(f *os.File, err error) error {
 	if err != nil {
 		return err
 	}
@@ -247,15 +249,7 @@ func syncEveryDir(ctx context.Context, r *os.Root) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := r.Open(p)
-		if err != nil {
-			return err
-		}
-		err = f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return ignoreUnsupported(err)
+		return syncOpened(r.Open(p))
 	})
 }
 

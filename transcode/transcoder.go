@@ -30,7 +30,6 @@ type Transcoder struct {
 	doc      planDoc
 	geo      *geometry
 	kern     *kernels.Transcoder
-	fused    bool    // convert source blocks as they are decoded (fused.go)
 	srcFill  [8]byte // source fill value in source byte order
 	fillSt   kernels.Stats
 	lo, hi   int64 // this part's work units
@@ -115,7 +114,7 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Transcoder, erro
 	if o.Part.Index < 0 || (o.Part.Count > 0 && o.Part.Index >= o.Part.Count) || o.Part.Count < 0 {
 		return nil, planErr("part %d/%d: want 0 <= I < N", o.Part.Index, o.Part.Count)
 	}
-	t := &Transcoder{opts: o, srcStore: src, dstStore: dst, fused: fusedEnabled()}
+	t := &Transcoder{opts: o, srcStore: src, dstStore: dst}
 	t.srcIO, t.dstIO = &ioStore{Store: src}, &ioStore{Store: dst}
 	var err error
 	if t.src, err = zarr.Open(ctx, t.srcIO); err != nil {
@@ -439,17 +438,7 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		}
 		us = unitStats{}
 	}
-	var (
-		present bool
-		st      kernels.Stats
-		err     error
-	)
-	fused := t.fused && g.srcContig
-	if fused {
-		present, st, err = t.readConverted(ctx, b, origin)
-	} else {
-		present, err = t.readRegion(ctx, b, origin)
-	}
+	present, err := t.readRegion(ctx, b, origin)
 	if err != nil {
 		return us, err
 	}
@@ -463,10 +452,9 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		_ = g.chunksIn(origin, g.dstChunk, g.dstGrid, func([]int64) error { us.chunks++; return nil })
 		return us, nil
 	}
-	if !fused {
-		if st, err = t.convertRegion(b, origin); err != nil {
-			return us, err
-		}
+	st, err := t.convertRegion(b, origin)
+	if err != nil {
+		return us, err
 	}
 	us.elements, us.nat, us.overflowed, us.lossy = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy)
 	off := make([]int64, len(origin))

@@ -277,39 +277,6 @@ func (a *Array) chunkErr(coords []int64, key string, err error) error {
 // is not stored reads as the fill value, with present false. Partial edge
 // chunks are returned whole, padding included.
 func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (order binary.ByteOrder, present bool, err error) {
-	return a.readChunkRaw(ctx, coords, dst, nil)
-}
-
-// A ChunkSink receives a decoded chunk piece by piece: piece is
-// dst[off:off+len(piece)] of the buffer given to ReadChunkRawFunc, a whole
-// number of 8-byte elements in the stored byte order. It may modify the
-// piece in place (convert it) but must not keep it.
-type ChunkSink func(off int, piece []byte) error
-
-// ReadChunkRawFunc is ReadChunkRaw that also hands the decoded chunk to
-// sink, in consecutive pieces that together cover dst, in order, each
-// passed on as soon as it is decoded, while it is still in cache: so a
-// caller can convert a chunk in the pass that decodes it rather than in a
-// second pass over a buffer far larger than the cache.
-//
-// Pieces are Blosc blocks (small blocks grouped to at least 64 KiB) when
-// the last codec to decode is blosc and writes straight into dst (no
-// transpose, no sharding); otherwise sink gets all of dst once, after
-// decoding. A chunk that is not stored reads as the fill value and sink is
-// not called (present is false).
-//
-// If sink fails it is not called again, but the chunk is still decoded to
-// the end, so a damaged chunk is reported as ReadChunkRaw reports it; if
-// decoding succeeds, sink's error is returned as it is, not wrapped in a
-// ChunkError. dst's contents after any error are unspecified.
-func (a *Array) ReadChunkRawFunc(ctx context.Context, coords []int64, dst []byte, sink ChunkSink) (order binary.ByteOrder, present bool, err error) {
-	if sink == nil {
-		return nil, false, a.chunkErr(coords, "", errors.New("ReadChunkRawFunc: nil sink"))
-	}
-	return a.readChunkRaw(ctx, coords, dst, sink)
-}
-
-func (a *Array) readChunkRaw(ctx context.Context, coords []int64, dst []byte, sink ChunkSink) (order binary.ByteOrder, present bool, err error) {
 	key, err := a.ChunkKey(coords)
 	if err != nil {
 		return nil, false, a.chunkErr(coords, "", err)
@@ -339,16 +306,7 @@ func (a *Array) readChunkRaw(ctx context.Context, coords []int64, dst []byte, si
 	if err != nil {
 		return nil, false, a.chunkErr(coords, key, err)
 	}
-	if sink == nil {
-		err = c.decode(sc, dst, enc)
-	} else {
-		err = c.decodeFunc(sc, dst, enc, sink)
-	}
-	if err != nil {
-		var se *sinkError
-		if errors.As(err, &se) {
-			return nil, false, se.err
-		}
+	if err := c.decode(sc, dst, enc); err != nil {
 		return nil, false, a.chunkErr(coords, key, err)
 	}
 	return c.order, true, nil

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/zarr-dt64/dt64/blosc"
 )
 
 // A chain is a codec pipeline compiled for one chunk shape. Inside the
@@ -190,91 +188,6 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 		t := c.arrays[i]
 		transpose8(out, tmp, t.out, t.inv)
 		tmp = out
-	}
-	return nil
-}
-
-// minSinkPiece is the least a ChunkSink call gets, but for a chunk's last
-// piece: Blosc blocks can be a few KiB, and a kernel call per tiny block
-// would cost more than the cache misses it saves. Grouped blocks are still
-// in L2 when the sink reads them.
-const minSinkPiece = 64 << 10
-
-// sinkError carries an error from a ChunkSink through the codec stages, so
-// that ReadChunkRawFunc can return it as it is.
-type sinkError struct{ err error }
-
-func (e *sinkError) Error() string { return e.err.Error() }
-func (e *sinkError) Unwrap() error { return e.err }
-
-// blockStage returns the Blosc stage when decoding can hand a chunk to a
-// sink block by block: Blosc is the last decoder and writes straight into
-// the chunk's buffer (no transpose, no sharding).
-func (c *chain) blockStage() (bloscStage, bool) {
-	if len(c.arrays) != 0 || !c.ab.direct() || len(c.bbs) == 0 {
-		return bloscStage{}, false
-	}
-	b, ok := c.bbs[0].(bloscStage)
-	return b, ok
-}
-
-// decodeFunc is decode that hands dst to sink in consecutive pieces of
-// whole elements as they are decoded: per Blosc block (grouped to at least
-// minSinkPiece) when the chain streams, else once, whole, at the end.
-// Decode errors win over the sink's: the rest of the chunk is still
-// decoded after sink fails. The sink's error comes back as a *sinkError.
-func (c *chain) decodeFunc(sc *scratch, dst, enc []byte, sink ChunkSink) error {
-	bs, ok := c.blockStage()
-	if ok && len(enc) <= c.maxEncoded() {
-		cur := enc
-		for i := len(c.bbs) - 1; i >= 1; i-- {
-			limit := c.sizes[i]
-			var err error
-			if cur, err = c.bbs[i].decode(sc.get(limit)[:0:limit], cur); err != nil {
-				return err
-			}
-		}
-		// A frame whose size is not the chunk's takes the plain path,
-		// which reports it exactly as ReadChunkRaw does.
-		if h, err := blosc.ParseHeader(cur); err == nil && h.NBytes == len(dst) {
-			g := pieceGrouper{dst: dst, sink: sink}
-			_, err := bs.decodeFunc(dst[:0:len(dst)], cur, g.piece)
-			return err
-		}
-	}
-	if err := c.decode(sc, dst, enc); err != nil {
-		return err
-	}
-	if err := sink(0, dst); err != nil {
-		return &sinkError{err}
-	}
-	return nil
-}
-
-// pieceGrouper turns Blosc blocks, which may be small or end inside an
-// element, into ChunkSink pieces of whole elements, at least minSinkPiece
-// bytes but for the last.
-type pieceGrouper struct {
-	dst  []byte
-	done int // dst[:done] went to the sink
-	sink ChunkSink
-}
-
-func (g *pieceGrouper) piece(off int, b []byte) error {
-	end := off + len(b)
-	if end < len(g.dst) {
-		if end-g.done < minSinkPiece {
-			return nil
-		}
-		end &^= 7
-	}
-	if end <= g.done {
-		return nil
-	}
-	from := g.done
-	g.done = end
-	if err := g.sink(from, g.dst[from:end]); err != nil {
-		return &sinkError{err}
 	}
 	return nil
 }

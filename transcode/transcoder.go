@@ -377,10 +377,8 @@ func (t *Transcoder) dstChunkBytes(b *buffers, origin, c, off []int64) []byte {
 // array.
 func (t *Transcoder) convertRegion(b *buffers, origin []int64) (kernels.Stats, error) {
 	g := t.geo
-	ext, inside, whole := g.extent(origin)
-	if !whole {
-		g.setOutside(b.region, ext, t.srcFill[:])
-	}
+	_, inside, _ := g.extent(origin)
+	g.pad(b.region, origin, t.srcFill)
 	st, err := t.kern.Run(b.region, b.region, nil)
 	if err != nil {
 		return st, t.elementError(origin, err)

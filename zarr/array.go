@@ -206,11 +206,15 @@ func (a *Array) ByteOrder() binary.ByteOrder { return a.grid.chain.order }
 // Format is 2 or 3.
 func (a *Array) Format() int { return a.meta.Format }
 
+// Grid returns the array's chunk grid: edge extents, padding, chunk
+// indexes.
+func (a *Array) Grid() Grid { return a.grid.Grid }
+
 // ChunkGrid returns the number of chunks along each dimension.
-func (a *Array) ChunkGrid() []int64 { return append([]int64(nil), a.grid.chunks...) }
+func (a *Array) ChunkGrid() []int64 { return a.grid.Counts() }
 
 // NumChunks is the number of chunks in the grid (stored or not).
-func (a *Array) NumChunks() int64 { return a.grid.numChunks }
+func (a *Array) NumChunks() int64 { return a.grid.NumChunks() }
 
 // MaxEncodedSize is the largest stored chunk this array accepts: reading a
 // bigger one fails before decoding.
@@ -218,32 +222,26 @@ func (a *Array) MaxEncodedSize() int { return a.grid.chain.maxEncoded() }
 
 // ChunkCoordsAt returns the coordinates of the i-th chunk in C order
 // (the last dimension varies fastest), 0 <= i < NumChunks().
-func (a *Array) ChunkCoordsAt(i int64) []int64 {
-	c := make([]int64, len(a.grid.chunks))
-	for d := len(c) - 1; d >= 0; d-- {
-		c[d] = i % a.grid.chunks[d]
-		i /= a.grid.chunks[d]
-	}
-	return c
-}
+func (a *Array) ChunkCoordsAt(i int64) []int64 { return a.grid.CoordsAt(i) }
 
 // ChunkCoords iterates over every chunk in C order, yielding its index and
 // coordinates (a fresh slice each time). The order is deterministic, so
 // processes can split the work by index.
 func (a *Array) ChunkCoords() iter.Seq2[int64, []int64] {
 	return func(yield func(int64, []int64) bool) {
-		n := a.grid.numChunks
+		n := a.grid.NumChunks()
 		if n == 0 {
 			return
 		}
-		c := make([]int64, len(a.grid.chunks))
+		counts := a.grid.counts
+		c := make([]int64, len(counts))
 		for i := int64(0); i < n; i++ {
 			if !yield(i, append([]int64(nil), c...)) {
 				return
 			}
 			for d := len(c) - 1; d >= 0; d-- {
 				c[d]++
-				if c[d] < a.grid.chunks[d] {
+				if c[d] < counts[d] {
 					break
 				}
 				c[d] = 0
@@ -254,13 +252,8 @@ func (a *Array) ChunkCoords() iter.Seq2[int64, []int64] {
 
 // ChunkKey returns the store key of the chunk at coords.
 func (a *Array) ChunkKey(coords []int64) (string, error) {
-	if len(coords) != len(a.grid.chunks) {
-		return "", fmt.Errorf("chunk coordinates %v have %d dimensions, the array has %d", coords, len(coords), len(a.grid.chunks))
-	}
-	for d, c := range coords {
-		if c < 0 || c >= a.grid.chunks[d] {
-			return "", fmt.Errorf("chunk coordinates %v outside the chunk grid %v", coords, a.grid.chunks)
-		}
+	if err := a.grid.Check(coords); err != nil {
+		return "", err
 	}
 	return a.meta.KeyEncoding.Key(coords), nil
 }
@@ -323,7 +316,7 @@ func (a *Array) ReadChunk(ctx context.Context, coords []int64, dst []int64) erro
 	if err != nil {
 		return err
 	}
-	if isLittle(order) != hostLittle {
+	if normalOrder(order) != dtype.NativeOrder() {
 		swapInPlace(dst)
 	}
 	return nil
@@ -395,7 +388,7 @@ func (a *Array) WriteChunkRaw(ctx context.Context, coords []int64, src []byte, o
 
 func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key string, raw []byte) error {
 	c := a.grid.chain
-	a.padEdge(coords, raw)
+	a.grid.Pad(raw, coords, c.fill)
 	if !a.writeEmpty && allFill(raw, c.fill) {
 		if err := a.store.Delete(ctx, key); err != nil {
 			return a.chunkErr(coords, key, err)
@@ -410,41 +403,4 @@ func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key s
 		return a.chunkErr(coords, key, err)
 	}
 	return nil
-}
-
-// padEdge sets the elements of a partial edge chunk that lie outside the
-// array to the fill value, as the Zarr specification stores them.
-func (a *Array) padEdge(coords []int64, raw []byte) {
-	shape, chunk := a.meta.Shape, a.meta.ChunkShape
-	nd := len(shape)
-	edge := false
-	ext := make([]int64, nd)
-	for d := range nd {
-		ext[d] = min(chunk[d], shape[d]-coords[d]*chunk[d])
-		if ext[d] < chunk[d] {
-			edge = true
-		}
-	}
-	if !edge {
-		return
-	}
-	fill := a.grid.chain.fill
-	zero := make([]int64, nd)
-	forEachRow(chunk, chunk, zero, func(off, _, n int) {
-		// Recover the row's leading coordinates from its offset.
-		row := int64(off / 8)
-		inside := true
-		for d := nd - 1; d >= 0; d-- {
-			i := row % chunk[d]
-			row /= chunk[d]
-			if d < nd-1 && i >= ext[d] {
-				inside = false
-			}
-		}
-		if !inside {
-			setFill(raw[off:off+n], fill)
-			return
-		}
-		setFill(raw[off+int(ext[nd-1])*8:off+n], fill)
-	})
 }

@@ -40,7 +40,10 @@
 // fill value (SetWriteEmptyChunks changes that) and deletes a stored one,
 // as zarr-python does. Edge chunks are stored at full size, the part
 // outside the array set to the fill value. Failures are *ChunkError values
-// naming the array and the chunk key.
+// naming the array and the chunk key. Grid (Array.Grid) is the chunk
+// grid's geometry, the one place dt64 computes it: edge extents, the runs
+// of a chunk inside the array, padding, rows of a block in a larger
+// buffer, chunk indexes; KeyEncoding formats and parses chunk keys.
 //
 // Zarr v2 arrays with "fill_value": null have no fill value: zarr-python
 // 2.13 returns uninitialized memory for their missing chunks. dt64 reads
@@ -51,6 +54,8 @@
 // Store is a small key-value interface; Dir is a local directory accessed
 // through os.Root (no key or symbolic link can reach outside it) with
 // atomic writes (temporary file and rename), and NewMemory is an in-memory
-// store. Metadata is written only by WriteMetadata, so an engine can write
+// store. DirStore.Entries (an EntryLister) lists values with their sizes
+// and what sits at a key without being a value (a directory, a named
+// pipe), for checkers. Metadata is written only by WriteMetadata, so an engine can write
 // it last and readers never take a half-written array for a complete one.
 package zarr

@@ -305,51 +305,6 @@ func transpose8(dst, src []byte, inShape []int64, perm []int) {
 	}
 }
 
-// forEachRow calls f for each C-order row (last dimension) of the block of
-// shape block at element offset origin inside an array of shape outer,
-// with the row's byte offsets in the outer array and in the block and the
-// row's length in bytes. A 0-d block is one row of one element.
-func forEachRow(outer, block, origin []int64, f func(outerOff, blockOff, rowBytes int)) {
-	nd := len(outer)
-	if nd == 0 {
-		f(0, 0, 8)
-		return
-	}
-	stride := make([]int64, nd)
-	s := int64(1)
-	for d := nd - 1; d >= 0; d-- {
-		stride[d] = s
-		s *= outer[d]
-	}
-	for _, b := range block {
-		if b == 0 {
-			return
-		}
-	}
-	idx := make([]int64, nd)
-	row := int(block[nd-1]) * 8
-	blockOff := 0
-	for {
-		off := int64(0)
-		for d := range nd {
-			off += (origin[d] + idx[d]) * stride[d]
-		}
-		f(int(off)*8, blockOff, row)
-		blockOff += row
-		d := nd - 2
-		for ; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < block[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d < 0 {
-			return
-		}
-	}
-}
-
 // allFill reports whether every 8-byte element of raw equals fill.
 func allFill(raw []byte, fill [8]byte) bool {
 	w := binary.LittleEndian.Uint64(fill[:])

@@ -74,7 +74,7 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 		return &problemsError{dir, 1}
 	}
 	defer store.Close()
-	files, err := scanArrayFiles(dir, a)
+	files, err := scanArrayFiles(ctx, store, a)
 	if err != nil {
 		return err
 	}

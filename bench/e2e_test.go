@@ -158,7 +158,7 @@ func codecFloor(b *testing.B, src, dst string, converted [][]byte, c e2eCase, wo
 					b.Error(err)
 					return
 				}
-				if err := out.WriteChunkRaw(ctx, co, converted[i], binary.LittleEndian); err != nil {
+				if _, err := out.WriteChunkRaw(ctx, co, converted[i]); err != nil {
 					b.Error(err)
 					return
 				}

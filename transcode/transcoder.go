@@ -458,15 +458,11 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 	off := make([]int64, len(origin))
 	err = g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
 		us.chunks++
-		tok, _ := ctx.Value(tokenKey{}).(*cpuToken)
-		var before int64
-		if tok != nil {
-			before = tok.sets
-		}
-		if err := t.dst.WriteChunkRaw(ctx, c, t.dstChunkBytes(b, origin, c, off), t.plan.DestinationOrder); err != nil {
+		stored, err := t.dst.WriteChunkRaw(ctx, c, t.dstChunkBytes(b, origin, c, off))
+		if err != nil {
 			return fmt.Errorf("writing the destination: %w", err)
 		}
-		if tok != nil && tok.sets != before {
+		if stored {
 			us.stored++ // not stored when all fill
 		}
 		return nil

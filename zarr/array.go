@@ -355,52 +355,47 @@ func (a *Array) WriteChunk(ctx context.Context, coords []int64, src []int64) err
 	for i, v := range src {
 		o.PutUint64(raw[i*8:], uint64(v))
 	}
-	return a.writeRaw(ctx, sc, coords, key, raw)
+	_, err = a.writeRaw(ctx, sc, coords, key, raw)
+	return err
 }
 
-// WriteChunkRaw stores src (8 × ChunkLen bytes, elements in byte order
-// order) as the chunk at coords, swapping bytes if order is not the
-// array's.
-func (a *Array) WriteChunkRaw(ctx context.Context, coords []int64, src []byte, order binary.ByteOrder) error {
+// WriteChunkRaw stores raw (8 × ChunkLen bytes, elements in the array's
+// ByteOrder) as the chunk at coords and reports whether it stored it: a
+// chunk whose elements all equal the fill value is not stored, and a
+// stored one is deleted, unless SetWriteEmptyChunks. raw is not copied:
+// the codecs read it where it is. It is modified: the elements of a
+// partial edge chunk outside the array are set to the fill value in
+// place, as they are stored.
+func (a *Array) WriteChunkRaw(ctx context.Context, coords []int64, raw []byte) (stored bool, err error) {
 	key, err := a.ChunkKey(coords)
 	if err != nil {
-		return a.chunkErr(coords, "", err)
+		return false, a.chunkErr(coords, "", err)
 	}
-	c := a.grid.chain
-	if len(src) != c.nbytes {
-		return a.chunkErr(coords, key, fmt.Errorf("source is %d bytes, want %d", len(src), c.nbytes))
-	}
-	if normalOrder(order) == nil {
-		return a.chunkErr(coords, key, fmt.Errorf("byte order %v is neither little- nor big-endian", order))
+	if len(raw) != a.grid.chain.nbytes {
+		return false, a.chunkErr(coords, key, fmt.Errorf("source is %d bytes, want %d", len(raw), a.grid.chain.nbytes))
 	}
 	sc := getScratch()
 	defer sc.release()
-	raw := sc.get(c.nbytes)
-	if isLittle(order) == isLittle(c.order) {
-		copy(raw, src)
-	} else {
-		for i := 0; i < len(src); i += 8 {
-			binary.LittleEndian.PutUint64(raw[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(src[i:])))
-		}
-	}
 	return a.writeRaw(ctx, sc, coords, key, raw)
 }
 
-func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key string, raw []byte) error {
+// writeRaw pads raw, the chunk at coords in the array's byte order, and
+// stores it, or deletes the stored chunk when raw is all fill.
+func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key string, raw []byte) (stored bool, err error) {
 	c := a.grid.chain
 	a.grid.Pad(raw, coords, c.fill)
 	if !a.writeEmpty && allFill(raw, c.fill) {
 		if err := a.store.Delete(ctx, key); err != nil {
-			return a.chunkErr(coords, key, err)
+			return false, a.chunkErr(coords, key, err)
 		}
-		return nil
+		return false, nil
 	}
 	enc, err := c.encode(sc, raw, a.writeEmpty)
 	if err != nil {
-		return a.chunkErr(coords, key, err)
+		return false, a.chunkErr(coords, key, err)
 	}
 	if err := a.store.Set(ctx, key, enc); err != nil {
-		return a.chunkErr(coords, key, err)
+		return false, a.chunkErr(coords, key, err)
 	}
-	return nil
+	return true, nil
 }

@@ -38,7 +38,9 @@
 // proportional to the chunk size once warm. Chunks not in the store read
 // as the fill value; WriteChunk does not store chunks that are entirely the
 // fill value (SetWriteEmptyChunks changes that) and deletes a stored one,
-// as zarr-python does. Edge chunks are stored at full size, the part
+// as zarr-python does. WriteChunkRaw takes a chunk already in the stored
+// byte order, hands it to the codecs without copying it, pads it in place
+// and reports whether it stored it. Edge chunks are stored at full size, the part
 // outside the array set to the fill value. Failures are *ChunkError values
 // naming the array and the chunk key. Grid (Array.Grid) is the chunk
 // grid's geometry, the one place dt64 computes it: edge extents, the runs

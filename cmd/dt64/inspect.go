@@ -145,6 +145,9 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(files.notFiles) > 0 {
+		return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", files.notFiles[0].err(dir), dir)
+	}
 	meta := a.Metadata()
 	d := a.DataType()
 	js, err := d.MarshalJSON()
@@ -430,8 +433,19 @@ type arrayFiles struct {
 	chunks      []storedChunk // in C order
 	storedBytes int64         // total size of chunks
 	temp        []string      // temporaries left by an interrupted DirStore write
+	notFiles    []notFile     // chunk keys at which the store holds no value
 	outside     []string      // chunk keys outside the chunk grid
 	stray       []string      // anything else that is neither chunk nor metadata
+}
+
+// notFile is a chunk key holding something that is not a regular file (a
+// directory "c/0/" holding files, a named pipe): every read of the chunk
+// fails, so every command reports it.
+type notFile struct{ key, kind string }
+
+// err is the failure a read of the chunk would report.
+func (n notFile) err(dir string) error {
+	return &zarr.ChunkError{Array: dir, Key: n.key, Err: fmt.Errorf("is %s, not a regular file", n.kind)}
 }
 
 // metadataFiles are the documents of a Zarr v2 or v3 node.
@@ -458,11 +472,16 @@ func scanArrayFiles(ctx context.Context, store *zarr.DirStore, a *zarr.Array) (a
 	}
 	grid := a.Grid()
 	for _, e := range entries {
-		if e.NotValue != "" || metadataFiles[e.Key] {
-			continue
-		}
 		coords, ok := a.ChunkOf(e.Key)
 		switch {
+		case e.NotValue != "":
+			// Directories are how keys nest; anything else is stray.
+			if ok {
+				out.notFiles = append(out.notFiles, notFile{e.Key, e.NotValue})
+			} else if e.NotValue != "a directory" {
+				out.stray = append(out.stray, e.Key)
+			}
+		case metadataFiles[e.Key]:
 		case ok:
 			index, _ := grid.Index(coords)
 			out.chunks = append(out.chunks, storedChunk{index: index, coords: coords, key: e.Key})

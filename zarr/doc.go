@@ -22,11 +22,13 @@
 // (bytes→bytes), and zlib for v2. blosc reads every c-blosc 1.x frame and
 // writes lz4, lz4hc, zstd, zlib or snappy ones. zstd frames are written with their
 // content size, which numcodecs before 0.13 requires, and read with or
-// without it. No decoder produces or allocates more than the chunk can
-// hold: a zstd or gzip bomb, a frame declaring a larger size, a stored
-// chunk larger than any valid encoding, a shard index pointing outside its
+// without it. No decoder produces more than the chunk can hold: a zstd or
+// gzip bomb, a frame declaring a larger size, a stored chunk larger than
+// any valid encoding (MaxEncodedSize), a shard index pointing outside its
 // shard or at overlapping bytes are errors (wrapping ErrTooLarge,
-// ErrCorrupt or ErrChecksum), never panics or large allocations.
+// ErrCorrupt or ErrChecksum), never panics. Reading a chunk allocates at
+// most (c + 1) × MaxEncodedSize + 256 KiB, c the number of codecs in its
+// chain (those inside sharding counted).
 //
 // # Chunks
 //

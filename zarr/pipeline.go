@@ -162,6 +162,13 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 	cur := enc
 	for i := len(c.bbs) - 1; i >= 0; i-- {
 		limit := c.sizes[i]
+		if ch, ok := c.bbs[i].(checker); ok {
+			var err error
+			if cur, err = ch.check(cur, limit); err != nil {
+				return err
+			}
+			continue
+		}
 		var out []byte
 		if i == 0 && direct {
 			out = dst[:0:len(dst)]

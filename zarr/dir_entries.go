@@ -50,3 +50,5 @@ func (d *DirStore) Entries(ctx context.Context, prefix string) ([]Entry, error) 
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, err
 }
+
+var _ EntryLister = (*DirStore)(nil)

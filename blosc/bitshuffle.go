@@ -63,21 +63,22 @@ func bitUnshuffle(dst, src []byte, typesize int) {
 	rowLen := n / 8
 	if typesize == 8 {
 		bitUnshuffle8(dst[:8*n], src[:8*n])
-		return
-	}
-	for j := range typesize {
-		for g := range rowLen {
-			var x uint64
-			for i := range 8 {
-				x |= uint64(src[(8*j+i)*rowLen+g]) << (8 * i)
-			}
-			x = transpose8x8(x)
-			base := 8*g*typesize + j
-			for m := range 8 {
-				dst[base+m*typesize] = byte(x >> (8 * m))
+	} else {
+		for j := range typesize {
+			for g := range rowLen {
+				var x uint64
+				for i := range 8 {
+					x |= uint64(src[(8*j+i)*rowLen+g]) << (8 * i)
+				}
+				x = transpose8x8(x)
+				base := 8*g*typesize + j
+				for m := range 8 {
+					dst[base+m*typesize] = byte(x >> (8 * m))
+				}
 			}
 		}
 	}
+	// Bytes past the last whole element stay in place, for every typesize.
 	copy(dst[n*typesize:], src[n*typesize:])
 }
 

@@ -18,28 +18,6 @@ import (
 // ErrCorrupt, ErrTooLarge or ErrUnsupported and name the block and stream
 // at fault.
 func Decode(dst, src []byte) ([]byte, error) {
-	return DecodeFunc(dst, src, nil)
-}
-
-// DecodeFunc is Decode that also hands each block of the result to sink
-// the moment the block is final (decompressed and unshuffled), while it is
-// still in cache, so a caller can convert the frame block by block instead
-// of in a second pass over the whole buffer.
-//
-// sink gets consecutive, non-overlapping pieces of the result in order,
-// together covering all of it: piece is out[off:off+len(piece)], one block
-// of the frame (the last may be shorter), or for a memcpyed frame, which
-// has no blocks, a slice of at most memcpyPiece bytes. sink may modify the
-// piece in place; it must not keep it. Piece boundaries are where the
-// frame puts them: a frame's block size need not be a multiple of any
-// element size.
-//
-// When sink returns an error it is not called again, but the rest of the
-// frame is still decoded, so that damage later in the frame is reported
-// the same way with or without a sink: a decode error wins, otherwise
-// DecodeFunc returns sink's error as it is (unwrapped). With a nil sink it
-// is Decode.
-func DecodeFunc(dst, src []byte, sink func(off int, piece []byte) error) ([]byte, error) {
 	h, err := ParseHeader(src)
 	if err != nil {
 		return nil, err
@@ -48,27 +26,11 @@ func DecodeFunc(dst, src []byte, sink func(off int, piece []byte) error) ([]byte
 		return nil, fmt.Errorf("frame declares %d decoded bytes: %w (at most %d)", h.NBytes, ErrTooLarge, cap(dst))
 	}
 	out := dst[:h.NBytes]
-	var sinkErr error
-	var emit func(off int, piece []byte) // nil without a sink: no pieces
-	if sink != nil {
-		emit = func(off int, piece []byte) {
-			if sinkErr == nil {
-				sinkErr = sink(off, piece)
-			}
-		}
-	}
-	if err := decodeBlocks(out, src, h, emit); err != nil {
+	if err := decodeBlocks(out, src, h); err != nil {
 		return nil, err
-	}
-	if sinkErr != nil {
-		return nil, sinkErr
 	}
 	return out, nil
 }
-
-// memcpyPiece is the piece size DecodeFunc copies a memcpyed frame in:
-// small enough that the piece is still in L2 when sink reads it.
-const memcpyPiece = 128 << 10
 
 // Buffers for shuffled blocks. A block is at most the frame's decoded size,
 // which the caller bounded, so the pool never holds more than its callers'
@@ -90,19 +52,10 @@ func putBlockBuf(p *[]byte) {
 	}
 }
 
-// decodeBlocks decodes the blocks of the frame src (header h) into out,
-// calling emit, when not nil, on each block as soon as it is final.
-func decodeBlocks(out, src []byte, h Header, emit func(off int, piece []byte)) error {
+// decodeBlocks decodes the blocks of the frame src (header h) into out.
+func decodeBlocks(out, src []byte, h Header) error {
 	if h.Memcpyed() {
-		if emit == nil {
-			copy(out, src[HeaderSize:])
-			return nil
-		}
-		for off := 0; off < len(out); off += memcpyPiece {
-			piece := out[off:min(off+memcpyPiece, len(out))]
-			copy(piece, src[HeaderSize+off:])
-			emit(off, piece)
-		}
+		copy(out, src[HeaderSize:])
 		return nil
 	}
 	nb := h.numBlocks()
@@ -167,9 +120,6 @@ func decodeBlocks(out, src []byte, h Header, emit func(off int, piece []byte)) e
 			unshuffle(block, target, h.TypeSize)
 		case BitShuffle:
 			bitUnshuffle(block, target, h.TypeSize)
-		}
-		if emit != nil {
-			emit(j*h.BlockSize, block)
 		}
 	}
 	return nil

@@ -18,10 +18,6 @@
 // zstd (github.com/klauspost/compress). Encode writes lz4, lz4hc, zstd,
 // zlib and snappy frames that c-blosc reads; blosclz is decode-only.
 //
-// DecodeFunc is Decode that hands each block to a callback as soon as it is
-// decompressed and unshuffled, while it is still in cache, so a caller can
-// convert a frame block by block instead of in a second pass.
-//
 // # Safety
 //
 // Decode never writes past, or grows, the buffer it is given: the header's

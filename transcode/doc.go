@@ -76,10 +76,7 @@
 // conversion of the source.
 //
 // Each unit is decoded whole and then converted in place, a second pass
-// over the unit's memory. With DT64_FUSED=1 in the environment the engine
-// instead converts each decoded block (a Blosc block, or a whole chunk for
-// other codecs) as soon as it is decoded, while it is in cache, with the
-// same result byte for byte. On the machine dt64 is developed on it saved
-// nothing (the pass is bound by arithmetic, not memory), so it is off by
-// default; bench/fused_test.go measures it on others.
+// over the unit's memory. Converting each decoded Blosc block while it is
+// still in cache instead was built and measured at 0.99–1.04 × the
+// two-pass time (the pass is bound by arithmetic, not memory), and removed.
 package transcode

@@ -3,6 +3,8 @@ package transcode
 import (
 	"fmt"
 	"math"
+
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // maxRegionElements bounds a work unit (16 GiB would be absurd; 128 Mi
@@ -19,8 +21,8 @@ type geometry struct {
 	shape              []int64
 	srcChunk, dstChunk []int64
 	srcGrid, dstGrid   []int64
-	region             []int64 // region shape
-	regionGrid         []int64 // regions per dimension
+	region             []int64   // region shape
+	regions            zarr.Grid // the array cut into regions: the work units
 	units              int64
 	regionLen          int // elements in a region
 	srcLen, dstLen     int // elements in a source / destination chunk
@@ -42,9 +44,9 @@ func newGeometry(shape, srcChunk, srcGrid, dstChunk, dstGrid []int64) (*geometry
 	nd := len(shape)
 	g := &geometry{
 		shape: shape, srcChunk: srcChunk, dstChunk: dstChunk, srcGrid: srcGrid, dstGrid: dstGrid,
-		region: make([]int64, nd), regionGrid: make([]int64, nd),
+		region: make([]int64, nd),
 	}
-	n, units := int64(1), int64(1)
+	n := int64(1)
 	for d := range nd {
 		a, b := srcChunk[d], dstChunk[d]
 		l := a / gcd(a, b)
@@ -57,13 +59,12 @@ func newGeometry(shape, srcChunk, srcGrid, dstChunk, dstGrid []int64) (*geometry
 			return nil, planErr("a work unit of %v elements (source chunks %v, destination chunks %v) exceeds %d elements", g.region, srcChunk, dstChunk, maxRegionElements)
 		}
 		n *= l
-		g.regionGrid[d] = (shape[d] + l - 1) / l
-		if g.regionGrid[d] != 0 && units > math.MaxInt64/g.regionGrid[d] {
-			return nil, planErr("too many work units")
-		}
-		units *= g.regionGrid[d]
 	}
-	g.units, g.regionLen = units, int(n)
+	var err error
+	if g.regions, err = zarr.NewGrid(shape, g.region); err != nil {
+		return nil, planErr("work units of %v elements: %v", g.region, err)
+	}
+	g.units, g.regionLen = g.regions.NumChunks(), int(n)
 	g.srcLen, g.dstLen = int(prod(srcChunk)), int(prod(dstChunk))
 	g.srcSame, g.srcContig = blockLayout(g.region, srcChunk)
 	g.dstSame, g.dstContig = blockLayout(g.region, dstChunk)
@@ -96,15 +97,7 @@ func blockLayout(region, chunk []int64) (same, contig bool) {
 }
 
 // origin returns the array coordinates of the first element of unit u.
-func (g *geometry) origin(u int64) []int64 {
-	nd := len(g.shape)
-	o := make([]int64, nd)
-	for d := nd - 1; d >= 0; d-- {
-		o[d] = (u % g.regionGrid[d]) * g.region[d]
-		u /= g.regionGrid[d]
-	}
-	return o
-}
+func (g *geometry) origin(u int64) []int64 { return g.regions.Origin(g.regions.CoordsAt(u)) }
 
 // chunksIn calls fn for every chunk of a grid (chunk shape cs, grid size
 // grid) inside the region at origin, in C order, with the chunk's
@@ -151,93 +144,31 @@ func (g *geometry) blockOffset(origin, cs, coords, off []int64) int {
 	return int(flat)
 }
 
-// forRows calls fn for every row (run along the last dimension) of a block
-// of shape inner placed at offset off inside a C-order buffer of shape
-// outer, with the row's start in the outer and inner buffers and its
-// length, in elements.
-func forRows(outer, inner, off []int64, fn func(o, i, n int)) {
-	nd := len(outer)
-	if nd == 0 {
-		fn(0, 0, 1)
-		return
+// forRows is zarr.ForEachRow: the rows of a chunk inside a region buffer.
+var forRows = zarr.ForEachRow
+
+// regionAt returns the coordinates, in the grid of regions, of the region
+// at origin.
+func (g *geometry) regionAt(origin []int64) []int64 {
+	c := make([]int64, len(origin))
+	for d, o := range origin {
+		c[d] = o / g.region[d]
 	}
-	rowLen := int(inner[nd-1])
-	if rowLen == 0 {
-		return
-	}
-	idx := make([]int64, nd-1)
-	for d := range nd - 1 {
-		if inner[d] == 0 {
-			return
-		}
-	}
-	ii := 0
-	for {
-		o := int64(0)
-		for d := range nd - 1 {
-			o = o*outer[d] + off[d] + idx[d]
-		}
-		o = o*outer[nd-1] + off[nd-1]
-		fn(int(o), ii, rowLen)
-		ii += rowLen
-		d := nd - 2
-		for ; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < inner[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d < 0 {
-			return
-		}
-	}
+	return c
 }
 
 // extent returns how many elements of the region at origin lie inside
 // the array along each dimension, and whether that is all of them.
 func (g *geometry) extent(origin []int64) (ext []int64, inside int64, whole bool) {
-	ext = make([]int64, len(origin))
-	inside, whole = 1, true
-	for d := range origin {
-		ext[d] = max(0, min(g.region[d], g.shape[d]-origin[d]))
-		if ext[d] < g.region[d] {
-			whole = false
-		}
-		inside *= ext[d]
-	}
-	return ext, inside, whole
+	ext, inside = g.regions.Extent(g.regionAt(origin))
+	return ext, inside, inside == int64(g.regionLen)
 }
 
-// setOutside stores fill (8 bytes) in every element of the region buffer
-// buf that lies outside the array, so that padding (which a writer may
-// have left uninitialized) converts like the fill value and never
-// overflows.
-func (g *geometry) setOutside(buf []byte, ext []int64, fill []byte) {
-	nd := len(ext)
-	if nd == 0 {
-		return
-	}
-	zero := make([]int64, nd)
-	rowLen := g.region[nd-1]
-	forRows(g.region, g.region, zero, func(o, _, n int) {
-		// Recover the row's coordinates from its offset.
-		row := int64(o) / rowLen
-		out := false
-		for d := nd - 2; d >= 0; d-- {
-			if row%g.region[d] >= ext[d] {
-				out = true
-			}
-			row /= g.region[d]
-		}
-		from := o + int(ext[nd-1])
-		if out {
-			from = o
-		}
-		for i := from; i < o+n; i++ {
-			copy(buf[8*i:8*i+8], fill)
-		}
-	})
+// pad stores fill in every element of the region buffer buf that lies
+// outside the array, so that padding (which a writer may have left
+// uninitialized) converts like the fill value and never overflows.
+func (g *geometry) pad(buf []byte, origin []int64, fill [8]byte) {
+	g.regions.Pad(buf, g.regionAt(origin), fill)
 }
 
 // locate maps element i of the region at origin to its array index, and

@@ -30,7 +30,6 @@ type Transcoder struct {
 	doc      planDoc
 	geo      *geometry
 	kern     *kernels.Transcoder
-	fused    bool    // convert source blocks as they are decoded (fused.go)
 	srcFill  [8]byte // source fill value in source byte order
 	fillSt   kernels.Stats
 	lo, hi   int64             // this part's work units
@@ -123,7 +122,7 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Transcoder, erro
 	if o.Part.Index < 0 || (o.Part.Count > 0 && o.Part.Index >= o.Part.Count) || o.Part.Count < 0 {
 		return nil, planErr("part %d/%d: want 0 <= I < N", o.Part.Index, o.Part.Count)
 	}
-	t := &Transcoder{opts: o, srcStore: src, dstStore: dst, fused: fusedEnabled()}
+	t := &Transcoder{opts: o, srcStore: src, dstStore: dst}
 	t.srcIO, t.dstIO = &ioStore{Store: src}, &ioStore{Store: dst}
 	var err error
 	if t.src, err = zarr.Open(ctx, t.srcIO); err != nil {
@@ -386,10 +385,8 @@ func (t *Transcoder) dstChunkBytes(b *buffers, origin, c, off []int64) []byte {
 // inside the array.
 func (t *Transcoder) convertRegion(k *kernels.Transcoder, b *buffers, origin []int64) (kernels.Stats, error) {
 	g := t.geo
-	ext, inside, whole := g.extent(origin)
-	if !whole {
-		g.setOutside(b.region, ext, t.srcFill[:])
-	}
+	_, inside, _ := g.extent(origin)
+	g.pad(b.region, origin, t.srcFill)
 	st, err := k.Run(b.region, b.region, nil)
 	if err != nil {
 		return st, t.elementError(origin, err)
@@ -447,17 +444,7 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		}
 		us = unitStats{}
 	}
-	var (
-		present bool
-		st      kernels.Stats
-		err     error
-	)
-	fused := t.fused && g.srcContig
-	if fused {
-		present, st, err = t.readConverted(ctx, b, origin)
-	} else {
-		present, err = t.readRegion(ctx, b, origin)
-	}
+	present, err := t.readRegion(ctx, b, origin)
 	if err != nil {
 		return us, err
 	}
@@ -474,24 +461,19 @@ func (t *Transcoder) doUnit(ctx context.Context, b *buffers, u int64, resume boo
 		_ = g.chunksIn(origin, g.dstChunk, g.dstGrid, func([]int64) error { us.chunks++; return nil })
 		return us, nil
 	}
-	if !fused {
-		if st, err = t.convertRegion(t.kern, b, origin); err != nil {
-			return us, err
-		}
+	st, err := t.convertRegion(t.kern, b, origin)
+	if err != nil {
+		return us, err
 	}
 	us.elements, us.nat, us.overflowed, us.lossy = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy)
 	off := make([]int64, len(origin))
 	err = g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
 		us.chunks++
-		tok, _ := ctx.Value(tokenKey{}).(*cpuToken)
-		var before int64
-		if tok != nil {
-			before = tok.sets
-		}
-		if err := t.dst.WriteChunkRaw(ctx, c, t.dstChunkBytes(b, origin, c, off), t.plan.DestinationOrder); err != nil {
+		stored, err := t.dst.WriteChunkRaw(ctx, c, t.dstChunkBytes(b, origin, c, off))
+		if err != nil {
 			return fmt.Errorf("writing the destination: %w", err)
 		}
-		if tok != nil && tok.sets != before {
+		if stored {
 			us.stored++ // not stored when all fill
 		}
 		return nil

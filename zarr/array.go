@@ -206,11 +206,15 @@ func (a *Array) ByteOrder() binary.ByteOrder { return a.grid.chain.order }
 // Format is 2 or 3.
 func (a *Array) Format() int { return a.meta.Format }
 
+// Grid returns the array's chunk grid: edge extents, padding, chunk
+// indexes.
+func (a *Array) Grid() Grid { return a.grid.Grid }
+
 // ChunkGrid returns the number of chunks along each dimension.
-func (a *Array) ChunkGrid() []int64 { return append([]int64(nil), a.grid.chunks...) }
+func (a *Array) ChunkGrid() []int64 { return a.grid.Counts() }
 
 // NumChunks is the number of chunks in the grid (stored or not).
-func (a *Array) NumChunks() int64 { return a.grid.numChunks }
+func (a *Array) NumChunks() int64 { return a.grid.NumChunks() }
 
 // MaxEncodedSize is the largest stored chunk this array accepts: reading a
 // bigger one fails before decoding.
@@ -218,32 +222,26 @@ func (a *Array) MaxEncodedSize() int { return a.grid.chain.maxEncoded() }
 
 // ChunkCoordsAt returns the coordinates of the i-th chunk in C order
 // (the last dimension varies fastest), 0 <= i < NumChunks().
-func (a *Array) ChunkCoordsAt(i int64) []int64 {
-	c := make([]int64, len(a.grid.chunks))
-	for d := len(c) - 1; d >= 0; d-- {
-		c[d] = i % a.grid.chunks[d]
-		i /= a.grid.chunks[d]
-	}
-	return c
-}
+func (a *Array) ChunkCoordsAt(i int64) []int64 { return a.grid.CoordsAt(i) }
 
 // ChunkCoords iterates over every chunk in C order, yielding its index and
 // coordinates (a fresh slice each time). The order is deterministic, so
 // processes can split the work by index.
 func (a *Array) ChunkCoords() iter.Seq2[int64, []int64] {
 	return func(yield func(int64, []int64) bool) {
-		n := a.grid.numChunks
+		n := a.grid.NumChunks()
 		if n == 0 {
 			return
 		}
-		c := make([]int64, len(a.grid.chunks))
+		counts := a.grid.counts
+		c := make([]int64, len(counts))
 		for i := int64(0); i < n; i++ {
 			if !yield(i, append([]int64(nil), c...)) {
 				return
 			}
 			for d := len(c) - 1; d >= 0; d-- {
 				c[d]++
-				if c[d] < a.grid.chunks[d] {
+				if c[d] < counts[d] {
 					break
 				}
 				c[d] = 0
@@ -254,13 +252,8 @@ func (a *Array) ChunkCoords() iter.Seq2[int64, []int64] {
 
 // ChunkKey returns the store key of the chunk at coords.
 func (a *Array) ChunkKey(coords []int64) (string, error) {
-	if len(coords) != len(a.grid.chunks) {
-		return "", fmt.Errorf("chunk coordinates %v have %d dimensions, the array has %d", coords, len(coords), len(a.grid.chunks))
-	}
-	for d, c := range coords {
-		if c < 0 || c >= a.grid.chunks[d] {
-			return "", fmt.Errorf("chunk coordinates %v outside the chunk grid %v", coords, a.grid.chunks)
-		}
+	if err := a.grid.Check(coords); err != nil {
+		return "", err
 	}
 	return a.meta.KeyEncoding.Key(coords), nil
 }
@@ -277,39 +270,6 @@ func (a *Array) chunkErr(coords []int64, key string, err error) error {
 // is not stored reads as the fill value, with present false. Partial edge
 // chunks are returned whole, padding included.
 func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (order binary.ByteOrder, present bool, err error) {
-	return a.readChunkRaw(ctx, coords, dst, nil)
-}
-
-// A ChunkSink receives a decoded chunk piece by piece: piece is
-// dst[off:off+len(piece)] of the buffer given to ReadChunkRawFunc, a whole
-// number of 8-byte elements in the stored byte order. It may modify the
-// piece in place (convert it) but must not keep it.
-type ChunkSink func(off int, piece []byte) error
-
-// ReadChunkRawFunc is ReadChunkRaw that also hands the decoded chunk to
-// sink, in consecutive pieces that together cover dst, in order, each
-// passed on as soon as it is decoded, while it is still in cache: so a
-// caller can convert a chunk in the pass that decodes it rather than in a
-// second pass over a buffer far larger than the cache.
-//
-// Pieces are Blosc blocks (small blocks grouped to at least 64 KiB) when
-// the last codec to decode is blosc and writes straight into dst (no
-// transpose, no sharding); otherwise sink gets all of dst once, after
-// decoding. A chunk that is not stored reads as the fill value and sink is
-// not called (present is false).
-//
-// If sink fails it is not called again, but the chunk is still decoded to
-// the end, so a damaged chunk is reported as ReadChunkRaw reports it; if
-// decoding succeeds, sink's error is returned as it is, not wrapped in a
-// ChunkError. dst's contents after any error are unspecified.
-func (a *Array) ReadChunkRawFunc(ctx context.Context, coords []int64, dst []byte, sink ChunkSink) (order binary.ByteOrder, present bool, err error) {
-	if sink == nil {
-		return nil, false, a.chunkErr(coords, "", errors.New("ReadChunkRawFunc: nil sink"))
-	}
-	return a.readChunkRaw(ctx, coords, dst, sink)
-}
-
-func (a *Array) readChunkRaw(ctx context.Context, coords []int64, dst []byte, sink ChunkSink) (order binary.ByteOrder, present bool, err error) {
 	key, err := a.ChunkKey(coords)
 	if err != nil {
 		return nil, false, a.chunkErr(coords, "", err)
@@ -339,16 +299,7 @@ func (a *Array) readChunkRaw(ctx context.Context, coords []int64, dst []byte, si
 	if err != nil {
 		return nil, false, a.chunkErr(coords, key, err)
 	}
-	if sink == nil {
-		err = c.decode(sc, dst, enc)
-	} else {
-		err = c.decodeFunc(sc, dst, enc, sink)
-	}
-	if err != nil {
-		var se *sinkError
-		if errors.As(err, &se) {
-			return nil, false, se.err
-		}
+	if err := c.decode(sc, dst, enc); err != nil {
 		return nil, false, a.chunkErr(coords, key, err)
 	}
 	return c.order, true, nil
@@ -365,7 +316,7 @@ func (a *Array) ReadChunk(ctx context.Context, coords []int64, dst []int64) erro
 	if err != nil {
 		return err
 	}
-	if isLittle(order) != hostLittle {
+	if normalOrder(order) != dtype.NativeOrder() {
 		swapInPlace(dst)
 	}
 	return nil
@@ -404,89 +355,47 @@ func (a *Array) WriteChunk(ctx context.Context, coords []int64, src []int64) err
 	for i, v := range src {
 		o.PutUint64(raw[i*8:], uint64(v))
 	}
-	return a.writeRaw(ctx, sc, coords, key, raw)
+	_, err = a.writeRaw(ctx, sc, coords, key, raw)
+	return err
 }
 
-// WriteChunkRaw stores src (8 × ChunkLen bytes, elements in byte order
-// order) as the chunk at coords, swapping bytes if order is not the
-// array's.
-func (a *Array) WriteChunkRaw(ctx context.Context, coords []int64, src []byte, order binary.ByteOrder) error {
+// WriteChunkRaw stores raw (8 × ChunkLen bytes, elements in the array's
+// ByteOrder) as the chunk at coords and reports whether it stored it: a
+// chunk whose elements all equal the fill value is not stored, and a
+// stored one is deleted, unless SetWriteEmptyChunks. raw is not copied:
+// the codecs read it where it is. It is modified: the elements of a
+// partial edge chunk outside the array are set to the fill value in
+// place, as they are stored.
+func (a *Array) WriteChunkRaw(ctx context.Context, coords []int64, raw []byte) (stored bool, err error) {
 	key, err := a.ChunkKey(coords)
 	if err != nil {
-		return a.chunkErr(coords, "", err)
+		return false, a.chunkErr(coords, "", err)
 	}
-	c := a.grid.chain
-	if len(src) != c.nbytes {
-		return a.chunkErr(coords, key, fmt.Errorf("source is %d bytes, want %d", len(src), c.nbytes))
-	}
-	if normalOrder(order) == nil {
-		return a.chunkErr(coords, key, fmt.Errorf("byte order %v is neither little- nor big-endian", order))
+	if len(raw) != a.grid.chain.nbytes {
+		return false, a.chunkErr(coords, key, fmt.Errorf("source is %d bytes, want %d", len(raw), a.grid.chain.nbytes))
 	}
 	sc := getScratch()
 	defer sc.release()
-	raw := sc.get(c.nbytes)
-	if isLittle(order) == isLittle(c.order) {
-		copy(raw, src)
-	} else {
-		for i := 0; i < len(src); i += 8 {
-			binary.LittleEndian.PutUint64(raw[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(src[i:])))
-		}
-	}
 	return a.writeRaw(ctx, sc, coords, key, raw)
 }
 
-func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key string, raw []byte) error {
+// writeRaw pads raw, the chunk at coords in the array's byte order, and
+// stores it, or deletes the stored chunk when raw is all fill.
+func (a *Array) writeRaw(ctx context.Context, sc *scratch, coords []int64, key string, raw []byte) (stored bool, err error) {
 	c := a.grid.chain
-	a.padEdge(coords, raw)
+	a.grid.Pad(raw, coords, c.fill)
 	if !a.writeEmpty && allFill(raw, c.fill) {
 		if err := a.store.Delete(ctx, key); err != nil {
-			return a.chunkErr(coords, key, err)
+			return false, a.chunkErr(coords, key, err)
 		}
-		return nil
+		return false, nil
 	}
 	enc, err := c.encode(sc, raw, a.writeEmpty)
 	if err != nil {
-		return a.chunkErr(coords, key, err)
+		return false, a.chunkErr(coords, key, err)
 	}
 	if err := a.store.Set(ctx, key, enc); err != nil {
-		return a.chunkErr(coords, key, err)
+		return false, a.chunkErr(coords, key, err)
 	}
-	return nil
-}
-
-// padEdge sets the elements of a partial edge chunk that lie outside the
-// array to the fill value, as the Zarr specification stores them.
-func (a *Array) padEdge(coords []int64, raw []byte) {
-	shape, chunk := a.meta.Shape, a.meta.ChunkShape
-	nd := len(shape)
-	edge := false
-	ext := make([]int64, nd)
-	for d := range nd {
-		ext[d] = min(chunk[d], shape[d]-coords[d]*chunk[d])
-		if ext[d] < chunk[d] {
-			edge = true
-		}
-	}
-	if !edge {
-		return
-	}
-	fill := a.grid.chain.fill
-	zero := make([]int64, nd)
-	forEachRow(chunk, chunk, zero, func(off, _, n int) {
-		// Recover the row's leading coordinates from its offset.
-		row := int64(off / 8)
-		inside := true
-		for d := nd - 1; d >= 0; d-- {
-			i := row % chunk[d]
-			row /= chunk[d]
-			if d < nd-1 && i >= ext[d] {
-				inside = false
-			}
-		}
-		if !inside {
-			setFill(raw[off:off+n], fill)
-			return
-		}
-		setFill(raw[off+int(ext[nd-1])*8:off+n], fill)
-	})
+	return true, nil
 }

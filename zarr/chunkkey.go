@@ -43,14 +43,10 @@ func (e KeyEncoding) Parse(key string, ndim int) ([]int64, bool) {
 // key, and whether key is a chunk key of this array at all: written by
 // its key encoding and inside its chunk grid.
 func (a *Array) ChunkOf(key string) ([]int64, bool) {
-	coords, ok := a.meta.KeyEncoding.Parse(key, len(a.grid.chunks))
+	coords, ok := a.meta.KeyEncoding.Parse(key, len(a.grid.counts))
 	if !ok {
 		return nil, false
 	}
-	for d, c := range coords {
-		if c >= a.grid.chunks[d] {
-			return coords, false
-		}
-	}
-	return coords, true
+	_, in := a.grid.Index(coords)
+	return coords, in
 }

@@ -439,10 +439,6 @@ func codecListJSONV3(cs []Codec) ([]any, error) {
 	return out, nil
 }
 
-var (
-	hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-)
-
 // isLittle reports whether o is little-endian, whatever its Go type
 // (binary.LittleEndian, or binary.NativeEndian on a little-endian host).
 func isLittle(o binary.ByteOrder) bool {

@@ -107,21 +107,6 @@ func (bloscStage) decode(dst, src []byte) ([]byte, error) {
 	return out, nil
 }
 
-// decodeFunc is decode handing each block to piece as soon as it is
-// final (see blosc.DecodeFunc). An error piece returns comes back as it
-// is: a *sinkError, not a blosc error.
-func (bloscStage) decodeFunc(dst, src []byte, piece func(off int, b []byte) error) ([]byte, error) {
-	out, err := blosc.DecodeFunc(dst[:0], src, piece)
-	if err != nil {
-		var se *sinkError
-		if errors.As(err, &se) {
-			return nil, err
-		}
-		return nil, bloscErr(err)
-	}
-	return out, nil
-}
-
 // bloscError carries a blosc package error and the matching sentinel of
 // this package, so errors.Is works with both.
 type bloscError struct{ err, kind error }

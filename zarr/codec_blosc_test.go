@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -378,5 +379,38 @@ func TestBloscCompressionFigures(t *testing.T) {
 	}
 	if s := sizes["blosc zstd:3:shuffle"]; 2*s > plain {
 		t.Errorf("blosc zstd:3:shuffle stores %d bytes, plain zstd level 3 %d: want at most half", s, plain)
+	}
+}
+
+// TestBloscBitshuffleTail: crc32c before blosc makes the frame 4 bytes
+// longer than the elements, so its last block ends past the last whole
+// element; bit-unshuffle must keep those bytes (it dropped them for
+// typesize 8, and every such chunk failed its checksum).
+func TestBloscBitshuffleTail(t *testing.T) {
+	ctx := context.Background()
+	for _, cname := range []string{"lz4", "zstd"} {
+		a, err := Create(ctx, NewMemory(), Metadata{
+			DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+			Shape:    []int64{31, 19}, ChunkShape: []int64{16, 10},
+			Codecs: []Codec{BytesCodec{Endian: binary.BigEndian}, CRC32CCodec{},
+				BloscCodec{CName: cname, CLevel: 1, Shuffle: "bitshuffle", BlockSize: 64}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int64, a.ChunkLen())
+		for i := range want {
+			want[i] = int64(i) * 1000
+		}
+		if err := a.WriteChunk(ctx, []int64{0, 0}, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int64, a.ChunkLen())
+		if err := a.ReadChunk(ctx, []int64{0, 0}, got); err != nil {
+			t.Fatalf("%s: %v", cname, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: read back differs", cname)
+		}
 	}
 }

@@ -99,8 +99,12 @@ func zstdEncoder(c ZstdCodec, single bool) *zstd.Encoder {
 type zstdStage struct{ small, large *zstd.Encoder }
 
 func (zstdStage) bound(n int) int {
-	// ZSTD_COMPRESSBOUND plus room for a checksum and a generous header.
-	b := n + n>>8 + 64
+	// ZSTD_COMPRESSBOUND, libzstd's bound on a whole frame, header and
+	// checksum included. klauspost's encoder stays under it too: a frame
+	// header is at most 18 bytes, a block 3 more than its data (blocks that
+	// do not compress are stored), a checksum 4, and the bound leaves at
+	// least 64 bytes above the data.
+	b := n + n>>8
 	if n < 128<<10 {
 		b += (128<<10 - n) >> 11
 	}
@@ -146,9 +150,11 @@ type deflateStage struct {
 }
 
 func (deflateStage) bound(n int) int {
-	// deflate's stored-block worst case is 5 bytes per 16 KiB block; gzip
-	// headers may carry a file name or comment, hence the slack.
-	return n + n>>6 + 4096
+	// Data that does not compress is stored in blocks of 5 bytes of header
+	// each; zlib's smallest setting (memLevel 1) makes them about 500
+	// bytes long, hence n/64. Then the gzip header and trailer (18 bytes),
+	// and room for a file name or comment in the header: 512 bytes in all.
+	return n + n>>6 + 512
 }
 
 type appendWriter struct{ b []byte }
@@ -286,7 +292,15 @@ func (crc32cStage) encode(dst, src []byte) ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(src, castagnoli)), nil
 }
 
-func (crc32cStage) decode(dst, src []byte) ([]byte, error) {
+func (s crc32cStage) decode(dst, src []byte) ([]byte, error) { return s.check(src, cap(dst)) }
+
+// A checker is a bytes->bytes stage whose decoding only checks its input
+// and returns a sub-slice of it: the chain gives it no output buffer.
+type checker interface {
+	check(src []byte, limit int) ([]byte, error)
+}
+
+func (crc32cStage) check(src []byte, limit int) ([]byte, error) {
 	if len(src) < 4 {
 		return nil, fmt.Errorf("crc32c: %w: %d bytes, shorter than the 4-byte checksum", ErrCorrupt, len(src))
 	}
@@ -295,8 +309,8 @@ func (crc32cStage) decode(dst, src []byte) ([]byte, error) {
 	if got := crc32.Checksum(body, castagnoli); got != want {
 		return nil, fmt.Errorf("crc32c: %w: stored %08x, computed %08x", ErrChecksum, want, got)
 	}
-	if len(body) > cap(dst) {
-		return nil, fmt.Errorf("crc32c: payload of %d bytes is %w (at most %d)", len(body), ErrTooLarge, cap(dst))
+	if len(body) > limit {
+		return nil, fmt.Errorf("crc32c: payload of %d bytes is %w (at most %d)", len(body), ErrTooLarge, limit)
 	}
 	return body, nil
 }

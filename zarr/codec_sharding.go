@@ -94,8 +94,8 @@ func (s *shardStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, e
 	block := sc.get(s.inner.nbytes)
 	org := make([]int64, len(s.grid))
 	for q := range s.nInner {
-		forEachRow(s.shard, s.innerShape, s.origin(q, org), func(o, b, n int) {
-			copy(block[b:b+n], raw[o:o+n])
+		ForEachRow(s.shard, s.innerShape, s.origin(q, org), func(o, b, n int) {
+			copy(block[8*b:8*(b+n)], raw[8*o:8*(o+n)])
 		})
 		if !writeEmpty && allFill(block, s.inner.fill) {
 			idxOrder.PutUint64(idx[q*16:], emptyMarker)
@@ -163,8 +163,8 @@ func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 	for q := range s.nInner {
 		off, nb := o.Uint64(idx[q*16:]), o.Uint64(idx[q*16+8:])
 		if off == emptyMarker && nb == emptyMarker {
-			forEachRow(s.shard, s.innerShape, s.origin(q, org), func(d, _, n int) {
-				setFill(dst[d:d+n], s.inner.fill)
+			ForEachRow(s.shard, s.innerShape, s.origin(q, org), func(d, _, n int) {
+				setFill(dst[8*d:8*(d+n)], s.inner.fill)
 			})
 			continue
 		}
@@ -193,8 +193,8 @@ func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 		if err != nil {
 			return fmt.Errorf("inner chunk %d: %w", sp.q, err)
 		}
-		forEachRow(s.shard, s.innerShape, s.origin(sp.q, org), func(d, b, n int) {
-			copy(dst[d:d+n], block[b:b+n])
+		ForEachRow(s.shard, s.innerShape, s.origin(sp.q, org), func(d, b, n int) {
+			copy(dst[8*d:8*(d+n)], block[8*b:8*(b+n)])
 		})
 	}
 	return nil

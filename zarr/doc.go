@@ -22,11 +22,13 @@
 // (bytes→bytes), and zlib for v2. blosc reads every c-blosc 1.x frame and
 // writes lz4, lz4hc, zstd, zlib or snappy ones. zstd frames are written with their
 // content size, which numcodecs before 0.13 requires, and read with or
-// without it. No decoder produces or allocates more than the chunk can
-// hold: a zstd or gzip bomb, a frame declaring a larger size, a stored
-// chunk larger than any valid encoding, a shard index pointing outside its
+// without it. No decoder produces more than the chunk can hold: a zstd or
+// gzip bomb, a frame declaring a larger size, a stored chunk larger than
+// any valid encoding (MaxEncodedSize), a shard index pointing outside its
 // shard or at overlapping bytes are errors (wrapping ErrTooLarge,
-// ErrCorrupt or ErrChecksum), never panics or large allocations.
+// ErrCorrupt or ErrChecksum), never panics. Reading a chunk allocates at
+// most (c + 1) × MaxEncodedSize + 256 KiB, c the number of codecs in its
+// chain (those inside sharding counted).
 //
 // # Chunks
 //
@@ -38,9 +40,14 @@
 // proportional to the chunk size once warm. Chunks not in the store read
 // as the fill value; WriteChunk does not store chunks that are entirely the
 // fill value (SetWriteEmptyChunks changes that) and deletes a stored one,
-// as zarr-python does. Edge chunks are stored at full size, the part
+// as zarr-python does. WriteChunkRaw takes a chunk already in the stored
+// byte order, hands it to the codecs without copying it, pads it in place
+// and reports whether it stored it. Edge chunks are stored at full size, the part
 // outside the array set to the fill value. Failures are *ChunkError values
-// naming the array and the chunk key.
+// naming the array and the chunk key. Grid (Array.Grid) is the chunk
+// grid's geometry, the one place dt64 computes it: edge extents, the runs
+// of a chunk inside the array, padding, rows of a block in a larger
+// buffer, chunk indexes; KeyEncoding formats and parses chunk keys.
 //
 // Zarr v2 arrays with "fill_value": null have no fill value: zarr-python
 // 2.13 returns uninitialized memory for their missing chunks. dt64 reads
@@ -51,6 +58,8 @@
 // Store is a small key-value interface; Dir is a local directory accessed
 // through os.Root (no key or symbolic link can reach outside it) with
 // atomic writes (temporary file and rename), and NewMemory is an in-memory
-// store. Metadata is written only by WriteMetadata, so an engine can write
+// store. DirStore.Entries (an EntryLister) lists values with their sizes
+// and what sits at a key without being a value (a directory, a named
+// pipe), for checkers. Metadata is written only by WriteMetadata, so an engine can write
 // it last and readers never take a half-written array for a complete one.
 package zarr

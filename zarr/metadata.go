@@ -143,9 +143,8 @@ func (e KeyEncoding) validate(format int) error {
 
 // grid holds what a valid Metadata implies.
 type grid struct {
-	chunks    []int64 // chunks per dimension
-	numChunks int64
-	chain     *chain
+	Grid
+	chain *chain
 }
 
 // withDefaults fills the zero values Create accepts.
@@ -224,20 +223,16 @@ func (m *Metadata) check() (*grid, error) {
 		return nil, inField(m.field("chunk_grid.configuration.chunk_shape", "chunks"),
 			fmt.Errorf("%v has %d dimensions, shape %v has %d", m.ChunkShape, len(m.ChunkShape), m.Shape, len(m.Shape)))
 	}
-	g := &grid{chunks: make([]int64, len(m.Shape))}
 	for d, c := range m.ChunkShape {
 		if c <= 0 {
 			return nil, inField(m.field("chunk_grid.configuration.chunk_shape", "chunks"), fmt.Errorf("dimension %d is %d; chunk dimensions must be positive", d, c))
 		}
-		g.chunks[d] = m.Shape[d] / c
-		if m.Shape[d]%c != 0 {
-			g.chunks[d]++
-		}
 	}
-	var err error
-	if g.numChunks, err = numElements(g.chunks, math.MaxInt64); err != nil {
-		return nil, inField("shape", fmt.Errorf("the chunk grid: %w", err))
+	gr, err := NewGrid(m.Shape, m.ChunkShape)
+	if err != nil {
+		return nil, inField("shape", err)
 	}
+	g := &grid{Grid: gr}
 	if err := m.KeyEncoding.validate(m.Format); err != nil {
 		return nil, inField(m.field("chunk_key_encoding", "dimension_separator"), err)
 	}

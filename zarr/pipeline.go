@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/zarr-dt64/dt64/blosc"
 )
 
 // A chain is a codec pipeline compiled for one chunk shape. Inside the
@@ -164,6 +162,13 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 	cur := enc
 	for i := len(c.bbs) - 1; i >= 0; i-- {
 		limit := c.sizes[i]
+		if ch, ok := c.bbs[i].(checker); ok {
+			var err error
+			if cur, err = ch.check(cur, limit); err != nil {
+				return err
+			}
+			continue
+		}
 		var out []byte
 		if i == 0 && direct {
 			out = dst[:0:len(dst)]
@@ -190,91 +195,6 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 		t := c.arrays[i]
 		transpose8(out, tmp, t.out, t.inv)
 		tmp = out
-	}
-	return nil
-}
-
-// minSinkPiece is the least a ChunkSink call gets, but for a chunk's last
-// piece: Blosc blocks can be a few KiB, and a kernel call per tiny block
-// would cost more than the cache misses it saves. Grouped blocks are still
-// in L2 when the sink reads them.
-const minSinkPiece = 64 << 10
-
-// sinkError carries an error from a ChunkSink through the codec stages, so
-// that ReadChunkRawFunc can return it as it is.
-type sinkError struct{ err error }
-
-func (e *sinkError) Error() string { return e.err.Error() }
-func (e *sinkError) Unwrap() error { return e.err }
-
-// blockStage returns the Blosc stage when decoding can hand a chunk to a
-// sink block by block: Blosc is the last decoder and writes straight into
-// the chunk's buffer (no transpose, no sharding).
-func (c *chain) blockStage() (bloscStage, bool) {
-	if len(c.arrays) != 0 || !c.ab.direct() || len(c.bbs) == 0 {
-		return bloscStage{}, false
-	}
-	b, ok := c.bbs[0].(bloscStage)
-	return b, ok
-}
-
-// decodeFunc is decode that hands dst to sink in consecutive pieces of
-// whole elements as they are decoded: per Blosc block (grouped to at least
-// minSinkPiece) when the chain streams, else once, whole, at the end.
-// Decode errors win over the sink's: the rest of the chunk is still
-// decoded after sink fails. The sink's error comes back as a *sinkError.
-func (c *chain) decodeFunc(sc *scratch, dst, enc []byte, sink ChunkSink) error {
-	bs, ok := c.blockStage()
-	if ok && len(enc) <= c.maxEncoded() {
-		cur := enc
-		for i := len(c.bbs) - 1; i >= 1; i-- {
-			limit := c.sizes[i]
-			var err error
-			if cur, err = c.bbs[i].decode(sc.get(limit)[:0:limit], cur); err != nil {
-				return err
-			}
-		}
-		// A frame whose size is not the chunk's takes the plain path,
-		// which reports it exactly as ReadChunkRaw does.
-		if h, err := blosc.ParseHeader(cur); err == nil && h.NBytes == len(dst) {
-			g := pieceGrouper{dst: dst, sink: sink}
-			_, err := bs.decodeFunc(dst[:0:len(dst)], cur, g.piece)
-			return err
-		}
-	}
-	if err := c.decode(sc, dst, enc); err != nil {
-		return err
-	}
-	if err := sink(0, dst); err != nil {
-		return &sinkError{err}
-	}
-	return nil
-}
-
-// pieceGrouper turns Blosc blocks, which may be small or end inside an
-// element, into ChunkSink pieces of whole elements, at least minSinkPiece
-// bytes but for the last.
-type pieceGrouper struct {
-	dst  []byte
-	done int // dst[:done] went to the sink
-	sink ChunkSink
-}
-
-func (g *pieceGrouper) piece(off int, b []byte) error {
-	end := off + len(b)
-	if end < len(g.dst) {
-		if end-g.done < minSinkPiece {
-			return nil
-		}
-		end &^= 7
-	}
-	if end <= g.done {
-		return nil
-	}
-	from := g.done
-	g.done = end
-	if err := g.sink(from, g.dst[from:end]); err != nil {
-		return &sinkError{err}
 	}
 	return nil
 }
@@ -387,51 +307,6 @@ func transpose8(dst, src []byte, inShape []int64, perm []int) {
 			idx[k] = 0
 		}
 		if k < 0 {
-			return
-		}
-	}
-}
-
-// forEachRow calls f for each C-order row (last dimension) of the block of
-// shape block at element offset origin inside an array of shape outer,
-// with the row's byte offsets in the outer array and in the block and the
-// row's length in bytes. A 0-d block is one row of one element.
-func forEachRow(outer, block, origin []int64, f func(outerOff, blockOff, rowBytes int)) {
-	nd := len(outer)
-	if nd == 0 {
-		f(0, 0, 8)
-		return
-	}
-	stride := make([]int64, nd)
-	s := int64(1)
-	for d := nd - 1; d >= 0; d-- {
-		stride[d] = s
-		s *= outer[d]
-	}
-	for _, b := range block {
-		if b == 0 {
-			return
-		}
-	}
-	idx := make([]int64, nd)
-	row := int(block[nd-1]) * 8
-	blockOff := 0
-	for {
-		off := int64(0)
-		for d := range nd {
-			off += (origin[d] + idx[d]) * stride[d]
-		}
-		f(int(off)*8, blockOff, row)
-		blockOff += row
-		d := nd - 2
-		for ; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < block[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d < 0 {
 			return
 		}
 	}

@@ -9,10 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/bits"
 	"os"
-	"path"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -144,9 +141,12 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		return nil, err
 	}
 	defer store.Close()
-	files, err := scanArrayFiles(dir, a)
+	files, err := scanArrayFiles(ctx, store, a)
 	if err != nil {
 		return nil, err
+	}
+	if len(files.notFiles) > 0 {
+		return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", files.notFiles[0].err(dir), dir)
 	}
 	meta := a.Metadata()
 	d := a.DataType()
@@ -154,10 +154,8 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	elements, err := numElements(a.Shape())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
+	grid := a.Grid()
+	elements := grid.NumElements()
 	rep := &inspectReport{
 		Path:          dir,
 		Format:        a.Format(),
@@ -203,15 +201,15 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	}
 	errs := readStoredChunks(ctx, a, files.chunks, workers, true, func(w int, c storedChunk, raw []byte, order binary.ByteOrder) error {
 		s := &accs[w]
-		return forValidRuns(raw, a.Shape(), a.ChunkShape(), c.coords, func(run []byte) error {
+		return grid.ForEachInside(c.coords, func(off, n int) error {
+			run := raw[8*off : 8*(off+n)]
 			lo, hi, valid, err := kernels.MinMax(run, order)
 			if err != nil {
 				return err
 			}
-			n := int64(len(run) / 8)
-			s.elems += n
+			s.elems += int64(n)
 			s.valid += int64(valid)
-			s.nat += n - int64(valid)
+			s.nat += int64(n - valid)
 			if valid > 0 {
 				s.min = min(s.min, lo)
 				s.max = max(s.max, hi)
@@ -428,111 +426,74 @@ type storedChunk struct {
 	index  int64 // C-order index in the chunk grid
 	coords []int64
 	key    string
-	size   int64 // stored bytes
 }
 
-// arrayFiles sorts the files of an array directory by role.
+// arrayFiles sorts what an array's store holds by role.
 type arrayFiles struct {
 	chunks      []storedChunk // in C order
 	storedBytes int64         // total size of chunks
 	temp        []string      // temporaries left by an interrupted DirStore write
+	notFiles    []notFile     // chunk keys at which the store holds no value
 	outside     []string      // chunk keys outside the chunk grid
 	stray       []string      // anything else that is neither chunk nor metadata
 }
 
-// tempFilePrefix is how zarr.DirStore names a value being written (see
-// store_dir.go); such a file is left behind only if a write was interrupted.
-const tempFilePrefix = ".dt64-tmp-"
+// notFile is a chunk key holding something that is not a regular file (a
+// directory "c/0/" holding files, a named pipe): every read of the chunk
+// fails, so every command reports it.
+type notFile struct{ key, kind string }
+
+// err is the failure a read of the chunk would report.
+func (n notFile) err(dir string) error {
+	return &zarr.ChunkError{Array: dir, Key: n.key, Err: fmt.Errorf("is %s, not a regular file", n.kind)}
+}
 
 // metadataFiles are the documents of a Zarr v2 or v3 node.
 var metadataFiles = map[string]bool{
 	"zarr.json": true, ".zarray": true, ".zattrs": true, ".zgroup": true, ".zmetadata": true,
 }
 
-// scanArrayFiles walks dir and classifies every file. Walking the files,
-// rather than the chunk grid, keeps the cost proportional to what is stored:
-// a sparse array may have a grid of billions of chunks.
-func scanArrayFiles(dir string, a *zarr.Array) (arrayFiles, error) {
+// scanArrayFiles lists what the store holds and classifies it. Listing
+// the store, rather than the chunk grid, keeps the cost proportional to
+// what is stored: a sparse array may have a grid of billions of chunks.
+func scanArrayFiles(ctx context.Context, store *zarr.DirStore, a *zarr.Array) (arrayFiles, error) {
 	var out arrayFiles
-	enc := a.Metadata().KeyEncoding
-	grid := a.ChunkGrid()
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			return nil
-		}
-		info, err := e.Info()
-		if err != nil {
-			return err
-		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			// The store follows links inside the directory; so do we.
-			if info, err = os.Stat(p); err != nil || !info.Mode().IsRegular() {
-				return nil
-			}
-		} else if !info.Mode().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		key := filepath.ToSlash(rel)
-		switch {
-		case strings.HasPrefix(path.Base(key), tempFilePrefix):
-			out.temp = append(out.temp, key)
-		case metadataFiles[key]:
-		default:
-			coords, ok := enc.Parse(key, len(grid))
-			switch {
-			case !ok:
-				out.stray = append(out.stray, key)
-			case !inGrid(coords, grid):
-				out.outside = append(out.outside, key)
-			default:
-				out.chunks = append(out.chunks, storedChunk{index: chunkIndex(coords, grid), coords: coords, key: key, size: info.Size()})
-				out.storedBytes += info.Size()
-			}
-		}
-		return nil
-	})
+	temps, err := store.Temps(ctx)
 	if err != nil {
 		return out, err
 	}
+	for p := range temps {
+		out.temp = append(out.temp, p)
+	}
+	sort.Strings(out.temp)
+	entries, err := store.Entries(ctx, "")
+	if err != nil {
+		return out, err
+	}
+	grid := a.Grid()
+	for _, e := range entries {
+		coords, ok := a.ChunkOf(e.Key)
+		switch {
+		case e.NotValue != "":
+			// Directories are how keys nest; anything else is stray.
+			if ok {
+				out.notFiles = append(out.notFiles, notFile{e.Key, e.NotValue})
+			} else if e.NotValue != "a directory" {
+				out.stray = append(out.stray, e.Key)
+			}
+		case metadataFiles[e.Key]:
+		case ok:
+			index, _ := grid.Index(coords)
+			out.chunks = append(out.chunks, storedChunk{index: index, coords: coords, key: e.Key})
+			out.storedBytes += e.Size
+		case coords != nil:
+			out.outside = append(out.outside, e.Key)
+		default:
+			out.stray = append(out.stray, e.Key)
+		}
+	}
 	sort.Slice(out.chunks, func(i, j int) bool { return out.chunks[i].index < out.chunks[j].index })
 	return out, nil
-}
-
-func inGrid(coords, grid []int64) bool {
-	for i, c := range coords {
-		if c >= grid[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func chunkIndex(coords, grid []int64) int64 {
-	var idx int64
-	for i, c := range coords {
-		idx = idx*grid[i] + c
-	}
-	return idx
-}
-
-// numElements is the product of the shape, or an error past int64.
-func numElements(shape []int64) (int64, error) {
-	n := uint64(1)
-	for _, s := range shape {
-		hi, lo := bits.Mul64(n, uint64(s))
-		if hi != 0 || lo > math.MaxInt64 {
-			return 0, fmt.Errorf("shape %v has more than 2^63 elements", shape)
-		}
-		n = lo
-	}
-	return int64(n), nil
 }
 
 // chunkWorkers bounds the pool: one worker per CPU, but decode buffers
@@ -605,61 +566,4 @@ feed:
 		}
 	}
 	return errs
-}
-
-// forValidRuns calls fn on each contiguous run of raw (a whole chunk in C
-// order) that lies inside the array's shape, skipping edge-chunk padding.
-// Trailing dimensions the chunk covers in full merge into one run, so a
-// full chunk is a single call.
-func forValidRuns(raw []byte, shape, chunk, coords []int64, fn func(run []byte) error) error {
-	n := len(chunk)
-	if n == 0 {
-		return fn(raw)
-	}
-	ext := make([]int64, n) // valid extent per dimension
-	for i := range n {
-		ext[i] = min(chunk[i], shape[i]-coords[i]*chunk[i])
-		if ext[i] <= 0 {
-			return nil
-		}
-	}
-	// j: the outermost dimension from which all inner ones are full.
-	j := n - 1
-	runLen := ext[n-1]
-	inner := int64(1) // elements per step of dimension j
-	for j > 0 && ext[j] == chunk[j] {
-		inner *= chunk[j]
-		j--
-		runLen = ext[j] * inner
-	}
-	if j == 0 {
-		return fn(raw[:8*runLen])
-	}
-	// strides in elements, C order over the full chunk shape
-	stride := make([]int64, n)
-	stride[n-1] = 1
-	for i := n - 2; i >= 0; i-- {
-		stride[i] = stride[i+1] * chunk[i+1]
-	}
-	idx := make([]int64, j) // odometer over dimensions 0..j-1
-	for {
-		var off int64
-		for i, x := range idx {
-			off += x * stride[i]
-		}
-		if err := fn(raw[8*off : 8*(off+runLen)]); err != nil {
-			return err
-		}
-		i := j - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < ext[i] {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
-			return nil
-		}
-	}
 }

@@ -23,8 +23,11 @@ and gzip frame checksums), compressed streams, decoded sizes, shard indexes.
 
 Every problem found is reported, not just the first: one line per problem on
 standard output, "KEY: reason", naming the chunk's store key ("metadata" for
-the metadata). The exit status is then 1. When all is well the output is a
-single line "ok: N chunks (M present) valid" and the exit status 0.
+the metadata). A chunk key at which the directory holds something other
+than a regular file (a directory "c/0/" holding files, a named pipe) is a
+problem too: every reader fails on it. The exit status is then 1. When all
+is well the output is a single line "ok: N chunks (M present) valid" and
+the exit status 0.
 
 Files that are not part of the array are warnings on standard error and do
 not change the exit status: temporary files left by an interrupted dt64
@@ -74,7 +77,7 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 		return &problemsError{dir, 1}
 	}
 	defer store.Close()
-	files, err := scanArrayFiles(dir, a)
+	files, err := scanArrayFiles(ctx, store, a)
 	if err != nil {
 		return err
 	}
@@ -93,6 +96,10 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 	errs := readStoredChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false,
 		func(int, storedChunk, []byte, binary.ByteOrder) error { return nil })
 	problems := 0
+	for _, n := range files.notFiles {
+		problems++
+		fmt.Fprintf(out, "%s: is %s, not a regular file\n", n.key, n.kind)
+	}
 	for i, err := range errs {
 		if err == nil {
 			continue

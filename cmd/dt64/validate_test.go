@@ -184,3 +184,28 @@ func TestValidateStrayFiles(t *testing.T) {
 		t.Errorf("inspect with stray files: %+v", rep.Chunks)
 	}
 }
+
+// TestChunkKeyNotAFile: a chunk key that is a directory holding files
+// ("c/1/" with "c/1/0" inside) fails every read of the chunk, so validate lists it and exits 1, inspect fails naming it, and
+// transcode fails on it as well.
+func TestChunkKeyNotAFile(t *testing.T) {
+	dir := copyV3Fixture(t, "dt64_ns_le_zstd0.zarr")
+	c1 := filepath.Join(dir, "c", "1")
+	if err := os.Remove(c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(c1, "0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c1, "0", "0"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkValidateProblems(t, dir, map[string]string{"c/1": "is a directory, not a regular file"})
+	if _, _, err := runCLIInProcess(t, "inspect", dir); err == nil || !strings.Contains(err.Error(), `chunk "c/1": is a directory`) {
+		t.Errorf("inspect: %v, want it to name c/1 as a directory", err)
+	}
+	if _, _, err := runCLIInProcess(t, "transcode", "--unit", "us", dir, filepath.Join(t.TempDir(), "out.zarr")); err == nil || !strings.Contains(err.Error(), "c/1") {
+		t.Errorf("transcode: %v, want a failure naming c/1", err)
+	}
+
+}

@@ -144,9 +144,6 @@ func (g *geometry) blockOffset(origin, cs, coords, off []int64) int {
 	return int(flat)
 }
 
-// forRows is zarr.ForEachRow: the rows of a chunk inside a region buffer.
-var forRows = zarr.ForEachRow
-
 // regionAt returns the coordinates, in the grid of regions, of the region
 // at origin.
 func (g *geometry) regionAt(origin []int64) []int64 {

@@ -351,7 +351,7 @@ func (t *Transcoder) readRegion(ctx context.Context, b *buffers, origin []int64)
 		}
 		if !g.srcContig {
 			g.blockOffset(origin, g.srcChunk, c, off)
-			forRows(g.region, g.srcChunk, off, func(o, i, n int) {
+			zarr.ForEachRow(g.region, g.srcChunk, off, func(o, i, n int) {
 				copy(b.region[8*o:8*(o+n)], buf[8*i:8*(i+n)])
 			})
 		}
@@ -374,7 +374,7 @@ func (t *Transcoder) dstChunkBytes(b *buffers, origin, c, off []int64) []byte {
 	}
 	buf := b.dst(g)
 	g.blockOffset(origin, g.dstChunk, c, off)
-	forRows(g.region, g.dstChunk, off, func(o, i, n int) {
+	zarr.ForEachRow(g.region, g.dstChunk, off, func(o, i, n int) {
 		copy(buf[8*i:8*(i+n)], b.region[8*o:8*(o+n)])
 	})
 	return buf
@@ -537,10 +537,7 @@ func (t *Transcoder) unitDone(ctx context.Context, b *buffers, origin []int64, u
 		if err != nil {
 			return err
 		}
-		inside := int64(1)
-		for d := range c {
-			inside *= max(0, min(g.dstChunk[d], g.shape[d]-c[d]*g.dstChunk[d]))
-		}
+		_, inside := t.dst.Grid().Extent(c)
 		if dstNaT {
 			nat -= g.dstLen - int(inside)
 		}

@@ -52,7 +52,7 @@ func (t *Transcoder) Verify(ctx context.Context) error {
 			}
 			g.blockOffset(origin, g.dstChunk, c, off)
 			var bad error
-			forRows(g.region, g.dstChunk, off, func(o, i, n int) {
+			zarr.ForEachRow(g.region, g.dstChunk, off, func(o, i, n int) {
 				if bad != nil {
 					return
 				}

@@ -25,34 +25,42 @@ func (unversioned) Version() {}
 // 128 chunks, 2 workers): fsync of every chunk and syncfs before every
 // marker, against --no-sync (sync-cost-x, target <= 1.05), and recording
 // and checking the source chunks' versions against not doing so
-// (versions-cost-x, target <= 1.02). Variants alternate within a round;
+// (versions-cost-x, target <= 1.02). sync-cost-x-inflight4 is the sync
+// cost with 4 units in flight instead of 2, so that one unit's fsync
+// wait overlaps another's CPU work. Variants alternate within a round;
 // the medians of the per-round ratios are reported.
 //
 //	go test -run '^$' -bench DurableCost -benchtime 7x ./bench/
 func BenchmarkDurableCost(b *testing.B) {
 	c := e2eCases[0]
 	src := e2eSource(b, c)
-	type variant struct{ sync, versions bool }
-	variants := []variant{{false, false}, {false, true}, {true, true}, {true, false}}
-	var syncCost, versionCost []float64
+	type variant struct {
+		sync, versions bool
+		inFlight       int
+	}
+	variants := []variant{{false, false, 2}, {false, true, 2}, {true, true, 2}, {true, true, 4}}
+	var syncCost, sync4Cost, versionCost []float64
 	for i := 0; b.Loop(); i++ {
 		wall := map[variant]time.Duration{}
 		for j := range variants {
 			v := variants[(i+j)%len(variants)]
 			dir := filepath.Join(b.TempDir(), "d")
-			wall[v], _ = timed("durable", func() { runDurable(b, src, dir, c, v.sync, v.versions) })
+			wall[v], _ = timed("durable", func() { runDurable(b, src, dir, c, v.sync, v.versions, v.inFlight) })
 			b.StopTimer()
 			os.RemoveAll(dir)
 			b.StartTimer()
 		}
-		syncCost = append(syncCost, wall[variant{true, true}].Seconds()/wall[variant{false, true}].Seconds())
-		versionCost = append(versionCost, wall[variant{false, true}].Seconds()/wall[variant{false, false}].Seconds())
+		base := wall[variant{false, true, 2}].Seconds()
+		syncCost = append(syncCost, wall[variant{true, true, 2}].Seconds()/base)
+		sync4Cost = append(sync4Cost, wall[variant{true, true, 4}].Seconds()/base)
+		versionCost = append(versionCost, base/wall[variant{false, false, 2}].Seconds())
 	}
 	b.ReportMetric(medianOf(syncCost), "sync-cost-x")
+	b.ReportMetric(medianOf(sync4Cost), "sync-cost-x-inflight4")
 	b.ReportMetric(medianOf(versionCost), "versions-cost-x")
 }
 
-func runDurable(b *testing.B, src, dst string, c e2eCase, sync, versions bool) {
+func runDurable(b *testing.B, src, dst string, c e2eCase, sync, versions bool, inFlight int) {
 	us := dtype.Microsecond
 	comp := c.dst
 	d := zarr.Dir(dst)
@@ -62,7 +70,7 @@ func runDurable(b *testing.B, src, dst string, c e2eCase, sync, versions bool) {
 		s = unversioned{zarr.Dir(src)}
 	}
 	t, err := transcode.New(context.Background(), s, d, transcode.Options{
-		Unit: &us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: 2, InFlight: 2,
+		Unit: &us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: 2, InFlight: inFlight,
 	})
 	if err != nil {
 		b.Fatal(err)

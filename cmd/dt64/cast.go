@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -118,7 +121,7 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 	if outName == "-" {
 		return castStream(tc, in, cmd.OutOrStdout(), inName)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(outName), "."+filepath.Base(outName)+".tmp-*")
+	tmp, err := createTemp(outName)
 	if err != nil {
 		return kernels.Stats{}, err
 	}
@@ -132,6 +135,38 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		return st, err
 	}
 	return st, os.Rename(tmp.Name(), outName)
+}
+
+// createTemp creates an empty file beside name, for writing name's new
+// contents. It has the permissions cp gives a file it creates, 0666 minus
+// the umask (os.CreateTemp's would be 0600), or those of the file it will
+// replace, as cp keeps them when it overwrites one.
+func createTemp(name string) (*os.File, error) {
+	perm, keep := os.FileMode(0o666), false
+	if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
+		perm, keep = fi.Mode().Perm(), true
+	}
+	dir, base := filepath.Split(name)
+	for {
+		var rnd [8]byte
+		_, _ = rand.Read(rnd[:])
+		tmp := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keep { // the umask applied at creation; keep the mode exactly
+			if err := f.Chmod(perm); err != nil {
+				f.Close()
+				os.Remove(tmp)
+				return nil, err
+			}
+		}
+		return f, nil
+	}
 }
 
 func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName string) (kernels.Stats, error) {

@@ -27,6 +27,7 @@ func newCastCmd() *cobra.Command {
 	var (
 		from, to, overflow string
 		exact, verbose     bool
+		noSync             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "cast --from SPEC --to SPEC [IN [OUT]]",
@@ -38,8 +39,10 @@ never silent.
 SPEC is a NumPy dtype string or a Zarr v3 data_type JSON object; the byte
 order comes from the NumPy string's '<' or '>' (little endian when absent).
 IN and OUT default to standard input and output ('-' also means them).
-An output file is written under a temporary name and renamed into place
-only when every element converted, so a failed cast leaves nothing behind.
+An output file is written under a temporary name, flushed to disk (unless
+--no-sync) and renamed into place only when every element converted, so a
+failed cast leaves nothing behind and a crash leaves the old OUT or the
+whole new one. It gets the permissions cp would give it. OUT must not be IN.
 
 Overflow policies: error (stop and name the element), nat (store NaT),
 clamp (saturate). --exact makes any loss of precision an error.`,
@@ -86,7 +89,7 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 				outName = args[1]
 			}
 			start := time.Now()
-			st, err := castFiles(cmd, tc, inName, outName)
+			st, err := castFiles(cmd, tc, inName, outName, noSync)
 			if err != nil {
 				return err
 			}
@@ -103,12 +106,16 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 	f.StringVar(&overflow, "overflow", "error", "overflow policy: error, nat or clamp")
 	f.BoolVar(&exact, "exact", false, "fail on any loss of precision")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print a summary on stderr")
+	f.BoolVar(&noSync, "no-sync", false, "do not flush OUT to disk before renaming it into place (scratch output: after a crash it may be incomplete)")
 	return cmd
 }
 
 // castFiles streams IN through the transcoder into OUT. A named OUT is
-// written to a temporary file beside it and renamed only on success.
-func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName string) (kernels.Stats, error) {
+// written to a temporary file beside it and renamed only on success;
+// unless noSync, the file is flushed to stable storage before the rename
+// and its directory after it, so a crash leaves the old OUT or the whole
+// new one. The source is only read.
+func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName string, noSync bool) (kernels.Stats, error) {
 	var in io.Reader = cmd.InOrStdin()
 	if inName != "-" {
 		f, err := os.Open(inName)
@@ -117,6 +124,11 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 		defer f.Close()
 		in = f
+		if outName != "-" {
+			if err := notSameFile(f, outName); err != nil {
+				return kernels.Stats{}, err
+			}
+		}
 	}
 	if outName == "-" {
 		return castStream(tc, in, cmd.OutOrStdout(), inName)
@@ -125,16 +137,58 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 	if err != nil {
 		return kernels.Stats{}, err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
 	st, err := castStream(tc, in, tmp, inName)
+	if err == nil && !noSync {
+		if err = fsync(tmp); err != nil {
+			err = fmt.Errorf("flushing %s to disk: %w", outName, err)
+		}
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), outName)
+	}
 	if err != nil {
-		tmp.Close()
+		os.Remove(tmp.Name())
 		return st, err
 	}
-	if err := tmp.Close(); err != nil {
-		return st, err
+	if !noSync {
+		if err := syncDir(filepath.Dir(outName)); err != nil {
+			return st, fmt.Errorf("%s is complete, but flushing its directory to disk failed (it may not survive a crash): %w", outName, err)
+		}
 	}
-	return st, os.Rename(tmp.Name(), outName)
+	return st, nil
+}
+
+// fsync is (*os.File).Sync; tests replace it to make it fail.
+var fsync = (*os.File).Sync
+
+// syncDir flushes a directory's entries (a rename into it) to disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = fsync(d)
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// notSameFile refuses an OUT that is IN itself (the same path, a hard
+// link or a symbolic link to it): cast never replaces its source.
+func notSameFile(in *os.File, outName string) error {
+	ofi, err := os.Stat(outName)
+	if err != nil {
+		return nil // no such OUT yet; creating it reports other problems
+	}
+	ifi, err := in.Stat()
+	if err == nil && os.SameFile(ifi, ofi) {
+		return usageError{fmt.Errorf("OUT %s is the input file itself; cast never replaces its source: write to another name", outName)}
+	}
+	return nil
 }
 
 // createTemp creates an empty file beside name, for writing name's new

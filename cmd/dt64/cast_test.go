@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -316,5 +318,175 @@ func TestCastOutputMode(t *testing.T) {
 		if got := castMode(t, 0o022, out); got != keep {
 			t.Errorf("replacing a file of mode %03o: output has mode %03o", keep, got)
 		}
+	}
+}
+
+// names lists a directory's entries.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, e := range entries {
+		ns = append(ns, e.Name())
+	}
+	return ns
+}
+
+// castFixture writes a 3-element input and an old output beside it.
+func castFixture(t *testing.T) (dir, in, out string) {
+	dir = t.TempDir()
+	in, out = filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(in, encode(binary.LittleEndian, 1, 2, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte("old output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, in, out
+}
+
+func wantContents(t *testing.T, name string, want []byte) {
+	t.Helper()
+	got, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s holds %q, want %q", name, got, want)
+	}
+}
+
+// hookFsync replaces fsync for one test with f.
+func hookFsync(t *testing.T, f func(*os.File) error) {
+	old := fsync
+	fsync = f
+	t.Cleanup(func() { fsync = old })
+}
+
+// The output file is flushed before its rename and its directory after
+// it; --no-sync flushes nothing, and standard output is never flushed.
+func TestCastSync(t *testing.T) {
+	dir, in, out := castFixture(t)
+	var synced []string
+	hookFsync(t, func(f *os.File) error {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		// The file must still be the temporary one (not yet renamed)
+		// and hold all its bytes when it is flushed.
+		synced = append(synced, fmt.Sprintf("%s:%d:%v", filepath.Base(f.Name()), fi.Size(), fi.IsDir()))
+		return f.Sync()
+	})
+	if _, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 2 || !strings.HasPrefix(synced[0], ".out.bin.tmp-") || !strings.HasSuffix(synced[0], ":24:false") ||
+		!strings.HasPrefix(synced[1], filepath.Base(dir)+":") || !strings.HasSuffix(synced[1], ":true") {
+		t.Errorf("flushed %v, want the whole temporary file, then the directory", synced)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1000, 2000, 3000))
+	synced = nil
+	if _, _, err := run(t, nil, "cast", "--no-sync", "--from", "<M8[s]", "--to", "<M8[us]", in, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, bytes.NewReader(encode(binary.LittleEndian, 1)), "cast", "--from", "<M8[s]", "--to", "<M8[us]"); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Errorf("--no-sync and standard output flushed %v", synced)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1e6, 2e6, 3e6))
+}
+
+// A failed flush of the output file fails the cast and leaves the old
+// output as it was, and no temporary file; a failed flush of the
+// directory (after the rename) fails the cast and says the output is
+// complete.
+func TestCastSyncFailure(t *testing.T) {
+	dir, in, out := castFixture(t)
+	calls := 0
+	hookFsync(t, func(f *os.File) error {
+		calls++
+		if calls == 1 {
+			return syscall.EIO
+		}
+		return f.Sync()
+	})
+	_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	if err == nil || !strings.Contains(err.Error(), "flushing "+out) || !errors.Is(err, syscall.EIO) {
+		t.Errorf("failed flush of the file: got %v", err)
+	}
+	wantContents(t, out, []byte("old output"))
+	if ns := names(t, dir); len(ns) != 2 {
+		t.Errorf("files left behind: %v", ns)
+	}
+	calls = 0
+	hookFsync(t, func(f *os.File) error {
+		calls++
+		if calls == 2 {
+			return syscall.EIO
+		}
+		return f.Sync()
+	})
+	_, _, err = run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	if err == nil || !strings.Contains(err.Error(), "is complete") || !errors.Is(err, syscall.EIO) {
+		t.Errorf("failed flush of the directory: got %v", err)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1000, 2000, 3000))
+	wantContents(t, in, encode(binary.LittleEndian, 1, 2, 3))
+}
+
+// A write that fails partway (a file-size limit, like a full disk) in a
+// real dt64 process fails the cast, leaves the old output untouched and no
+// temporary file, and the source as it was.
+func TestCastWriteFailureLeavesNothing(t *testing.T) {
+	dir, in, out := castFixture(t)
+	vals := make([]int64, 1<<18) // 2 MiB: several blocks, so the limit falls mid-file
+	for i := range vals {
+		vals[i] = int64(i)
+	}
+	src := encode(binary.LittleEndian, vals...)
+	if err := os.WriteFile(in, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sync := range []string{"--no-sync=false", "--no-sync"} {
+		cmd := dt64Subprocess([]string{"DT64_TEST_FSIZE=1000000"}, "cast", sync, "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("%s under a 1 MB file limit: %v, want exit status 1\n%s", sync, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "file too large") {
+			t.Errorf("%s: the error does not name the cause:\n%s", sync, stderr.String())
+		}
+		wantContents(t, out, []byte("old output"))
+		if ns := names(t, dir); len(ns) != 2 {
+			t.Errorf("%s: files left behind: %v", sync, ns)
+		}
+		wantContents(t, in, src)
+	}
+}
+
+// OUT may not be IN: not by the same name, a hard link or a symbolic link.
+func TestCastRefusesItsSource(t *testing.T) {
+	dir, in, _ := castFixture(t)
+	link, sym := filepath.Join(dir, "link.bin"), filepath.Join(dir, "sym.bin")
+	if err := os.Link(in, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("in.bin", sym); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{in, link, sym} {
+		_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+		if !isUsage(err) || !strings.Contains(err.Error(), "input file itself") {
+			t.Errorf("OUT %s: got %v, want a usage error", out, err)
+		}
+		wantContents(t, in, encode(binary.LittleEndian, 1, 2, 3))
 	}
 }

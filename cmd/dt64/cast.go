@@ -17,10 +17,6 @@ import (
 	"github.com/zarr-dt64/dt64/kernels"
 )
 
-// castBlock is how many bytes cast converts per step: large enough that the
-// kernels run at full speed, small enough to stay in cache.
-const castBlock = 1 << 20
-
 func init() { subcommands = append(subcommands, newCastCmd) }
 
 func newCastCmd() *cobra.Command {
@@ -221,56 +217,4 @@ func createTemp(name string) (*os.File, error) {
 		}
 		return f, nil
 	}
-}
-
-func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName string) (kernels.Stats, error) {
-	var total kernels.Stats
-	// Start small: most inputs given on a pipe are small, and a full block
-	// per call would dominate their cost.
-	buf := make([]byte, 64<<10)
-	base := 0 // index of the first element of buf in the whole input
-	for {
-		n, rerr := io.ReadFull(in, buf)
-		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
-			return total, fmt.Errorf("reading %s: %w", inName, rerr)
-		}
-		whole := n &^ 7
-		if whole > 0 {
-			st, err := tc.Run(buf[:whole], buf[:whole], nil)
-			total.Add(st)
-			if err != nil {
-				return total, shiftIndex(err, base, inName)
-			}
-			if _, err := out.Write(buf[:whole]); err != nil {
-				return total, err
-			}
-			base += whole / 8
-		}
-		if n != whole {
-			return total, fmt.Errorf("%s: length is not a multiple of 8 bytes: %d trailing bytes after element %d", inName, n-whole, base)
-		}
-		if rerr != nil {
-			return total, nil
-		}
-		if len(buf) < castBlock { // a large input: full-size blocks from now on
-			buf = make([]byte, castBlock)
-		}
-	}
-}
-
-// shiftIndex turns a block-relative element index into one in the whole input.
-func shiftIndex(err error, base int, inName string) error {
-	var oe *kernels.OverflowError
-	if errors.As(err, &oe) {
-		e := *oe
-		e.Index += base
-		return fmt.Errorf("%s: %w", inName, &e)
-	}
-	var le *kernels.LossError
-	if errors.As(err, &le) {
-		e := *le
-		e.Index += base
-		return fmt.Errorf("%s: %w", inName, &e)
-	}
-	return err
 }

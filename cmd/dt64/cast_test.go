@@ -7,15 +7,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
 )
 
 func encode(order binary.ByteOrder, vals ...int64) []byte {
@@ -488,5 +493,127 @@ func TestCastRefusesItsSource(t *testing.T) {
 			t.Errorf("OUT %s: got %v, want a usage error", out, err)
 		}
 		wantContents(t, in, encode(binary.LittleEndian, 1, 2, 3))
+	}
+}
+
+// A large input gives the same bytes read from a file (mapped, through
+// windows smaller than a block, so blocks end at window edges) and from a
+// pipe (read into buffers), as converting it whole.
+func TestCastLarge(t *testing.T) {
+	old := castWindow
+	castWindow = int64(3 * os.Getpagesize())
+	t.Cleanup(func() { castWindow = old })
+	vals := make([]int64, 3*castBlock/8/2+5) // 1.5 blocks and a bit
+	for i := range vals {
+		vals[i] = int64(i)*7919 - 1e9
+	}
+	vals[len(vals)-1] = math.MinInt64
+	want := make([]int64, len(vals))
+	for i, v := range vals {
+		want[i] = v * 1000
+	}
+	want[len(want)-1] = math.MinInt64
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+	src := encode(binary.BigEndian, vals...)
+	if err := os.WriteFile(in, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, nil, "cast", "--from", ">M8[s]", "--to", "<M8[ms]", in, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, binary.LittleEndian, b); !equal(got, want) {
+		t.Errorf("from a file: wrong output (%d elements, want %d)", len(got), len(want))
+	}
+	stdout, _, err := run(t, bytes.NewReader(src), "cast", "--from", ">M8[s]", "--to", "<M8[ms]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, binary.LittleEndian, []byte(stdout)); !equal(got, want) {
+		t.Errorf("from a pipe: wrong output (%d elements, want %d)", len(got), len(want))
+	}
+	// Trailing bytes in a mapped file are named with the element they follow.
+	if err := os.WriteFile(in, append(src, 1, 2, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, nil, "cast", "--from", ">M8[s]", "--to", "<M8[ms]", in, out)
+	if err == nil || !strings.Contains(err.Error(), "3 trailing bytes after element "+strconv.Itoa(len(vals))) {
+		t.Errorf("trailing bytes: got %v", err)
+	}
+}
+
+// failingWriter accepts n bytes, then fails.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if len(b) > w.n {
+		k := w.n
+		w.n = 0
+		return k, syscall.ENOSPC
+	}
+	w.n -= len(b)
+	return len(b), nil
+}
+
+// A failing write stops the cast early and is the error returned.
+func TestCastStreamWriteFails(t *testing.T) {
+	tc := castTranscoder(t)
+	src := make([]byte, 20*castBlock)
+	st, err := castStream(tc, bytes.NewReader(src), &failingWriter{n: castBlock + 100}, "in")
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("got %v, want the write's error", err)
+	}
+	if st.Elements > len(src)/8/2 {
+		t.Errorf("converted %d elements after the write failed (of %d)", st.Elements, len(src)/8)
+	}
+}
+
+func castTranscoder(t *testing.T) *kernels.Transcoder {
+	t.Helper()
+	conv, err := dtype.NewConversion(dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}, nsType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := kernels.NewTranscoder(conv, kernels.Options{From: binary.BigEndian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tc
+}
+
+// A mapped input truncated by someone else while cast reads it is an
+// error, not a crash (SIGBUS on the vanished pages).
+func TestCastMappedInputShrinks(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(name, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, ok := mapFile(f)
+	if ok != (runtime.GOOS == "linux") {
+		t.Fatalf("mapFile on %s: %v", runtime.GOOS, ok)
+	}
+	if !ok {
+		return // read, not mapped: nothing can vanish
+	}
+	defer s.close()
+	view, err := s.next(make([]byte, 1<<20))
+	if err != nil && err != io.EOF || len(view) != 1<<20 {
+		t.Fatalf("next: %d bytes, %v", len(view), err)
+	}
+	if err := os.Truncate(name, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = convert(castTranscoder(t), make([]byte, len(view)), view, s)
+	if !errors.Is(err, errShrank) {
+		t.Errorf("got %v, want errShrank", err)
 	}
 }

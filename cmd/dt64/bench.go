@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +46,7 @@ default, and cp followed by 'sync FILE DIR').`,
 		Example: `  dt64 bench
   dt64 bench --sizes 8MiB --rounds 9 --kernel 'Multiply|FloorDivide'
   dt64 bench --impl avx512,generic --json > bench.json
+  dt64 bench --sizes 8MiB,256MiB --rounds 7 --plot docs/bench.svg
   dt64 bench --cast --rounds 5 --dir /data/scratch`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -61,6 +64,14 @@ default, and cp followed by 'sync FILE DIR').`,
 			if o.rounds < 1 {
 				return usageError{fmt.Errorf("--rounds must be at least 1, got %d", o.rounds)}
 			}
+			if o.plot != "" {
+				if o.cast {
+					return usageError{errors.New("--plot draws the kernels' ratios; it does not go with --cast")}
+				}
+				if _, err := bench.PlotFormat(o.plot); err != nil {
+					return usageError{fmt.Errorf("--plot %w", err)}
+				}
+			}
 			if o.cast {
 				return benchCast(cmd, o, byteSizes)
 			}
@@ -75,6 +86,7 @@ default, and cp followed by 'sync FILE DIR').`,
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	f.BoolVar(&o.cast, "cast", false, "time 'dt64 cast' of a file against 'cp' of the same file instead of the kernels")
 	f.StringVar(&o.dir, "dir", os.TempDir(), "with --cast: the directory for the source file and the copies")
+	f.StringVar(&o.plot, "plot", "", "also draw the ratios as a chart into this .svg or .png file")
 	return cmd
 }
 
@@ -86,6 +98,7 @@ type benchOptions struct {
 	asJSON bool
 	cast   bool
 	dir    string
+	plot   string
 }
 
 func machineName() string {
@@ -122,6 +135,11 @@ func benchKernels(cmd *cobra.Command, o benchOptions, byteSizes []int) error {
 		}
 		all = append(all, rs...)
 	}
+	if o.plot != "" {
+		if err := writePlot(o, all); err != nil {
+			return err
+		}
+	}
 	out := cmd.OutOrStdout()
 	if o.asJSON {
 		type row struct {
@@ -146,9 +164,38 @@ func benchKernels(cmd *cobra.Command, o benchOptions, byteSizes []int) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "kernel\timpl\tsize\tGB/s\tcopy GB/s\tratio\t")
 	for _, r := range all {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t\n", r.Name, r.Impl, formatSize(r.Size), r.GBps, r.CopyGBps, r.Ratio)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t\n", r.Name, r.Impl, bench.FormatSize(r.Size), r.GBps, r.CopyGBps, r.Ratio)
 	}
 	return w.Flush()
+}
+
+// writePlot draws the chart into o.plot, under a temporary name renamed
+// into place, so a failure leaves no partial image.
+func writePlot(o benchOptions, all []bench.Result) error {
+	format, err := bench.PlotFormat(o.plot)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	title := fmt.Sprintf("dt64 bench: kernel time / copy() time of the same bytes, medians of %d rounds; %s", o.rounds, machineName())
+	if err := bench.Plot(&buf, format, title, all); err != nil {
+		return err
+	}
+	tmp, err := createTemp(o.plot)
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), o.plot)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 func writeJSON(w io.Writer, doc any) error {
@@ -217,7 +264,7 @@ func benchCast(cmd *cobra.Command, o benchOptions, byteSizes []int) error {
 		for i, x := range r.Ratios {
 			rounds[i] = fmt.Sprintf("%.2f", x)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.2f\t%s\t%.2f\t\n", formatSize(r.Size), fsync,
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.2f\t%s\t%.2f\t\n", bench.FormatSize(r.Size), fsync,
 			r.Copy.Round(time.Millisecond), r.Cast.Round(time.Millisecond), r.Ratio, strings.Join(rounds, " "), r.CPURatio)
 	}
 	return w.Flush()
@@ -254,16 +301,4 @@ func parseSize(s string) (int, error) {
 		return 0, fmt.Errorf("size %q is not a whole number of 8-byte elements", s)
 	}
 	return n * mult, nil
-}
-
-func formatSize(n int) string {
-	switch {
-	case n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return fmt.Sprintf("%dB", n)
 }

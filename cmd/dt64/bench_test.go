@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // dt64 bench --cast runs real dt64 cast processes (this test binary as
@@ -50,5 +55,48 @@ func TestBenchCast(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("left in --dir: %v", ents)
+	}
+}
+
+// --plot writes a chart of the run (here an SVG: its root element and the
+// kernel's name); a name it cannot draw, or --plot with --cast, is a usage
+// error before anything is measured.
+func TestBenchPlot(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "bench.svg")
+	out, _, err := run(t, nil, "bench", "--sizes", "64KiB", "--rounds", "1", "--kernel", "^ByteSwap$", "--plot", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "ByteSwap") {
+		t.Errorf("no table printed:\n%s", out)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName xml.Name
+		Texts   []string `xml:"g>text"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil || doc.XMLName.Local != "svg" || !slices.Contains(doc.Texts, "ByteSwap") {
+		t.Errorf("%s: root %q, texts %q, %v", name, doc.XMLName.Local, doc.Texts, err)
+	}
+	for _, args := range [][]string{
+		{"--plot", filepath.Join(dir, "bench.jpg")},
+		{"--plot", filepath.Join(dir, "bench")},
+		{"--plot", filepath.Join(dir, "c.svg"), "--cast"},
+	} {
+		start := time.Now()
+		_, _, err := run(t, nil, append([]string{"bench", "--sizes", "256MiB"}, args...)...)
+		if !isUsage(err) || !strings.Contains(err.Error(), "--plot") {
+			t.Errorf("%v: got %v, want a usage error about --plot", args, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%v: the error took %v: it measured first", args, d)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("files in the directory: %v", ents)
 	}
 }

@@ -31,8 +31,8 @@ func PlotFormat(name string) (string, error) {
 	return ext[1:], nil
 }
 
-// Plot draws results as a chart in format "svg" or "png": one panel per
-// size, each a grouped bar chart of every kernel (a row) × implementation
+// Plot draws results as a chart in format "svg" or "png" under title (which
+// may have several lines): one panel per size, each a grouped bar chart of every kernel (a row) × implementation
 // (a bar) of the ratio to copy(), with a line at copy() = 1. Every panel
 // has the same scale.
 func Plot(w io.Writer, format, title string, results []Result) error {
@@ -76,8 +76,10 @@ func Plot(w io.Writer, format, title string, results []Result) error {
 	dc := draw.New(c)
 	header := panels[0][0].Title.TextStyle
 	header.XAlign = draw.XCenter
-	dc.FillText(header, vg.Point{X: width / 2, Y: height - 0.3*vg.Inch}, title)
-	area := draw.Crop(dc, 0.1*vg.Inch, -0.2*vg.Inch, 0.1*vg.Inch, -0.6*vg.Inch)
+	header.YAlign = draw.YTop
+	dc.FillText(header, vg.Point{X: width / 2, Y: height - 0.15*vg.Inch}, title)
+	top := header.Rectangle(title).Size().Y + 0.35*vg.Inch
+	area := draw.Crop(dc, 0.1*vg.Inch, -0.2*vg.Inch, 0.1*vg.Inch, -top)
 	for i, pc := range panelCanvases(panels[0], area, 0.25*vg.Inch) {
 		panels[0][i].Draw(pc)
 	}
@@ -131,6 +133,16 @@ func panel(results []Result, size int, kernels, impls []string, rowHeight vg.Len
 	p.X.Label.Text = "time / copy() time (< 1 is faster than copy)"
 	p.X.Min, p.X.Max = 0, xmax
 	p.Add(plotter.NewGrid())
+	// Room above the kernels keeps the legend clear of the bars.
+	top := float64(len(kernels)) + 0.1*float64(len(impls)+1) + 0.6
+	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: top}})
+	if err != nil {
+		return nil, err
+	}
+	one.Color = color.RGBA{R: 200, A: 255}
+	one.Width = vg.Points(1.5)
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(one) // first: bars and their values are drawn over it
 	row := func(k string) int { return len(kernels) - 1 - slices.Index(kernels, k) }
 	barWidth := rowHeight * 0.8 / vg.Length(len(impls))
 	for j, im := range impls {
@@ -157,16 +169,6 @@ func panel(results []Result, size int, kernels, impls []string, rowHeight vg.Len
 			p.Legend.Add(im, b)
 		}
 	}
-	// Room above the kernels keeps the legend clear of the bars.
-	top := float64(len(kernels)) + 0.1*float64(len(impls)+1) + 0.6
-	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: top}})
-	if err != nil {
-		return nil, err
-	}
-	one.Color = color.RGBA{R: 200, A: 255}
-	one.Width = vg.Points(1.5)
-	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(one)
 	if legend {
 		p.Legend.Add("copy() = 1", one)
 		p.Legend.Top = true

@@ -177,7 +177,7 @@ func writePlot(o benchOptions, all []bench.Result) error {
 		return err
 	}
 	var buf bytes.Buffer
-	title := fmt.Sprintf("dt64 bench: kernel time / copy() time of the same bytes, medians of %d rounds; %s", o.rounds, machineName())
+	title := fmt.Sprintf("dt64 bench: kernel time / copy() time of the same bytes, median of %d rounds\n%s", o.rounds, machineName())
 	if err := bench.Plot(&buf, format, title, all); err != nil {
 		return err
 	}

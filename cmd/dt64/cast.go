@@ -113,6 +113,7 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 // new one. The source is only read.
 func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName string, noSync bool) (kernels.Stats, error) {
 	var in io.Reader = cmd.InOrStdin()
+	var size int64 // of a regular input file, else 0
 	if inName != "-" {
 		f, err := os.Open(inName)
 		if err != nil {
@@ -120,8 +121,15 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 		defer f.Close()
 		in = f
+		fi, err := f.Stat()
+		if err != nil {
+			return kernels.Stats{}, err
+		}
+		if fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
 		if outName != "-" {
-			if err := notSameFile(f, outName); err != nil {
+			if err := notSameFile(fi, outName); err != nil {
 				return kernels.Stats{}, err
 			}
 		}
@@ -133,7 +141,12 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 	if err != nil {
 		return kernels.Stats{}, err
 	}
-	st, err := castStream(tc, in, tmp, inName)
+	var st kernels.Stats
+	if err = preallocate(tmp, size); err != nil {
+		err = fmt.Errorf("reserving %d bytes on disk for %s: %w", size, outName, err)
+	} else {
+		st, err = castStream(tc, in, tmp, inName)
+	}
 	if err == nil && !noSync {
 		if err = fsync(tmp); err != nil {
 			err = fmt.Errorf("flushing %s to disk: %w", outName, err)
@@ -175,13 +188,12 @@ func syncDir(dir string) error {
 
 // notSameFile refuses an OUT that is IN itself (the same path, a hard
 // link or a symbolic link to it): cast never replaces its source.
-func notSameFile(in *os.File, outName string) error {
+func notSameFile(in os.FileInfo, outName string) error {
 	ofi, err := os.Stat(outName)
 	if err != nil {
 		return nil // no such OUT yet; creating it reports other problems
 	}
-	ifi, err := in.Stat()
-	if err == nil && os.SameFile(ifi, ofi) {
+	if os.SameFile(in, ofi) {
 		return usageError{fmt.Errorf("OUT %s is the input file itself; cast never replaces its source: write to another name", outName)}
 	}
 	return nil

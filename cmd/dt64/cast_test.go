@@ -445,10 +445,12 @@ func TestCastSyncFailure(t *testing.T) {
 	wantContents(t, in, encode(binary.LittleEndian, 1, 2, 3))
 }
 
-// A write that fails partway (a file-size limit, like a full disk) in a
-// real dt64 process fails the cast, leaves the old output untouched and no
-// temporary file, and the source as it was.
-func TestCastWriteFailureLeavesNothing(t *testing.T) {
+// A cast that runs out of space in a real dt64 process (a file-size limit,
+// like a full disk: a write fails partway) fails, leaves the old output
+// untouched and no temporary file, and the source as it was, whether the
+// input is a file (mapped, its size reserved first: the limit does not
+// apply to a reservation that keeps the size) or a pipe.
+func TestCastOutOfSpaceLeavesNothing(t *testing.T) {
 	dir, in, out := castFixture(t)
 	vals := make([]int64, 1<<18) // 2 MiB: several blocks, so the limit falls mid-file
 	for i := range vals {
@@ -458,20 +460,33 @@ func TestCastWriteFailureLeavesNothing(t *testing.T) {
 	if err := os.WriteFile(in, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, sync := range []string{"--no-sync=false", "--no-sync"} {
-		cmd := dt64Subprocess([]string{"DT64_TEST_FSIZE=1000000"}, "cast", sync, "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	for _, c := range []struct {
+		input, sync string
+		cause       string
+	}{
+		{"file", "--no-sync=false", "write " + dir},
+		{"file", "--no-sync", "write " + dir},
+		{"pipe", "--no-sync=false", "write " + dir},
+		{"pipe", "--no-sync", "write " + dir},
+	} {
+		args := []string{"cast", c.sync, "--from", "<M8[s]", "--to", "<M8[ms]", in, out}
+		if c.input == "pipe" {
+			args = []string{"cast", c.sync, "--from", "<M8[s]", "--to", "<M8[ms]", "-", out}
+		}
+		cmd := dt64Subprocess([]string{"DT64_TEST_FSIZE=1000000"}, args...)
+		cmd.Stdin = bytes.NewReader(src) // a pipe to the process
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		err := cmd.Run()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-			t.Fatalf("%s under a 1 MB file limit: %v, want exit status 1\n%s", sync, err, stderr.String())
+			t.Fatalf("%s %s under a 1 MB file limit: %v, want exit status 1\n%s", c.input, c.sync, err, stderr.String())
 		}
-		if !strings.Contains(stderr.String(), "file too large") {
-			t.Errorf("%s: the error does not name the cause:\n%s", sync, stderr.String())
+		if msg := stderr.String(); !strings.Contains(msg, "file too large") || !strings.Contains(msg, c.cause) {
+			t.Errorf("%s %s: the error does not say %q and the cause:\n%s", c.input, c.sync, c.cause, msg)
 		}
 		wantContents(t, out, []byte("old output"))
 		if ns := names(t, dir); len(ns) != 2 {
-			t.Errorf("%s: files left behind: %v", sync, ns)
+			t.Errorf("%s %s: files left behind: %v", c.input, c.sync, ns)
 		}
 		wantContents(t, in, src)
 	}
@@ -615,5 +630,34 @@ func TestCastMappedInputShrinks(t *testing.T) {
 	_, err = convert(castTranscoder(t), make([]byte, len(view)), view, s)
 	if !errors.Is(err, errShrank) {
 		t.Errorf("got %v, want errShrank", err)
+	}
+}
+
+// Reserving more space than the disk has fails (on Linux; elsewhere there
+// is nothing to reserve); a file that cannot reserve (a pipe) is no error.
+func TestCastPreallocate(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := preallocate(f, 1<<20); err != nil {
+		t.Errorf("1 MiB: %v", err)
+	}
+	err = preallocate(f, 1<<60)
+	if (err != nil) != (runtime.GOOS == "linux") || err != nil && !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EFBIG) {
+		t.Errorf("1 EiB on %s: got %v", runtime.GOOS, err)
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != 0 {
+		t.Errorf("the reservation changed the size: %v, %v", fi.Size(), err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if err := preallocate(w, 1<<20); err != nil {
+		t.Errorf("a pipe: %v", err)
 	}
 }

@@ -13,8 +13,10 @@ import (
 
 // castBlock is how many bytes cast converts per step: large enough that
 // the kernels and the write system call run at full speed, small enough
-// that a block is still in cache when it is written.
-const castBlock = 1 << 20
+// that the blocks in flight stay in L2 until they are written (256 KiB
+// measured 10-30 % faster than 1 MiB for 256 MiB files, in process,
+// 15 interleaved rounds).
+const castBlock = 256 << 10
 
 // castBuffers is how many blocks may be in flight between the converting
 // goroutine and the writing one.

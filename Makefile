@@ -80,10 +80,15 @@ check-generate: generate
 	@test -z "$$(git ls-files --others --exclude-standard kernels/)" || { echo "untracked generated files in kernels/:"; git ls-files --others --exclude-standard kernels/; exit 1; }
 
 ## bench: every kernel and implementation next to copy() of the same bytes
-## (dt64 bench); bench-go: the same kernels as Go benchmarks for benchstat;
-## bench-numpy: NumPy on the same operations, as a ratio to its own copy.
+## (dt64 bench), then dt64 cast of a 256 MiB file next to cp of the same
+## file, without and with fsync (dt64 bench --cast; BENCH_DIR picks the
+## filesystem, default the temporary directory); bench-go: the same kernels
+## as Go benchmarks for benchstat; bench-numpy: NumPy on the same
+## operations, as a ratio to its own copy.
+BENCH_DIR ?= $(or $(TMPDIR),/tmp)
 bench: build
 	./bin/dt64 bench --rounds 5
+	./bin/dt64 bench --cast --rounds 5 --dir $(BENCH_DIR)
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -count 5 ./kernels/ | tee bench.txt

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,16 +17,13 @@ import (
 	"github.com/zarr-dt64/dt64/kernels"
 )
 
-// castBlock is how many bytes cast converts per step: large enough that the
-// kernels run at full speed, small enough to stay in cache.
-const castBlock = 1 << 20
-
 func init() { subcommands = append(subcommands, newCastCmd) }
 
 func newCastCmd() *cobra.Command {
 	var (
 		from, to, overflow string
 		exact, verbose     bool
+		noSync             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "cast --from SPEC --to SPEC [IN [OUT]]",
@@ -35,8 +35,10 @@ never silent.
 SPEC is a NumPy dtype string or a Zarr v3 data_type JSON object; the byte
 order comes from the NumPy string's '<' or '>' (little endian when absent).
 IN and OUT default to standard input and output ('-' also means them).
-An output file is written under a temporary name and renamed into place
-only when every element converted, so a failed cast leaves nothing behind.
+An output file is written under a temporary name, flushed to disk (unless
+--no-sync) and renamed into place only when every element converted, so a
+failed cast leaves nothing behind and a crash leaves the old OUT or the
+whole new one. It gets the permissions cp would give it. OUT must not be IN.
 
 Overflow policies: error (stop and name the element), nat (store NaT),
 clamp (saturate). --exact makes any loss of precision an error.`,
@@ -83,7 +85,7 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 				outName = args[1]
 			}
 			start := time.Now()
-			st, err := castFiles(cmd, tc, inName, outName)
+			st, err := castFiles(cmd, tc, inName, outName, noSync)
 			if err != nil {
 				return err
 			}
@@ -100,13 +102,18 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 	f.StringVar(&overflow, "overflow", "error", "overflow policy: error, nat or clamp")
 	f.BoolVar(&exact, "exact", false, "fail on any loss of precision")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print a summary on stderr")
+	f.BoolVar(&noSync, "no-sync", false, "do not flush OUT to disk before renaming it into place (scratch output: after a crash it may be incomplete)")
 	return cmd
 }
 
 // castFiles streams IN through the transcoder into OUT. A named OUT is
-// written to a temporary file beside it and renamed only on success.
-func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName string) (kernels.Stats, error) {
+// written to a temporary file beside it and renamed only on success;
+// unless noSync, the file is flushed to stable storage before the rename
+// and its directory after it, so a crash leaves the old OUT or the whole
+// new one. The source is only read.
+func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName string, noSync bool) (kernels.Stats, error) {
 	var in io.Reader = cmd.InOrStdin()
+	var size int64 // of a regular input file, else 0
 	if inName != "-" {
 		f, err := os.Open(inName)
 		if err != nil {
@@ -114,74 +121,112 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 		defer f.Close()
 		in = f
+		fi, err := f.Stat()
+		if err != nil {
+			return kernels.Stats{}, err
+		}
+		if fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		if outName != "-" {
+			if err := notSameFile(fi, outName); err != nil {
+				return kernels.Stats{}, err
+			}
+		}
 	}
 	if outName == "-" {
 		return castStream(tc, in, cmd.OutOrStdout(), inName)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(outName), "."+filepath.Base(outName)+".tmp-*")
+	tmp, err := createTemp(outName)
 	if err != nil {
 		return kernels.Stats{}, err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	st, err := castStream(tc, in, tmp, inName)
+	var st kernels.Stats
+	if err = preallocate(tmp, size); err != nil {
+		err = fmt.Errorf("reserving %d bytes on disk for %s: %w", size, outName, err)
+	} else {
+		st, err = castStream(tc, in, tmp, inName)
+	}
+	if err == nil && !noSync {
+		if err = fsync(tmp); err != nil {
+			err = fmt.Errorf("flushing %s to disk: %w", outName, err)
+		}
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), outName)
+	}
 	if err != nil {
-		tmp.Close()
+		os.Remove(tmp.Name())
 		return st, err
 	}
-	if err := tmp.Close(); err != nil {
-		return st, err
+	if !noSync {
+		if err := syncDir(filepath.Dir(outName)); err != nil {
+			return st, fmt.Errorf("%s is complete, but flushing its directory to disk failed (it may not survive a crash): %w", outName, err)
+		}
 	}
-	return st, os.Rename(tmp.Name(), outName)
+	return st, nil
 }
 
-func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName string) (kernels.Stats, error) {
-	var total kernels.Stats
-	// Start small: most inputs given on a pipe are small, and a full block
-	// per call would dominate their cost.
-	buf := make([]byte, 64<<10)
-	base := 0 // index of the first element of buf in the whole input
-	for {
-		n, rerr := io.ReadFull(in, buf)
-		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
-			return total, fmt.Errorf("reading %s: %w", inName, rerr)
-		}
-		whole := n &^ 7
-		if whole > 0 {
-			st, err := tc.Run(buf[:whole], buf[:whole], nil)
-			total.Add(st)
-			if err != nil {
-				return total, shiftIndex(err, base, inName)
-			}
-			if _, err := out.Write(buf[:whole]); err != nil {
-				return total, err
-			}
-			base += whole / 8
-		}
-		if n != whole {
-			return total, fmt.Errorf("%s: length is not a multiple of 8 bytes: %d trailing bytes after element %d", inName, n-whole, base)
-		}
-		if rerr != nil {
-			return total, nil
-		}
-		if len(buf) < castBlock { // a large input: full-size blocks from now on
-			buf = make([]byte, castBlock)
-		}
-	}
-}
+// fsync is (*os.File).Sync; tests replace it to make it fail.
+var fsync = (*os.File).Sync
 
-// shiftIndex turns a block-relative element index into one in the whole input.
-func shiftIndex(err error, base int, inName string) error {
-	var oe *kernels.OverflowError
-	if errors.As(err, &oe) {
-		e := *oe
-		e.Index += base
-		return fmt.Errorf("%s: %w", inName, &e)
+// syncDir flushes a directory's entries (a rename into it) to disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
-	var le *kernels.LossError
-	if errors.As(err, &le) {
-		e := *le
-		e.Index += base
-		return fmt.Errorf("%s: %w", inName, &e)
+	err = fsync(d)
+	if cerr := d.Close(); err == nil {
+		err = cerr
 	}
 	return err
+}
+
+// notSameFile refuses an OUT that is IN itself (the same path, a hard
+// link or a symbolic link to it): cast never replaces its source.
+func notSameFile(in os.FileInfo, outName string) error {
+	ofi, err := os.Stat(outName)
+	if err != nil {
+		return nil // no such OUT yet; creating it reports other problems
+	}
+	if os.SameFile(in, ofi) {
+		return usageError{fmt.Errorf("OUT %s is the input file itself; cast never replaces its source: write to another name", outName)}
+	}
+	return nil
+}
+
+// createTemp creates an empty file beside name, for writing name's new
+// contents. It has the permissions cp gives a file it creates, 0666 minus
+// the umask (os.CreateTemp's would be 0600), or those of the file it will
+// replace, as cp keeps them when it overwrites one.
+func createTemp(name string) (*os.File, error) {
+	perm, keep := os.FileMode(0o666), false
+	if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
+		perm, keep = fi.Mode().Perm(), true
+	}
+	dir, base := filepath.Split(name)
+	for {
+		var rnd [8]byte
+		_, _ = rand.Read(rnd[:])
+		tmp := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keep { // the umask applied at creation; keep the mode exactly
+			if err := f.Chmod(perm); err != nil {
+				f.Close()
+				os.Remove(tmp)
+				return nil, err
+			}
+		}
+		return f, nil
+	}
 }

@@ -5,13 +5,22 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
 )
 
 func encode(order binary.ByteOrder, vals ...int64) []byte {
@@ -267,4 +276,388 @@ func orderOf(c byte) binary.ByteOrder {
 		return binary.BigEndian
 	}
 	return binary.LittleEndian
+}
+
+// castMode casts a small file into out under umask mask and returns the
+// output's permissions.
+func castMode(t *testing.T, mask int, out string) os.FileMode {
+	t.Helper()
+	in := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(in, encode(binary.LittleEndian, 1, 2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(mask)
+	_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+// A new output file gets 0666 minus the umask, as cp gives it; an
+// existing one keeps its permissions, as cp keeps them.
+func TestCastOutputMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		mask int
+		want os.FileMode
+	}{{0o022, 0o644}, {0o002, 0o664}, {0o077, 0o600}} {
+		out := filepath.Join(dir, fmt.Sprintf("new-%03o.bin", c.mask))
+		if got := castMode(t, c.mask, out); got != c.want {
+			t.Errorf("umask %03o: new output has mode %03o, want %03o", c.mask, got, c.want)
+		}
+	}
+	for _, keep := range []os.FileMode{0o640, 0o666, 0o604} {
+		out := filepath.Join(dir, fmt.Sprintf("old-%03o.bin", keep))
+		if err := os.WriteFile(out, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(out, keep); err != nil {
+			t.Fatal(err)
+		}
+		if got := castMode(t, 0o022, out); got != keep {
+			t.Errorf("replacing a file of mode %03o: output has mode %03o", keep, got)
+		}
+	}
+}
+
+// names lists a directory's entries.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, e := range entries {
+		ns = append(ns, e.Name())
+	}
+	return ns
+}
+
+// castFixture writes a 3-element input and an old output beside it.
+func castFixture(t *testing.T) (dir, in, out string) {
+	dir = t.TempDir()
+	in, out = filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(in, encode(binary.LittleEndian, 1, 2, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte("old output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, in, out
+}
+
+func wantContents(t *testing.T, name string, want []byte) {
+	t.Helper()
+	got, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s holds %q, want %q", name, got, want)
+	}
+}
+
+// hookFsync replaces fsync for one test with f.
+func hookFsync(t *testing.T, f func(*os.File) error) {
+	old := fsync
+	fsync = f
+	t.Cleanup(func() { fsync = old })
+}
+
+// The output file is flushed before its rename and its directory after
+// it; --no-sync flushes nothing, and standard output is never flushed.
+func TestCastSync(t *testing.T) {
+	dir, in, out := castFixture(t)
+	var synced []string
+	hookFsync(t, func(f *os.File) error {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		// The file must still be the temporary one (not yet renamed)
+		// and hold all its bytes when it is flushed.
+		synced = append(synced, fmt.Sprintf("%s:%d:%v", filepath.Base(f.Name()), fi.Size(), fi.IsDir()))
+		return f.Sync()
+	})
+	if _, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 2 || !strings.HasPrefix(synced[0], ".out.bin.tmp-") || !strings.HasSuffix(synced[0], ":24:false") ||
+		!strings.HasPrefix(synced[1], filepath.Base(dir)+":") || !strings.HasSuffix(synced[1], ":true") {
+		t.Errorf("flushed %v, want the whole temporary file, then the directory", synced)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1000, 2000, 3000))
+	synced = nil
+	if _, _, err := run(t, nil, "cast", "--no-sync", "--from", "<M8[s]", "--to", "<M8[us]", in, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, bytes.NewReader(encode(binary.LittleEndian, 1)), "cast", "--from", "<M8[s]", "--to", "<M8[us]"); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Errorf("--no-sync and standard output flushed %v", synced)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1e6, 2e6, 3e6))
+}
+
+// A failed flush of the output file fails the cast and leaves the old
+// output as it was, and no temporary file; a failed flush of the
+// directory (after the rename) fails the cast and says the output is
+// complete.
+func TestCastSyncFailure(t *testing.T) {
+	dir, in, out := castFixture(t)
+	calls := 0
+	hookFsync(t, func(f *os.File) error {
+		calls++
+		if calls == 1 {
+			return syscall.EIO
+		}
+		return f.Sync()
+	})
+	_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	if err == nil || !strings.Contains(err.Error(), "flushing "+out) || !errors.Is(err, syscall.EIO) {
+		t.Errorf("failed flush of the file: got %v", err)
+	}
+	wantContents(t, out, []byte("old output"))
+	if ns := names(t, dir); len(ns) != 2 {
+		t.Errorf("files left behind: %v", ns)
+	}
+	calls = 0
+	hookFsync(t, func(f *os.File) error {
+		calls++
+		if calls == 2 {
+			return syscall.EIO
+		}
+		return f.Sync()
+	})
+	_, _, err = run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	if err == nil || !strings.Contains(err.Error(), "is complete") || !errors.Is(err, syscall.EIO) {
+		t.Errorf("failed flush of the directory: got %v", err)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1000, 2000, 3000))
+	wantContents(t, in, encode(binary.LittleEndian, 1, 2, 3))
+}
+
+// A cast that runs out of space in a real dt64 process (a file-size limit,
+// like a full disk: a write fails partway) fails, leaves the old output
+// untouched and no temporary file, and the source as it was, whether the
+// input is a file (mapped, its size reserved first: the limit does not
+// apply to a reservation that keeps the size) or a pipe.
+func TestCastOutOfSpaceLeavesNothing(t *testing.T) {
+	dir, in, out := castFixture(t)
+	vals := make([]int64, 1<<18) // 2 MiB: several blocks, so the limit falls mid-file
+	for i := range vals {
+		vals[i] = int64(i)
+	}
+	src := encode(binary.LittleEndian, vals...)
+	if err := os.WriteFile(in, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		input, sync string
+		cause       string
+	}{
+		{"file", "--no-sync=false", "write " + dir},
+		{"file", "--no-sync", "write " + dir},
+		{"pipe", "--no-sync=false", "write " + dir},
+		{"pipe", "--no-sync", "write " + dir},
+	} {
+		args := []string{"cast", c.sync, "--from", "<M8[s]", "--to", "<M8[ms]", in, out}
+		if c.input == "pipe" {
+			args = []string{"cast", c.sync, "--from", "<M8[s]", "--to", "<M8[ms]", "-", out}
+		}
+		cmd := dt64Subprocess([]string{"DT64_TEST_FSIZE=1000000"}, args...)
+		cmd.Stdin = bytes.NewReader(src) // a pipe to the process
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("%s %s under a 1 MB file limit: %v, want exit status 1\n%s", c.input, c.sync, err, stderr.String())
+		}
+		if msg := stderr.String(); !strings.Contains(msg, "file too large") || !strings.Contains(msg, c.cause) {
+			t.Errorf("%s %s: the error does not say %q and the cause:\n%s", c.input, c.sync, c.cause, msg)
+		}
+		wantContents(t, out, []byte("old output"))
+		if ns := names(t, dir); len(ns) != 2 {
+			t.Errorf("%s %s: files left behind: %v", c.input, c.sync, ns)
+		}
+		wantContents(t, in, src)
+	}
+}
+
+// OUT may not be IN: not by the same name, a hard link or a symbolic link.
+func TestCastRefusesItsSource(t *testing.T) {
+	dir, in, _ := castFixture(t)
+	link, sym := filepath.Join(dir, "link.bin"), filepath.Join(dir, "sym.bin")
+	if err := os.Link(in, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("in.bin", sym); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{in, link, sym} {
+		_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+		if !isUsage(err) || !strings.Contains(err.Error(), "input file itself") {
+			t.Errorf("OUT %s: got %v, want a usage error", out, err)
+		}
+		wantContents(t, in, encode(binary.LittleEndian, 1, 2, 3))
+	}
+}
+
+// A large input gives the same bytes read from a file (mapped, through
+// windows smaller than a block, so blocks end at window edges) and from a
+// pipe (read into buffers), as converting it whole.
+func TestCastLarge(t *testing.T) {
+	old := castWindow
+	castWindow = int64(3 * os.Getpagesize())
+	t.Cleanup(func() { castWindow = old })
+	vals := make([]int64, 3*castBlock/8/2+5) // 1.5 blocks and a bit
+	for i := range vals {
+		vals[i] = int64(i)*7919 - 1e9
+	}
+	vals[len(vals)-1] = math.MinInt64
+	want := make([]int64, len(vals))
+	for i, v := range vals {
+		want[i] = v * 1000
+	}
+	want[len(want)-1] = math.MinInt64
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+	src := encode(binary.BigEndian, vals...)
+	if err := os.WriteFile(in, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, nil, "cast", "--from", ">M8[s]", "--to", "<M8[ms]", in, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, binary.LittleEndian, b); !equal(got, want) {
+		t.Errorf("from a file: wrong output (%d elements, want %d)", len(got), len(want))
+	}
+	stdout, _, err := run(t, bytes.NewReader(src), "cast", "--from", ">M8[s]", "--to", "<M8[ms]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, binary.LittleEndian, []byte(stdout)); !equal(got, want) {
+		t.Errorf("from a pipe: wrong output (%d elements, want %d)", len(got), len(want))
+	}
+	// Trailing bytes in a mapped file are named with the element they follow.
+	if err := os.WriteFile(in, append(src, 1, 2, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, nil, "cast", "--from", ">M8[s]", "--to", "<M8[ms]", in, out)
+	if err == nil || !strings.Contains(err.Error(), "3 trailing bytes after element "+strconv.Itoa(len(vals))) {
+		t.Errorf("trailing bytes: got %v", err)
+	}
+}
+
+// failingWriter accepts n bytes, then fails.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if len(b) > w.n {
+		k := w.n
+		w.n = 0
+		return k, syscall.ENOSPC
+	}
+	w.n -= len(b)
+	return len(b), nil
+}
+
+// A failing write stops the cast early and is the error returned.
+func TestCastStreamWriteFails(t *testing.T) {
+	tc := castTranscoder(t)
+	src := make([]byte, 20*castBlock)
+	st, err := castStream(tc, bytes.NewReader(src), &failingWriter{n: castBlock + 100}, "in")
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("got %v, want the write's error", err)
+	}
+	if st.Elements > len(src)/8/2 {
+		t.Errorf("converted %d elements after the write failed (of %d)", st.Elements, len(src)/8)
+	}
+}
+
+func castTranscoder(t *testing.T) *kernels.Transcoder {
+	t.Helper()
+	conv, err := dtype.NewConversion(dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}, nsType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := kernels.NewTranscoder(conv, kernels.Options{From: binary.BigEndian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tc
+}
+
+// A mapped input truncated by someone else while cast reads it is an
+// error, not a crash (SIGBUS on the vanished pages).
+func TestCastMappedInputShrinks(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(name, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, ok := mapFile(f)
+	if ok != (runtime.GOOS == "linux") {
+		t.Fatalf("mapFile on %s: %v", runtime.GOOS, ok)
+	}
+	if !ok {
+		return // read, not mapped: nothing can vanish
+	}
+	defer s.close()
+	view, err := s.next(make([]byte, 1<<20))
+	if err != nil && err != io.EOF || len(view) != 1<<20 {
+		t.Fatalf("next: %d bytes, %v", len(view), err)
+	}
+	if err := os.Truncate(name, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = convert(castTranscoder(t), make([]byte, len(view)), view, s)
+	if !errors.Is(err, errShrank) {
+		t.Errorf("got %v, want errShrank", err)
+	}
+}
+
+// Reserving more space than the disk has fails (on Linux; elsewhere there
+// is nothing to reserve); a file that cannot reserve (a pipe) is no error.
+func TestCastPreallocate(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := preallocate(f, 1<<20); err != nil {
+		t.Errorf("1 MiB: %v", err)
+	}
+	err = preallocate(f, 1<<60)
+	if (err != nil) != (runtime.GOOS == "linux") || err != nil && !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EFBIG) {
+		t.Errorf("1 EiB on %s: got %v", runtime.GOOS, err)
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != 0 {
+		t.Errorf("the reservation changed the size: %v, %v", fi.Size(), err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if err := preallocate(w, 1<<20); err != nil {
+		t.Errorf("a pipe: %v", err)
+	}
 }

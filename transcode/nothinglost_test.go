@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,17 +139,21 @@ func TestOverwriteReplacesOwn(t *testing.T) {
 }
 
 // killStore fails every call once kill says so, as a process killed at
-// that moment would stop calling.
+// that moment would stop calling. kill runs under a lock: the engine's
+// workers call the store concurrently.
 type killStore struct {
 	*zarr.DirStore
 	deletes, sets atomic.Int64
 	kill          func(s *killStore, op, key string) bool
-	dead          atomic.Bool
+	mu            sync.Mutex
+	dead          bool
 }
 
 func (s *killStore) check(op, key string) error {
-	if s.dead.Load() || s.kill(s, op, key) {
-		s.dead.Store(true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead || s.kill(s, op, key) {
+		s.dead = true
 		return errors.New("killed (test)")
 	}
 	return nil

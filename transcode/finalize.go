@@ -15,14 +15,14 @@ import (
 // (dt64 transcode --finalize) when that part died after its marker. It is
 // idempotent: on a destination a finalize completed, or was killed while
 // completing, it finishes the cleanup and reports the run complete.
-func (t *Transcoder) Finalize(ctx context.Context) (Summary, error) {
+func (t *Job) Finalize(ctx context.Context) (Summary, error) {
 	if err := t.checkOverlap(); err != nil {
 		return Summary{}, err
 	}
 	return t.finalize(ctx)
 }
 
-func (t *Transcoder) finalize(ctx context.Context) (Summary, error) {
+func (t *Job) finalize(ctx context.Context) (Summary, error) {
 	stored, err := t.storedPlan(ctx)
 	if err != nil {
 		return Summary{}, err
@@ -78,7 +78,7 @@ func (t *Transcoder) finalize(ctx context.Context) (Summary, error) {
 // finishedParts reads the part markers and returns those of a complete
 // set of parts with their summaries added up, or ErrIncomplete naming the
 // missing ones.
-func (t *Transcoder) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
+func (t *Job) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
 	var sum Summary
 	keys, err := t.dstStore.List(ctx, partsPrefix)
 	if err != nil {
@@ -134,7 +134,7 @@ func (t *Transcoder) finishedParts(ctx context.Context) ([]partDoc, Summary, err
 
 // completed reports a destination whose metadata this plan wrote, first
 // removing any state a finalize killed after writing it left behind.
-func (t *Transcoder) completed(ctx context.Context) (Summary, error) {
+func (t *Job) completed(ctx context.Context) (Summary, error) {
 	sum, cleaned, err := t.finishFinalize(ctx)
 	sum.Complete = err == nil
 	sum.AlreadyComplete = !cleaned
@@ -144,7 +144,7 @@ func (t *Transcoder) completed(ctx context.Context) (Summary, error) {
 // finishFinalize removes the state a finalize left when it was killed
 // after writing the metadata. It returns the summary that finalize
 // recorded and whether there was anything to remove.
-func (t *Transcoder) finishFinalize(ctx context.Context) (Summary, bool, error) {
+func (t *Job) finishFinalize(ctx context.Context) (Summary, bool, error) {
 	var f finalDoc
 	if _, err := t.readState(ctx, finalKey, &f); err != nil {
 		return Summary{}, false, err
@@ -160,7 +160,7 @@ func (t *Transcoder) finishFinalize(ctx context.Context) (Summary, bool, error) 
 
 // cleanup removes a finished run's state, the finalize record last (it is
 // what tells a later run that the rest may be removed), and syncs.
-func (t *Transcoder) cleanup(ctx context.Context) error {
+func (t *Job) cleanup(ctx context.Context) error {
 	keys, err := t.dstStore.List(ctx, statePrefix)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 // before the state is removed; so after a machine crash at any moment the
 // destination is complete only with all its data, and otherwise holds a
 // run that Resume finishes.
-func (t *Transcoder) Run(ctx context.Context) (Summary, error) {
+func (t *Job) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Units: t.hi - t.lo, Parts: t.opts.Part.count()}
 	mode, done, err := t.prepare(ctx)
@@ -61,7 +61,7 @@ func (t *Transcoder) Run(ctx context.Context) (Summary, error) {
 
 // runUnits converts this part's units, makes them durable and writes the
 // part's marker.
-func (t *Transcoder) runUnits(ctx context.Context, resume bool, start time.Time) (Summary, error) {
+func (t *Job) runUnits(ctx context.Context, resume bool, start time.Time) (Summary, error) {
 	sum := Summary{Units: t.hi - t.lo, Parts: t.opts.Part.count()}
 	if resume {
 		if err := t.cleanTemps(ctx, t.opts.Part.count() == 1); err != nil {

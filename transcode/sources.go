@@ -50,7 +50,7 @@ func (e *SourceChangedError) Unwrap() error { return ErrSourceChanged }
 
 // unitSourceKeys calls fn with the store key of every source chunk of
 // unit u, in C order.
-func (t *Transcoder) unitSourceKeys(u int64, fn func(key string) error) error {
+func (t *Job) unitSourceKeys(u int64, fn func(key string) error) error {
 	g := t.geo
 	return g.chunksIn(g.origin(u), g.srcChunk, g.srcGrid, func(c []int64) error {
 		k, err := t.src.ChunkKey(c)
@@ -63,7 +63,7 @@ func (t *Transcoder) unitSourceKeys(u int64, fn func(key string) error) error {
 
 // sourceVersions returns the versions of the source chunks of units
 // [lo, hi).
-func (t *Transcoder) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
+func (t *Job) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
 	vs := map[string]string{}
 	for u := lo; u < hi; u++ {
 		err := t.unitSourceKeys(u, func(k string) error {
@@ -85,7 +85,7 @@ func (t *Transcoder) sourceVersions(ctx context.Context, v zarr.Versioner, lo, h
 
 // compareSources returns a *SourceChangedError for the first chunk of
 // units [lo, hi) in array order whose version now differs from recorded.
-func (t *Transcoder) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64, recorded map[string]string) error {
+func (t *Job) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64, recorded map[string]string) error {
 	now, err := t.sourceVersions(ctx, v, lo, hi)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (t *Transcoder) compareSources(ctx context.Context, v zarr.Versioner, lo, h
 
 // recordSources records (fresh) or checks (resume) the versions of this
 // part's source chunks, and keeps them for the per-unit checks.
-func (t *Transcoder) recordSources(ctx context.Context, resume bool) error {
+func (t *Job) recordSources(ctx context.Context, resume bool) error {
 	v, ok := find[zarr.Versioner](t.srcStore)
 	if !ok {
 		return nil
@@ -142,7 +142,7 @@ func (t *Transcoder) recordSources(ctx context.Context, resume bool) error {
 
 // checkUnitSources checks, after unit u's source chunks were read, that
 // they still have the versions recorded for them.
-func (t *Transcoder) checkUnitSources(ctx context.Context, u int64) error {
+func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 	if t.sources == nil {
 		return nil
 	}
@@ -164,7 +164,7 @@ func (t *Transcoder) checkUnitSources(ctx context.Context, u int64) error {
 
 // checkAllSources checks the records of every finished part before a
 // finalize declares the destination complete.
-func (t *Transcoder) checkAllSources(ctx context.Context, parts []partDoc) error {
+func (t *Job) checkAllSources(ctx context.Context, parts []partDoc) error {
 	v, ok := find[zarr.Versioner](t.srcStore)
 	if !ok {
 		return nil

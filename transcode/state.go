@@ -72,7 +72,7 @@ const (
 // destination the options do not allow it to. A finalize or an overwrite
 // that an earlier run left half done is finished here first. For
 // startComplete it returns the summary to report.
-func (t *Transcoder) prepare(ctx context.Context) (startMode, Summary, error) {
+func (t *Job) prepare(ctx context.Context) (startMode, Summary, error) {
 	if err := t.checkOverlap(); err != nil {
 		return 0, Summary{}, err
 	}
@@ -142,11 +142,11 @@ func (t *Transcoder) prepare(ctx context.Context) (startMode, Summary, error) {
 // destErr builds the error for a destination that holds something: the
 // options that would let a run go on are in the error for the caller to
 // offer (the library names no command-line flags).
-func (t *Transcoder) destErr(err error, holds string, resume, overwrite bool) error {
+func (t *Job) destErr(err error, holds string, resume, overwrite bool) error {
 	return &DestinationError{Destination: storeName(t.dstStore), Holds: holds, Err: err, Resume: resume, Overwrite: overwrite}
 }
 
-func (t *Transcoder) writePlan(ctx context.Context) error {
+func (t *Job) writePlan(ctx context.Context) error {
 	if err := t.writeState(ctx, planKey, &t.doc); err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (t *Transcoder) writePlan(ctx context.Context) error {
 }
 
 // writeState stores one state document.
-func (t *Transcoder) writeState(ctx context.Context, key string, doc any) error {
+func (t *Job) writeState(ctx context.Context, key string, doc any) error {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func (t *Transcoder) writeState(ctx context.Context, key string, doc any) error 
 
 // readState reads one state document into doc; found is false when key
 // is not stored.
-func (t *Transcoder) readState(ctx context.Context, key string, doc any) (found bool, err error) {
+func (t *Job) readState(ctx context.Context, key string, doc any) (found bool, err error) {
 	b, err := t.dstStore.Get(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -180,7 +180,7 @@ func (t *Transcoder) readState(ctx context.Context, key string, doc any) (found 
 	return true, nil
 }
 
-func (t *Transcoder) storedPlan(ctx context.Context) (*planDoc, error) {
+func (t *Job) storedPlan(ctx context.Context) (*planDoc, error) {
 	var p planDoc
 	found, err := t.readState(ctx, planKey, &p)
 	if !found || err != nil {
@@ -191,7 +191,7 @@ func (t *Transcoder) storedPlan(ctx context.Context) (*planDoc, error) {
 
 // sync makes the destination's writes so far durable, when its store can
 // tell (a zarr.Syncer, possibly behind Unwrappers).
-func (t *Transcoder) sync(ctx context.Context) error {
+func (t *Job) sync(ctx context.Context) error {
 	if s, ok := find[zarr.Syncer](t.dstStore); ok {
 		return s.Sync(ctx)
 	}
@@ -200,7 +200,7 @@ func (t *Transcoder) sync(ctx context.Context) error {
 
 // storedMetadata reports whether the destination holds array metadata and
 // whether it is exactly what this plan writes.
-func (t *Transcoder) storedMetadata(ctx context.Context) (has, same bool, err error) {
+func (t *Job) storedMetadata(ctx context.Context) (has, same bool, err error) {
 	same = true
 	for _, k := range metadataKeys {
 		b, err := t.dstStore.Get(ctx, k)
@@ -226,7 +226,7 @@ func (t *Transcoder) storedMetadata(ctx context.Context) (has, same bool, err er
 // cleanTemps removes temporary files a killed run left in the destination:
 // all of them, or only those meant for this part's chunks (other parts may
 // be writing theirs right now).
-func (t *Transcoder) cleanTemps(ctx context.Context, all bool) error {
+func (t *Job) cleanTemps(ctx context.Context, all bool) error {
 	ds, ok := dirStore(t.dstStore)
 	if !ok {
 		return nil // only directory stores leave temporary files
@@ -258,7 +258,7 @@ func (t *Transcoder) cleanTemps(ctx context.Context, all bool) error {
 
 // checkOverlap refuses a destination directory that is the source or lies
 // inside it (or contains it): writing or wiping it would change the source.
-func (t *Transcoder) checkOverlap() error {
+func (t *Job) checkOverlap() error {
 	s, ok1 := dirStore(t.srcStore)
 	d, ok2 := dirStore(t.dstStore)
 	if !ok1 || !ok2 {

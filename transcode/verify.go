@@ -11,17 +11,17 @@ import (
 )
 
 // Verify re-reads every destination chunk of this part (of the whole
-// array, for a Transcoder with no Part) and compares it, element by
+// array, for a Job with no Part) and compares it, element by
 // element, with a conversion of the source made independently of the
 // path that wrote it: the destination's metadata is opened afresh from
 // the store and must be the plan's to the byte (damage there is caught
 // too), and the source is converted on the kernels' exact reference path
 // (kernels.Options.Reference), not by the fast loops or SIMD kernels that
 // converted it for writing. It works on the stored chunks, so it can run
-// after Run, after Finalize, or on a finished array (by a Transcoder
+// after Run, after Finalize, or on a finished array (by a Job
 // planned with the same options, with Resume set). A mismatch is a
 // *VerifyError.
-func (t *Transcoder) Verify(ctx context.Context) error {
+func (t *Job) Verify(ctx context.Context) error {
 	t.progress.unitsDone.Store(0)
 	t.progress.elements.Store(0)
 	dst, err := t.reopenDestination(ctx)
@@ -82,7 +82,7 @@ func (t *Transcoder) Verify(ctx context.Context) error {
 // reopenDestination opens the destination from the metadata stored in
 // it, which must be the plan's: the array's own metadata, or, while parts
 // are still running, the plan marker's copy of it.
-func (t *Transcoder) reopenDestination(ctx context.Context) (*zarr.Array, error) {
+func (t *Job) reopenDestination(ctx context.Context) (*zarr.Array, error) {
 	_, same, err := t.storedMetadata(ctx)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (s *docStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return s.Store.Get(ctx, key)
 }
 
-func (t *Transcoder) verifyError(origin, chunk []int64, regionIdx, chunkIdx int, got, want []byte) error {
+func (t *Job) verifyError(origin, chunk []int64, regionIdx, chunkIdx int, got, want []byte) error {
 	arrayIndex, _, _ := t.geo.locate(origin, regionIdx, t.geo.dstChunk)
 	key, _ := t.dst.ChunkKey(chunk)
 	o := t.plan.DestinationOrder

@@ -32,7 +32,7 @@ type wipeDoc struct {
 
 // startOver removes the array described by docs (nil: the metadata the
 // destination holds) and starts a fresh run.
-func (t *Transcoder) startOver(ctx context.Context, docs map[string]string) (startMode, Summary, error) {
+func (t *Job) startOver(ctx context.Context, docs map[string]string) (startMode, Summary, error) {
 	if docs == nil {
 		var err error
 		if docs, err = t.storedDocs(ctx); err != nil {
@@ -58,7 +58,7 @@ func (t *Transcoder) startOver(ctx context.Context, docs map[string]string) (sta
 // finishWipe completes an overwrite an earlier run left half done, when
 // the options allow (Overwrite, or Resume: the user asked for the
 // overwrite before). It reports whether there was one.
-func (t *Transcoder) finishWipe(ctx context.Context) (bool, error) {
+func (t *Job) finishWipe(ctx context.Context) (bool, error) {
 	var w wipeDoc
 	found, err := t.readState(ctx, wipeKey, &w)
 	if !found || err != nil {
@@ -77,7 +77,7 @@ func (t *Transcoder) finishWipe(ctx context.Context) (bool, error) {
 // doomed opens the array that docs describe and lists the destination's
 // keys, all of which must be that array's or a run's state; any other key
 // is an error naming it.
-func (t *Transcoder) doomed(ctx context.Context, docs map[string]string) (*zarr.Array, []string, error) {
+func (t *Job) doomed(ctx context.Context, docs map[string]string) (*zarr.Array, []string, error) {
 	keys, err := t.dstStore.List(ctx, "")
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +112,7 @@ func owned(a *zarr.Array, key string) bool {
 // wipe deletes keys (the metadata first, so the array stops looking
 // complete at once; the overwrite's intent last, once the rest is
 // durably gone) and every temporary file.
-func (t *Transcoder) wipe(ctx context.Context, a *zarr.Array, keys []string) error {
+func (t *Job) wipe(ctx context.Context, a *zarr.Array, keys []string) error {
 	dst := t.dstStore
 	for _, k := range metadataKeys {
 		if err := dst.Delete(ctx, k); err != nil {
@@ -139,7 +139,7 @@ func (t *Transcoder) wipe(ctx context.Context, a *zarr.Array, keys []string) err
 func isMetadataKey(k string) bool { return slices.Contains(metadataKeys, k) }
 
 // storedDocs reads the destination's metadata documents as stored.
-func (t *Transcoder) storedDocs(ctx context.Context) (map[string]string, error) {
+func (t *Job) storedDocs(ctx context.Context) (map[string]string, error) {
 	docs := map[string]string{}
 	for _, k := range metadataKeys {
 		b, err := t.dstStore.Get(ctx, k)
@@ -167,7 +167,7 @@ func arrayFromDocs(ctx context.Context, docs map[string]string) (*zarr.Array, er
 
 // describe says what a destination that is no run of this plan holds, for
 // errors.
-func (t *Transcoder) describe(ctx context.Context, keys []string) string {
+func (t *Job) describe(ctx context.Context, keys []string) string {
 	has := map[string]bool{}
 	for _, k := range keys {
 		has[k] = true
@@ -197,7 +197,7 @@ func (t *Transcoder) describe(ctx context.Context, keys []string) string {
 
 // describeArray says what a destination with array metadata doc holds:
 // an array dt64 reads, and which of keys are not part of it.
-func (t *Transcoder) describeArray(ctx context.Context, doc string, keys []string) string {
+func (t *Job) describeArray(ctx context.Context, doc string, keys []string) string {
 	docs, err := t.storedDocs(ctx)
 	if err != nil {
 		return fmt.Sprintf("a %s that cannot be read (%v)", doc, err)
@@ -225,7 +225,7 @@ func foreignKeys(a *zarr.Array, keys []string) []string {
 
 // overwritable reports whether Overwrite would proceed on keys: they are
 // an array dt64 reads and its chunks.
-func (t *Transcoder) overwritable(ctx context.Context, keys []string) bool {
+func (t *Job) overwritable(ctx context.Context, keys []string) bool {
 	docs, err := t.storedDocs(ctx)
 	if err != nil {
 		return false

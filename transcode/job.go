@@ -1,0 +1,212 @@
+package transcode
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// Job is a planned re-encode of one source array into one
+// destination. New plans it without touching the destination; Run does
+// this process's part of the work; Finalize and Verify complete it.
+// Progress may be called from another goroutine while Run or Verify runs.
+type Job struct {
+	opts     Options
+	srcStore zarr.Store // as given: markers and metadata go straight here
+	dstStore zarr.Store
+	srcIO    *ioStore // chunk traffic: counted, CPU token released
+	dstIO    *ioStore
+	src, dst *zarr.Array
+	plan     Plan
+	doc      planDoc
+	geo      *geometry
+	kern     *kernels.Transcoder
+	srcFill  [8]byte // source fill value in source byte order
+	fillSt   kernels.Stats
+	lo, hi   int64             // this part's work units
+	sources  map[string]string // versions of this part's source chunks (sources.go)
+
+	bufs chan *buffers // the pool: at most InFlight sets ever exist
+	nbuf atomic.Int64
+
+	progress struct {
+		unitsDone, elements atomic.Int64
+	}
+}
+
+// Plan describes a planned re-encode.
+type Plan struct {
+	Source, Destination           zarr.Metadata
+	SourceOrder, DestinationOrder binary.ByteOrder
+	Conversion                    dtype.Conversion
+	// Units is the number of work units in the whole array; a unit
+	// covers UnitShape elements (a destination shard made of source
+	// chunks, a source shard split into destination chunks, or one chunk).
+	Units     int64
+	UnitShape []int64
+	// FirstUnit and EndUnit delimit this part's units [FirstUnit, EndUnit).
+	FirstUnit, EndUnit int64
+	Workers, InFlight  int
+	// MemoryBound is the most memory the engine's buffers take at once,
+	// in bytes (see the package documentation).
+	MemoryBound int64
+	// Notes say what a format change could not carry over.
+	Notes []string
+}
+
+// Summary describes what a run did.
+type Summary struct {
+	Units   int64 // work units of this part
+	Resumed int64 // of which found complete in the destination and skipped
+	Chunks  int64 // destination chunks covered
+	Stored  int64 // of which written (the others are all fill and not stored)
+	// Element statistics. Units skipped on resume contribute Elements and
+	// NaT but not Overflowed and Lossy (those are known only when
+	// converting).
+	Elements, NaT, Overflowed, Lossy int64
+	BytesRead, BytesWritten          int64 // encoded chunk bytes
+	Elapsed                          time.Duration
+	// Complete is true when the destination's metadata is written: the
+	// array is whole. AlreadyComplete: it was before this run.
+	Complete, AlreadyComplete bool
+	// PartsDone of Parts have finished (for a partitioned run).
+	PartsDone, Parts int
+}
+
+func (s *Summary) addUnit(u unitStats) {
+	if u.resumed {
+		s.Resumed++
+	}
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy})
+}
+
+func (s *Summary) add(o Summary) {
+	s.Units += o.Units
+	s.Resumed += o.Resumed
+	s.Chunks += o.Chunks
+	s.Stored += o.Stored
+	s.Elements += o.Elements
+	s.NaT += o.NaT
+	s.Overflowed += o.Overflowed
+	s.Lossy += o.Lossy
+	s.BytesRead += o.BytesRead
+	s.BytesWritten += o.BytesWritten
+}
+
+// Progress is a snapshot of a running transcode.
+type Progress struct {
+	Units, UnitsDone        int64 // this part's work units, and how many are done
+	Elements                int64
+	BytesRead, BytesWritten int64
+}
+
+// New plans a re-encode of the array in src into dst. It reads the source
+// metadata and checks that the options make a valid destination; it does
+// not touch dst (Run does).
+func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
+	if o.Resume && o.Overwrite {
+		return nil, planErr("resume and overwrite exclude each other")
+	}
+	if o.Overwrite && o.Part.count() > 1 {
+		return nil, planErr("overwrite cannot be combined with a part: one part would delete the others' work")
+	}
+	if o.Part.Index < 0 || (o.Part.Count > 0 && o.Part.Index >= o.Part.Count) || o.Part.Count < 0 {
+		return nil, planErr("part %d/%d: want 0 <= I < N", o.Part.Index, o.Part.Count)
+	}
+	t := &Job{opts: o, srcStore: src, dstStore: dst}
+	t.srcIO, t.dstIO = &ioStore{Store: src}, &ioStore{Store: dst}
+	var err error
+	if t.src, err = zarr.Open(ctx, t.srcIO); err != nil {
+		return nil, fmt.Errorf("opening the source: %w", err)
+	}
+	sm := t.src.Metadata()
+	dm, notes, err := destMetadata(sm, &o)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := dtype.NewConversion(sm.DataType, dm.DataType)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	fill, fillSt, err := convertFill(conv, sm.FillValue, o.Exact)
+	if err != nil {
+		return nil, err
+	}
+	t.fillSt = fillSt
+	dm.FillValue = fill
+	if t.dst, err = zarr.Create(ctx, t.dstIO, dm); err != nil {
+		return nil, fmt.Errorf("%w: destination metadata: %w", ErrPlan, err)
+	}
+	srcOrder, dstOrder := t.src.ByteOrder(), t.dst.ByteOrder()
+	t.src.ByteOrder().PutUint64(t.srcFill[:], uint64(sm.FillValue))
+	if t.kern, err = kernels.NewTranscoder(conv, kernels.Options{
+		From: srcOrder, To: dstOrder, Overflow: o.Overflow, Exact: o.Exact,
+	}); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	if t.geo, err = newGeometry(sm.Shape, sm.ChunkShape, t.src.ChunkGrid(), dm.ChunkShape, t.dst.ChunkGrid()); err != nil {
+		return nil, err
+	}
+	t.lo, t.hi = o.Part.units(t.geo.units)
+
+	fp, err := sourceFingerprint(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("reading the source metadata: %w", err)
+	}
+	docs, err := metadataDocs(ctx, t.dst.Metadata())
+	if err != nil {
+		return nil, fmt.Errorf("%w: destination metadata: %w", ErrPlan, err)
+	}
+	t.doc = planDoc{
+		Tool: "dt64 transcode", Version: planVersion, Source: storeName(src),
+		SourceMetadataSHA256: fp, Destination: docs, Conversion: conv.String(),
+		Overflow: o.Overflow.String(), Exact: o.Exact, Units: t.geo.units,
+	}
+	t.plan = Plan{
+		Source: sm, Destination: t.dst.Metadata(), SourceOrder: srcOrder, DestinationOrder: dstOrder,
+		Conversion: conv, Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
+		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.cpus(localStores(src, dst)), InFlight: o.inFlight(localStores(src, dst)), Notes: notes,
+	}
+	t.plan.MemoryBound = int64(t.plan.InFlight) * t.perUnitBytes()
+	t.bufs = make(chan *buffers, t.plan.InFlight)
+	return t, nil
+}
+
+// perUnitBytes is the most memory one unit in flight holds: the region
+// buffer, staging for a source and a destination chunk when chunks are
+// not contiguous in it (or for resume checks and verification), and the
+// codec scratch the zarr package uses for one chunk operation (encoded
+// input up to MaxEncodedSize, a decoded copy for encoding, encoded
+// output of about the same bound).
+func (t *Job) perUnitBytes() int64 {
+	g := t.geo
+	n := int64(g.regionLen) * 8
+	n += int64(g.srcLen)*8 + int64(g.dstLen)*8
+	n += int64(t.src.MaxEncodedSize()) + int64(g.dstLen)*8 + int64(t.dst.MaxEncodedSize())
+	return n
+}
+
+func storeName(s zarr.Store) string {
+	if st, ok := s.(fmt.Stringer); ok {
+		return st.String()
+	}
+	return ""
+}
+
+// Plan returns the plan.
+func (t *Job) Plan() Plan { return t.plan }
+
+// Progress returns a snapshot of this part's progress.
+func (t *Job) Progress() Progress {
+	return Progress{
+		Units: t.hi - t.lo, UnitsDone: t.progress.unitsDone.Load(),
+		Elements:  t.progress.elements.Load(),
+		BytesRead: t.srcIO.read.Load(), BytesWritten: t.dstIO.written.Load(),
+	}
+}

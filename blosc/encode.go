@@ -3,6 +3,8 @@ package blosc
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Options configure Encode.
@@ -30,6 +32,43 @@ func MaxEncodedLen(n int) int { return n + HeaderSize }
 // BLOSC_MAX_BUFFERSIZE: the frame size must fit an int32).
 const maxNBytes = 1<<31 - 1 - HeaderSize
 
+// cname is a Blosc compressor name ("cname" in Zarr metadata) and the
+// library its frames record. cnames is the one list of them dt64 knows:
+// every one decodes; encodes says whether dt64 writes it.
+type cname struct {
+	name    string
+	code    Compressor
+	encodes bool
+}
+
+var cnames = []cname{
+	{"blosclz", BloscLZ, false}, {"lz4", LZ4, true}, {"lz4hc", LZ4, true},
+	{"snappy", Snappy, true}, {"zlib", Zlib, true}, {"zstd", Zstd, true},
+}
+
+// CNames returns every Blosc compressor name dt64 reads.
+func CNames() []string {
+	out := make([]string, len(cnames))
+	for i, c := range cnames {
+		out[i] = c.name
+	}
+	return out
+}
+
+// EncodedCNames returns the Blosc compressor names dt64 also writes.
+func EncodedCNames() []string {
+	var out []string
+	for _, c := range cnames {
+		if c.encodes {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// Encodes reports whether dt64 writes frames with compressor name.
+func Encodes(name string) bool { return slices.Contains(EncodedCNames(), name) }
+
 // encoding is Options checked and resolved.
 type encoding struct {
 	cname    string
@@ -41,20 +80,14 @@ type encoding struct {
 
 func (o Options) check() (encoding, error) {
 	e := encoding{cname: o.Compressor, clevel: o.Level, shuffle: o.Shuffle, typesize: o.TypeSize}
-	switch o.Compressor {
-	case "lz4", "lz4hc":
-		e.code = LZ4
-	case "zstd":
-		e.code = Zstd
-	case "zlib":
-		e.code = Zlib
-	case "snappy":
-		e.code = Snappy
-	case "blosclz":
-		return e, fmt.Errorf("blosc: encoding with blosclz: %w (it decodes; write lz4 or zstd)", ErrUnsupported)
-	default:
-		return e, fmt.Errorf("blosc: unknown compressor %q (want lz4, lz4hc, zstd, zlib or snappy)", o.Compressor)
+	i := slices.IndexFunc(cnames, func(c cname) bool { return c.name == o.Compressor })
+	switch {
+	case i < 0:
+		return e, fmt.Errorf("blosc: unknown compressor %q (want %s)", o.Compressor, strings.Join(EncodedCNames(), ", "))
+	case !cnames[i].encodes:
+		return e, fmt.Errorf("blosc: encoding with %s: %w (it decodes; write lz4 or zstd)", o.Compressor, ErrUnsupported)
 	}
+	e.code = cnames[i].code
 	if o.Level < 0 || o.Level > 9 {
 		return e, fmt.Errorf("blosc: level %d out of range [0, 9]", o.Level)
 	}

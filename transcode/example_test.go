@@ -33,7 +33,7 @@ func Example() {
 	t, err := transcode.New(ctx, src, dst, transcode.Options{
 		Unit:        &us,
 		Endian:      binary.LittleEndian,
-		Compression: &transcode.Compression{Name: "zstd", Level: 3},
+		Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}},
 		Format:      3,
 	})
 	if err != nil {

@@ -197,7 +197,7 @@ type crashPlan struct {
 
 func crashPlans() []crashPlan {
 	us, s := dtype.Microsecond, dtype.Second
-	blosc := &transcode.Compression{Name: "blosc", CName: "lz4", Level: 5, Shuffle: "shuffle"}
+	blosc := &transcode.Compression{Codec: zarr.BloscCodec{CName: "lz4", CLevel: 5, Shuffle: "shuffle"}}
 	oldArray := func(t *testing.T, src zarr.Store) crashDisk {
 		// A complete earlier transcode (another unit) to overwrite.
 		d := newCrashStore(crashDisk{}, -1, false)
@@ -212,7 +212,7 @@ func crashPlans() []crashPlan {
 	}
 	return []crashPlan{
 		{name: "v3-sharded-crc32c", opts: transcode.Options{Unit: &us, Format: 3, CRC32C: true, Workers: 2,
-			Compression: &transcode.Compression{Name: "zstd", Level: 1},
+			Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}},
 			Sharding:    transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2, 2}}}},
 		{name: "v2-blosc", opts: transcode.Options{Unit: &us, Format: 2, Workers: 3, Compression: blosc}},
 		{name: "overwrite", opts: transcode.Options{Unit: &us, Format: 3, Workers: 2, Overwrite: true}, before: oldArray},

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -69,25 +70,24 @@ type Options struct {
 	Overwrite bool
 }
 
-// Compression is the destination's compressor: Name "zstd", "gzip",
-// "blosc" or "none", and its Level (zstd -7..22, gzip 0..9, blosc 0..9).
-// For blosc, CName is Blosc's internal compressor (lz4, lz4hc, zstd, zlib,
-// snappy) and Shuffle its filter (noshuffle, shuffle, bitshuffle).
+// Compression is the destination's compressor, parsed once: Codec is a
+// zarr.ZstdCodec, zarr.GzipCodec or zarr.BloscCodec, or nil for none.
 type Compression struct {
-	Name    string
-	Level   int
-	CName   string
-	Shuffle string
+	Codec zarr.Codec
 }
 
 func (c Compression) String() string {
-	switch c.Name {
-	case "none":
+	switch k := c.Codec.(type) {
+	case nil:
 		return "none"
-	case "blosc":
-		return "blosc:" + c.CName + ":" + strconv.Itoa(c.Level) + ":" + c.Shuffle
+	case zarr.ZstdCodec:
+		return "zstd:" + strconv.Itoa(k.Level)
+	case zarr.GzipCodec:
+		return "gzip:" + strconv.Itoa(k.Level)
+	case zarr.BloscCodec:
+		return fmt.Sprintf("blosc:%s:%d:%s", k.CName, k.CLevel, k.Shuffle)
 	}
-	return c.Name + ":" + strconv.Itoa(c.Level)
+	return c.Codec.Name()
 }
 
 // ParseCompression parses "zstd[:LEVEL]", "gzip[:LEVEL]",
@@ -97,72 +97,64 @@ func (c Compression) String() string {
 // by side, which compresses them 2-3x better than zstd alone.
 func ParseCompression(s string) (Compression, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	name, level, hasLevel := strings.Cut(t, ":")
-	var c Compression
+	name, arg, hasArg := strings.Cut(t, ":")
+	level := func(def, lo, hi int) (int, error) {
+		if !hasArg {
+			return def, nil
+		}
+		l, err := strconv.Atoi(arg)
+		if err != nil {
+			return 0, fmt.Errorf("codec %q: level %q is not an integer", s, arg)
+		}
+		if l < lo || l > hi {
+			return 0, fmt.Errorf("codec %q: %s levels are %d..%d", s, name, lo, hi)
+		}
+		return l, nil
+	}
 	switch name {
 	case "zstd":
-		c = Compression{Name: "zstd", Level: 3}
+		l, err := level(3, -7, 22)
+		return Compression{Codec: zarr.ZstdCodec{Level: l}}, err
 	case "gzip":
-		c = Compression{Name: "gzip", Level: 5}
+		l, err := level(5, 0, 9)
+		return Compression{Codec: zarr.GzipCodec{Level: l}}, err
 	case "blosc":
-		return parseBlosc(s, level, hasLevel)
+		return parseBlosc(s, arg, hasArg)
 	case "none":
-		if hasLevel {
-			return c, fmt.Errorf("codec %q: none takes no level", s)
+		if hasArg {
+			return Compression{}, fmt.Errorf("codec %q: none takes no level", s)
 		}
-		return Compression{Name: "none"}, nil
-	default:
-		return c, fmt.Errorf("codec %q: want zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:LEVEL[:SHUFFLE]]] or none", s)
+		return Compression{}, nil
 	}
-	if hasLevel {
-		l, err := strconv.Atoi(level)
-		if err != nil {
-			return c, fmt.Errorf("codec %q: level %q is not an integer", s, level)
-		}
-		c.Level = l
-	}
-	switch {
-	case c.Name == "zstd" && (c.Level < -7 || c.Level > 22):
-		return c, fmt.Errorf("codec %q: zstd levels are -7..22", s)
-	case c.Name == "gzip" && (c.Level < 0 || c.Level > 9):
-		return c, fmt.Errorf("codec %q: gzip levels are 0..9", s)
-	}
-	return c, nil
+	return Compression{}, fmt.Errorf("codec %q: want zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:LEVEL[:SHUFFLE]]] or none", s)
 }
 
 func parseBlosc(s, rest string, hasRest bool) (Compression, error) {
-	c := Compression{Name: "blosc", CName: "zstd", Level: 5, Shuffle: "shuffle"}
-	if !hasRest {
-		return c, nil
-	}
-	parts := strings.Split(rest, ":")
-	if len(parts) > 3 {
-		return c, fmt.Errorf("codec %q: want blosc[:CNAME[:LEVEL[:SHUFFLE]]]", s)
-	}
-	switch parts[0] {
-	case "lz4", "lz4hc", "zstd", "zlib", "snappy":
+	c := zarr.BloscCodec{CName: "zstd", CLevel: 5, Shuffle: "shuffle"}
+	if hasRest {
+		parts := strings.Split(rest, ":")
+		if len(parts) > 3 {
+			return Compression{}, fmt.Errorf("codec %q: want blosc[:CNAME[:LEVEL[:SHUFFLE]]]", s)
+		}
 		c.CName = parts[0]
-	case "blosclz":
-		return c, fmt.Errorf("codec %q: dt64 reads blosclz but does not write it; use lz4 or zstd", s)
-	default:
-		return c, fmt.Errorf("codec %q: blosc compressor %q is not one of lz4, lz4hc, zstd, zlib, snappy", s, parts[0])
-	}
-	if len(parts) > 1 {
-		l, err := strconv.Atoi(parts[1])
-		if err != nil || l < 0 || l > 9 {
-			return c, fmt.Errorf("codec %q: blosc levels are 0..9", s)
+		if !blosc.Encodes(c.CName) {
+			return Compression{}, fmt.Errorf("codec %q: blosc compressor %q is not one dt64 writes (%s)", s, c.CName, strings.Join(blosc.EncodedCNames(), ", "))
 		}
-		c.Level = l
-	}
-	if len(parts) > 2 {
-		switch parts[2] {
-		case "noshuffle", "shuffle", "bitshuffle":
+		if len(parts) > 1 {
+			l, err := strconv.Atoi(parts[1])
+			if err != nil || l < 0 || l > 9 {
+				return Compression{}, fmt.Errorf("codec %q: blosc levels are 0..9", s)
+			}
+			c.CLevel = l
+		}
+		if len(parts) > 2 {
 			c.Shuffle = parts[2]
-		default:
-			return c, fmt.Errorf("codec %q: blosc shuffle %q is not one of noshuffle, shuffle, bitshuffle", s, parts[2])
 		}
 	}
-	return c, nil
+	if err := c.Check(); err != nil {
+		return Compression{}, fmt.Errorf("codec %q: %w", s, err)
+	}
+	return Compression{Codec: c}, nil
 }
 
 // ShardMode says what happens to sharding.

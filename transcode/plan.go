@@ -86,16 +86,8 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 	var bb []zarr.Codec
 	crc := o.CRC32C
 	if o.Compression != nil {
-		switch o.Compression.Name {
-		case "zstd":
-			bb = append(bb, zarr.ZstdCodec{Level: o.Compression.Level})
-		case "gzip":
-			bb = append(bb, zarr.GzipCodec{Level: o.Compression.Level})
-		case "blosc":
-			bb = append(bb, zarr.BloscCodec{CName: o.Compression.CName, CLevel: o.Compression.Level, Shuffle: o.Compression.Shuffle, TypeSize: 8})
-		case "none":
-		default:
-			return m, nil, planErr("unknown compression %q", o.Compression.Name)
+		if o.Compression.Codec != nil {
+			bb = append(bb, o.Compression.Codec)
 		}
 	} else {
 		bb = append(bb, srcCompress...)

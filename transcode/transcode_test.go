@@ -93,22 +93,22 @@ func TestOptions(t *testing.T) {
 				t.Errorf("byte order %v", m.ByteOrder())
 			}
 		}},
-		{"gzip", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "gzip", Level: 6}}, func(t *testing.T, m zarr.Metadata) {
+		{"gzip", v2Source, transcode.Options{Compression: &transcode.Compression{Codec: zarr.GzipCodec{Level: 6}}}, func(t *testing.T, m zarr.Metadata) {
 			if g, ok := m.Codecs[1].(zarr.GzipCodec); !ok || g.Level != 6 {
 				t.Errorf("codecs %v", m.Codecs)
 			}
 		}},
-		{"blosc", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "blosc", CName: "lz4", Level: 7, Shuffle: "bitshuffle"}}, func(t *testing.T, m zarr.Metadata) {
+		{"blosc", v2Source, transcode.Options{Compression: &transcode.Compression{Codec: zarr.BloscCodec{CName: "lz4", CLevel: 7, Shuffle: "bitshuffle"}}}, func(t *testing.T, m zarr.Metadata) {
 			if b, ok := m.Codecs[1].(zarr.BloscCodec); !ok || b.CName != "lz4" || b.CLevel != 7 || b.Shuffle != "bitshuffle" || (b.TypeSize != 8 && b.TypeSize != 0) {
 				t.Errorf("codecs %v", m.Codecs)
 			}
 		}},
-		{"none", v2Source, transcode.Options{Compression: &transcode.Compression{Name: "none"}}, func(t *testing.T, m zarr.Metadata) {
+		{"none", v2Source, transcode.Options{Compression: &transcode.Compression{}}, func(t *testing.T, m zarr.Metadata) {
 			if len(m.Codecs) != 1 {
 				t.Errorf("codecs %v", m.Codecs)
 			}
 		}},
-		{"v3 zstd crc32c", v2Source, transcode.Options{Format: 3, Compression: &transcode.Compression{Name: "zstd", Level: 5}, CRC32C: true}, func(t *testing.T, m zarr.Metadata) {
+		{"v3 zstd crc32c", v2Source, transcode.Options{Format: 3, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 5}}, CRC32C: true}, func(t *testing.T, m zarr.Metadata) {
 			if m.Format != 3 || len(m.Codecs) != 3 || m.Codecs[2].Name() != "crc32c" || m.KeyEncoding.Name != "default" {
 				t.Errorf("metadata %+v", m)
 			}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/zarr-dt64/dt64/blosc"
 )
@@ -38,10 +40,6 @@ var bloscShuffles = map[string]blosc.Shuffle{
 	"noshuffle": blosc.NoShuffle, "shuffle": blosc.ByteShuffle, "bitshuffle": blosc.BitShuffle,
 }
 
-var bloscCNames = map[string]bool{
-	"lz4": true, "lz4hc": true, "blosclz": true, "zstd": true, "zlib": true, "snappy": true,
-}
-
 func (c BloscCodec) typeSize() int {
 	if c.TypeSize == 0 {
 		return 8
@@ -49,9 +47,12 @@ func (c BloscCodec) typeSize() int {
 	return c.TypeSize
 }
 
+// Check reports whether c is a Blosc configuration dt64 reads.
+func (c BloscCodec) Check() error { return c.validate() }
+
 func (c BloscCodec) validate() error {
-	if !bloscCNames[c.CName] {
-		return fmt.Errorf("blosc codec: cname %q (want lz4, lz4hc, blosclz, zstd, zlib or snappy)", c.CName)
+	if !slices.Contains(blosc.CNames(), c.CName) {
+		return fmt.Errorf("blosc codec: cname %q (want %s)", c.CName, strings.Join(blosc.CNames(), ", "))
 	}
 	if c.CLevel < 0 || c.CLevel > 9 {
 		return fmt.Errorf("blosc codec: clevel %d out of range [0, 9]", c.CLevel)

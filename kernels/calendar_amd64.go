@@ -18,18 +18,8 @@ import (
 
 func calendarSIMD() bool { return useAVX512 }
 
-type (
-	toCalendarKernel   func(dst, src []uint64, vlim, mul, upd, rcp, a, b, c, bias, yearMask uint64) (n, nat, lossy int)
-	fromCalendarKernel func(dst, src []uint64, vlim, mul, dayLim, upd uint64) (n, nat int)
-)
-
-// Indexed by calendarOrder(swapIn, swapOut).
-var (
-	toCalendarAVX512Orders   = [4]toCalendarKernel{toCalendarAVX512, toCalendarSwapInAVX512, toCalendarSwapOutAVX512, toCalendarSwapAVX512}
-	fromCalendarAVX512Orders = [4]fromCalendarKernel{fromCalendarAVX512, fromCalendarSwapInAVX512, fromCalendarSwapOutAVX512, fromCalendarSwapAVX512}
-)
-
-func calendarOrder(swapIn, swapOut bool) int { return b2i(swapIn) | b2i(swapOut)<<1 }
+// The byte-order variant is picked by a switch, not from a table of
+// function values, which would make every buffer escape to the heap.
 
 func toCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
 	if !useAVX512 || c.outDiv {
@@ -45,13 +35,32 @@ func toCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, n
 	if c.dst == dtype.Year {
 		a, b, cc, bias, yearMask = 1, 0, 1, yearBias, 0xff
 	}
-	return toCalendarAVX512Orders[calendarOrder(swapIn, swapOut)](dst, src, uint64(c.vlim32), uint64(c.s1*c.srcDPU), upd, rcp, a, b, cc, bias, yearMask)
+	vlim, mul := uint64(c.vlim32), uint64(c.s1*c.srcDPU)
+	switch {
+	case !swapIn && !swapOut:
+		return toCalendarAVX512(dst, src, vlim, mul, upd, rcp, a, b, cc, bias, yearMask)
+	case !swapOut:
+		return toCalendarSwapInAVX512(dst, src, vlim, mul, upd, rcp, a, b, cc, bias, yearMask)
+	case !swapIn:
+		return toCalendarSwapOutAVX512(dst, src, vlim, mul, upd, rcp, a, b, cc, bias, yearMask)
+	}
+	return toCalendarSwapAVX512(dst, src, vlim, mul, upd, rcp, a, b, cc, bias, yearMask)
 }
 
 func fromCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
 	if !useAVX512 || c.outDiv {
 		return 0, 0, 0
 	}
-	n, nat = fromCalendarAVX512Orders[calendarOrder(swapIn, swapOut)](dst, src, uint64(c.vlim32), uint64(c.s1*c.srcMPU), uint64(c.dayLim), uint64(c.upd))
+	vlim, mul, dayLim, upd := uint64(c.vlim32), uint64(c.s1*c.srcMPU), uint64(c.dayLim), uint64(c.upd)
+	switch {
+	case !swapIn && !swapOut:
+		n, nat = fromCalendarAVX512(dst, src, vlim, mul, dayLim, upd)
+	case !swapOut:
+		n, nat = fromCalendarSwapInAVX512(dst, src, vlim, mul, dayLim, upd)
+	case !swapIn:
+		n, nat = fromCalendarSwapOutAVX512(dst, src, vlim, mul, dayLim, upd)
+	default:
+		n, nat = fromCalendarSwapAVX512(dst, src, vlim, mul, dayLim, upd)
+	}
 	return n, nat, 0
 }

@@ -12,6 +12,8 @@ package kernels
 // day is the 1st of a month (and, when yearMask is 0xff, of January) and
 // x a whole day. It stops before the first vector holding a value
 // beyond |v| <= vlim other than NaT.
+//
+//go:noescape
 func toCalendarAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, upd uint64, rcp uint64, a uint64, b uint64, c uint64, bias uint64, yearMask uint64) (n int, nat int, lossy int)
 
 // toCalendarSwapInAVX512 converts a prefix of src from a linear unit to Y or M: with
@@ -23,6 +25,8 @@ func toCalendarAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, upd u
 // x a whole day. It stops before the first vector holding a value
 // beyond |v| <= vlim other than NaT.
 // Source words are byte-swapped.
+//
+//go:noescape
 func toCalendarSwapInAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, upd uint64, rcp uint64, a uint64, b uint64, c uint64, bias uint64, yearMask uint64) (n int, nat int, lossy int)
 
 // toCalendarSwapOutAVX512 converts a prefix of src from a linear unit to Y or M: with
@@ -34,6 +38,8 @@ func toCalendarSwapInAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64,
 // x a whole day. It stops before the first vector holding a value
 // beyond |v| <= vlim other than NaT.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func toCalendarSwapOutAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, upd uint64, rcp uint64, a uint64, b uint64, c uint64, bias uint64, yearMask uint64) (n int, nat int, lossy int)
 
 // toCalendarSwapAVX512 converts a prefix of src from a linear unit to Y or M: with
@@ -45,12 +51,16 @@ func toCalendarSwapOutAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64
 // x a whole day. It stops before the first vector holding a value
 // beyond |v| <= vlim other than NaT.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func toCalendarSwapAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, upd uint64, rcp uint64, a uint64, b uint64, c uint64, bias uint64, yearMask uint64) (n int, nat int, lossy int)
 
 // fromCalendarAVX512 converts a prefix of src from Y or M to a linear unit: months =
 // v*mul, days = the day count of the 1st of that month, result =
 // days*upd. It stops before the first vector holding a value beyond
 // |v| <= vlim (NaT excepted) or a day count beyond |days| <= dayLim.
+//
+//go:noescape
 func fromCalendarAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, dayLim uint64, upd uint64) (n int, nat int)
 
 // fromCalendarSwapInAVX512 converts a prefix of src from Y or M to a linear unit: months =
@@ -58,6 +68,8 @@ func fromCalendarAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, day
 // days*upd. It stops before the first vector holding a value beyond
 // |v| <= vlim (NaT excepted) or a day count beyond |days| <= dayLim.
 // Source words are byte-swapped.
+//
+//go:noescape
 func fromCalendarSwapInAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, dayLim uint64, upd uint64) (n int, nat int)
 
 // fromCalendarSwapOutAVX512 converts a prefix of src from Y or M to a linear unit: months =
@@ -65,6 +77,8 @@ func fromCalendarSwapInAVX512(dst []uint64, src []uint64, vlim uint64, mul uint6
 // days*upd. It stops before the first vector holding a value beyond
 // |v| <= vlim (NaT excepted) or a day count beyond |days| <= dayLim.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func fromCalendarSwapOutAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, dayLim uint64, upd uint64) (n int, nat int)
 
 // fromCalendarSwapAVX512 converts a prefix of src from Y or M to a linear unit: months =
@@ -72,4 +86,6 @@ func fromCalendarSwapOutAVX512(dst []uint64, src []uint64, vlim uint64, mul uint
 // days*upd. It stops before the first vector holding a value beyond
 // |v| <= vlim (NaT excepted) or a day count beyond |days| <= dayLim.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func fromCalendarSwapAVX512(dst []uint64, src []uint64, vlim uint64, mul uint64, dayLim uint64, upd uint64) (n int, nat int)

@@ -8,6 +8,8 @@ package kernels
 // n a multiple of the vector width; every non-NaT source value v
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
+//
+//go:noescape
 func mulCheckAVX2(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // mulCheckSwapInAVX2 stores src[i]*k into dst[i] for the leading n elements,
@@ -15,6 +17,8 @@ func mulCheckAVX2(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
 // Source words are byte-swapped.
+//
+//go:noescape
 func mulCheckSwapInAVX2(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // mulCheckSwapOutAVX2 stores src[i]*k into dst[i] for the leading n elements,
@@ -22,6 +26,8 @@ func mulCheckSwapInAVX2(dst []uint64, src []uint64, k uint64, lo int64, span uin
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func mulCheckSwapOutAVX2(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // mulCheckSwapAVX2 stores src[i]*k into dst[i] for the leading n elements,
@@ -29,12 +35,16 @@ func mulCheckSwapOutAVX2(dst []uint64, src []uint64, k uint64, lo int64, span ui
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func mulCheckSwapAVX2(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // floorDivAVX2 stores floor(src[i]/d) into dst[i] for the leading n elements,
 // n a multiple of the vector width, NaT kept and counted; lossy counts
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
+//
+//go:noescape
 func floorDivAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // floorDivSwapInAVX2 stores floor(src[i]/d) into dst[i] for the leading n elements,
@@ -42,6 +52,8 @@ func floorDivAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shift uint
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
 // Source words are byte-swapped.
+//
+//go:noescape
 func floorDivSwapInAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // floorDivSwapOutAVX2 stores floor(src[i]/d) into dst[i] for the leading n elements,
@@ -49,6 +61,8 @@ func floorDivSwapInAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shif
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func floorDivSwapOutAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // floorDivSwapAVX2 stores floor(src[i]/d) into dst[i] for the leading n elements,
@@ -56,47 +70,16 @@ func floorDivSwapOutAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shi
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func floorDivSwapAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
-
-// mulDivAVX2 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
-// n a multiple of the vector width, computed as q*num + floor(r*num/d)
-// with q, r = floordiv(src[i], d) (num*d < 2^63); every non-NaT q among
-// them has qlo <= q <= qlo+qspan (unsigned qspan). NaT is kept and counted;
-// lossy counts the non-NaT elements with a non-zero remainder. It stops
-// before the first vector holding another value; dst may be src.
-func mulDivAVX2(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
-
-// mulDivSwapInAVX2 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
-// n a multiple of the vector width, computed as q*num + floor(r*num/d)
-// with q, r = floordiv(src[i], d) (num*d < 2^63); every non-NaT q among
-// them has qlo <= q <= qlo+qspan (unsigned qspan). NaT is kept and counted;
-// lossy counts the non-NaT elements with a non-zero remainder. It stops
-// before the first vector holding another value; dst may be src.
-// Source words are byte-swapped.
-func mulDivSwapInAVX2(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
-
-// mulDivSwapOutAVX2 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
-// n a multiple of the vector width, computed as q*num + floor(r*num/d)
-// with q, r = floordiv(src[i], d) (num*d < 2^63); every non-NaT q among
-// them has qlo <= q <= qlo+qspan (unsigned qspan). NaT is kept and counted;
-// lossy counts the non-NaT elements with a non-zero remainder. It stops
-// before the first vector holding another value; dst may be src.
-// Destination words are byte-swapped.
-func mulDivSwapOutAVX2(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
-
-// mulDivSwapAVX2 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
-// n a multiple of the vector width, computed as q*num + floor(r*num/d)
-// with q, r = floordiv(src[i], d) (num*d < 2^63); every non-NaT q among
-// them has qlo <= q <= qlo+qspan (unsigned qspan). NaT is kept and counted;
-// lossy counts the non-NaT elements with a non-zero remainder. It stops
-// before the first vector holding another value; dst may be src.
-// Source and destination words are byte-swapped.
-func mulDivSwapAVX2(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
 
 // mulCheckAVX512 stores src[i]*k into dst[i] for the leading n elements,
 // n a multiple of the vector width; every non-NaT source value v
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
+//
+//go:noescape
 func mulCheckAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // mulCheckSwapInAVX512 stores src[i]*k into dst[i] for the leading n elements,
@@ -104,6 +87,8 @@ func mulCheckAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64)
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
 // Source words are byte-swapped.
+//
+//go:noescape
 func mulCheckSwapInAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // mulCheckSwapOutAVX512 stores src[i]*k into dst[i] for the leading n elements,
@@ -111,6 +96,8 @@ func mulCheckSwapInAVX512(dst []uint64, src []uint64, k uint64, lo int64, span u
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func mulCheckSwapOutAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // mulCheckSwapAVX512 stores src[i]*k into dst[i] for the leading n elements,
@@ -118,12 +105,16 @@ func mulCheckSwapOutAVX512(dst []uint64, src []uint64, k uint64, lo int64, span 
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
 // It stops before the first vector holding another value; dst may be src.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func mulCheckSwapAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 
 // floorDivAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
 // n a multiple of the vector width, NaT kept and counted; lossy counts
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
+//
+//go:noescape
 func floorDivAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // floorDivSwapInAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
@@ -131,6 +122,8 @@ func floorDivAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shift ui
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
 // Source words are byte-swapped.
+//
+//go:noescape
 func floorDivSwapInAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // floorDivSwapOutAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
@@ -138,6 +131,8 @@ func floorDivSwapInAVX512(dst []uint64, src []uint64, d uint64, magic uint64, sh
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func floorDivSwapOutAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // floorDivSwapAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
@@ -145,6 +140,8 @@ func floorDivSwapOutAVX512(dst []uint64, src []uint64, d uint64, magic uint64, s
 // the non-NaT elements with a non-zero remainder. magic and shift are
 // the divisor's (kernels/divisor.go); dst may be src.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func floorDivSwapAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
 // mulDivAVX512 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
@@ -153,6 +150,8 @@ func floorDivSwapAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shif
 // them has qlo <= q <= qlo+qspan (unsigned qspan). NaT is kept and counted;
 // lossy counts the non-NaT elements with a non-zero remainder. It stops
 // before the first vector holding another value; dst may be src.
+//
+//go:noescape
 func mulDivAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
 
 // mulDivSwapInAVX512 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
@@ -162,6 +161,8 @@ func mulDivAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64
 // lossy counts the non-NaT elements with a non-zero remainder. It stops
 // before the first vector holding another value; dst may be src.
 // Source words are byte-swapped.
+//
+//go:noescape
 func mulDivSwapInAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
 
 // mulDivSwapOutAVX512 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
@@ -171,6 +172,8 @@ func mulDivSwapInAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic 
 // lossy counts the non-NaT elements with a non-zero remainder. It stops
 // before the first vector holding another value; dst may be src.
 // Destination words are byte-swapped.
+//
+//go:noescape
 func mulDivSwapOutAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
 
 // mulDivSwapAVX512 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
@@ -180,4 +183,6 @@ func mulDivSwapOutAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic
 // lossy counts the non-NaT elements with a non-zero remainder. It stops
 // before the first vector holding another value; dst may be src.
 // Source and destination words are byte-swapped.
+//
+//go:noescape
 func mulDivSwapAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)

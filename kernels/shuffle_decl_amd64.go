@@ -7,29 +7,41 @@ package kernels
 // shuffle8AVX2 sets dst[j*stride+i] = src[8*i+j] for j < 8 and i < n, where n is
 // len(src)/8 rounded down to a multiple of 32. The caller guarantees
 // len(dst) >= 7*stride+n; dst and src do not overlap.
+//
+//go:noescape
 func shuffle8AVX2(dst []byte, src []byte, stride int) (n int)
 
 // unshuffle8AVX2 sets dst[8*i+j] = src[j*stride+i] for j < 8 and i < n, where n is
 // len(dst)/8 rounded down to a multiple of 32. The caller guarantees
 // len(src) >= 7*stride+n; dst and src do not overlap.
+//
+//go:noescape
 func unshuffle8AVX2(dst []byte, src []byte, stride int) (n int)
 
 // shuffle8AVX512 sets dst[j*stride+i] = src[8*i+j] for j < 8 and i < n, where n is
 // len(src)/8 rounded down to a multiple of 64. The caller guarantees
 // len(dst) >= 7*stride+n; dst and src do not overlap.
+//
+//go:noescape
 func shuffle8AVX512(dst []byte, src []byte, stride int) (n int)
 
 // unshuffle8AVX512 sets dst[8*i+j] = src[j*stride+i] for j < 8 and i < n, where n is
 // len(dst)/8 rounded down to a multiple of 64. The caller guarantees
 // len(src) >= 7*stride+n; dst and src do not overlap.
+//
+//go:noescape
 func unshuffle8AVX512(dst []byte, src []byte, stride int) (n int)
 
 // shuffle8AVX512VBMI sets dst[j*stride+i] = src[8*i+j] for j < 8 and i < n, where n is
 // len(src)/8 rounded down to a multiple of 64. The caller guarantees
 // len(dst) >= 7*stride+n; dst and src do not overlap.
+//
+//go:noescape
 func shuffle8AVX512VBMI(dst []byte, src []byte, stride int) (n int)
 
 // unshuffle8AVX512VBMI sets dst[8*i+j] = src[j*stride+i] for j < 8 and i < n, where n is
 // len(dst)/8 rounded down to a multiple of 64. The caller guarantees
 // len(src) >= 7*stride+n; dst and src do not overlap.
+//
+//go:noescape
 func unshuffle8AVX512VBMI(dst []byte, src []byte, stride int) (n int)

@@ -81,6 +81,7 @@ type kernel struct {
 func begin(o order, name, signature string, doc ...string) *kernel {
 	name = name + o.name + "AVX512"
 	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
 	doc[0] = name + " " + doc[0]
 	switch {
 	case o.swapIn && o.swapOut:

@@ -140,6 +140,7 @@ func (f *frame) plane(j int) Mem {
 // block of elements (a power of two), and returns how many elements it did.
 func function(name string, block int, inverse bool, setup func(), body func(f *frame)) {
 	TEXT(name, NOSPLIT, "func(dst, src []byte, stride int) (n int)")
+	Pragma("noescape")
 	if inverse {
 		Doc(name+" sets dst[8*i+j] = src[j*stride+i] for j < 8 and i < n, where n is",
 			fmt.Sprintf("len(dst)/8 rounded down to a multiple of %d. The caller guarantees", block),

@@ -352,12 +352,7 @@ func fusedPrefix(tr *Transcoder, ref []fusedElement, n int) fusedResult {
 // fusedAt is the element error err of an element converted alone, moved to
 // index i.
 func fusedAt(err error, i int) error {
-	switch e := err.(type) {
-	case *OverflowError:
-		c := *e
-		c.Index = i
-		return &c
-	case *LossError:
+	if e, ok := err.(*ElementError); ok {
 		c := *e
 		c.Index = i
 		return &c

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -15,12 +14,6 @@ const blockWords = 8192
 // stageWords is the size of the aligned staging buffer used for []byte
 // inputs that are not 8-byte aligned (4 KiB, on the stack).
 const stageWords = 512
-
-// ErrLength is wrapped by every error about slice lengths.
-var ErrLength = errors.New("bad slice length")
-
-// ErrOverlap is returned when dst and src overlap without being identical.
-var ErrOverlap = errors.New("dst and src overlap partially (in place needs identical slices)")
 
 var byteOrderProbe = [2]byte{1, 0}
 

@@ -134,15 +134,9 @@ func (t *Transcoder) readConverted(ctx context.Context, b *buffers, origin []int
 // shiftIndex returns err with the element index of a kernel error moved
 // by lo (a piece's offset in the region). Other errors pass unchanged.
 func shiftIndex(err error, lo int) error {
-	var oe *kernels.OverflowError
-	var le *kernels.LossError
-	switch {
-	case errors.As(err, &oe):
-		e := *oe
-		e.Index += lo
-		return &e
-	case errors.As(err, &le):
-		e := *le
+	var ke *kernels.ElementError
+	if errors.As(err, &ke) {
+		e := *ke
 		e.Index += lo
 		return &e
 	}

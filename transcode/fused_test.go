@@ -280,9 +280,9 @@ func TestFusedOverflowNamesElement(t *testing.T) {
 		store := src.write(t)
 		r := runWith(t, store, transcode.Options{Unit: unit(dtype.Nanosecond)}, true)
 		var ee *transcode.ElementError
-		var oe *kernels.OverflowError
-		if !errors.As(r.err, &ee) || !errors.As(r.err, &oe) {
-			t.Fatalf("%s: %v, want an ElementError wrapping an OverflowError", src.name, r.err)
+		var oe *kernels.ElementError
+		if !errors.As(r.err, &ee) || !errors.As(r.err, &oe) || oe.Reason != kernels.ReasonOverflow {
+			t.Fatalf("%s: %v, want an ElementError wrapping a kernels overflow", src.name, r.err)
 		}
 		// The first chunk in C order holding an overflowing element, and
 		// the first such element in it (units are single chunks here).

@@ -171,15 +171,9 @@ func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName stri
 
 // shiftIndex turns a block-relative element index into one in the whole input.
 func shiftIndex(err error, base int, inName string) error {
-	var oe *kernels.OverflowError
-	if errors.As(err, &oe) {
-		e := *oe
-		e.Index += base
-		return fmt.Errorf("%s: %w", inName, &e)
-	}
-	var le *kernels.LossError
-	if errors.As(err, &le) {
-		e := *le
+	var ke *kernels.ElementError
+	if errors.As(err, &ke) {
+		e := *ke
 		e.Index += base
 		return fmt.Errorf("%s: %w", inName, &e)
 	}

@@ -56,11 +56,8 @@ func byteSwapSIMD(dst, src []uint64) (n int) {
 }
 
 // byteSwapStreamSIMD is byteSwapSIMD with non-temporal stores, for an
-// out-of-place swap of a whole buffer much larger than the last-level cache
-// (the caller knows the total size; a hook sees one 64 KiB block). Such
-// stores skip reading the destination lines first, like copy() above
-// 1 MiB; on data that is read again soon they are slower, so the plain
-// hook stays the default.
+// out-of-place swap of a whole buffer of streamBytes or more (the caller
+// knows the total size; a hook sees one 64 KiB block).
 func byteSwapStreamSIMD(dst, src []uint64) (n int) {
 	switch {
 	case useAVX512:

@@ -8,6 +8,8 @@ package kernels
 
 func byteSwapSIMD(dst, src []uint64) (n int) { return 0 }
 
+func byteSwapStreamSIMD(dst, src []uint64) (n int) { return 0 }
+
 func countNaTSIMD(src []uint64, swap bool) (n, nat int) { return 0, 0 }
 
 func validitySIMD(bitmap []byte, src []uint64, swap bool) (n, nat int) { return 0, 0 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/dtype"
 )
 
 // "Nothing allocates per call", proven: every entry point, on every
@@ -148,5 +150,46 @@ func TestTranscoderDoesNotAllocate(t *testing.T) {
 				})
 			}
 		}
+	})
+}
+
+// TestStackBuffersStayOnTheStack: a caller's arrays must not escape through
+// an entry point (a leaking parameter would move them to the heap on every
+// call, which AllocsPerRun counts).
+func TestStackBuffersStayOnTheStack(t *testing.T) {
+	tr := mustTr(t, mustConv(t, dt(dtype.Datetime, dtype.Second, 1), dt(dtype.Datetime, dtype.Nanosecond, 1)), Options{Stats: true, Exact: true, From: binary.BigEndian})
+	forEachImpl(t, func(t *testing.T) {
+		requireNoAllocs(t, "primitives on stack arrays", func() {
+			var src, dst [8*40 + 3]byte
+			var bitmap [5]byte
+			var native [40]int64
+			_ = ByteSwap(dst[3:], src[3:])
+			_ = ByteSwap(dst[:320], src[:320])
+			_, _ = CountNaT(src[3:], nil)
+			_, _ = Validity(bitmap[:], src[3:], nil)
+			_, _ = ApplyValidity(dst[3:], bitmap[:], nil)
+			_, _, _, _ = MinMax(src[3:], nil)
+			_ = ByteSwapInt64(native[:], native[:])
+			_ = CountNaTInt64(native[:])
+			_, _ = ValidityInt64(bitmap[:], native[:])
+			_, _ = ApplyValidityInt64(native[:], bitmap[:])
+			_, _, _ = MinMaxInt64(native[:])
+			_ = Shuffle8(dst[3:], src[3:])
+			_ = Unshuffle8(dst[3:], src[3:])
+		})
+		requireNoAllocs(t, "Transcoder on stack arrays", func() {
+			var src, dst [8*40 + 3]byte
+			var bitmap [5]byte
+			var in, out [40]int64
+			if _, err := tr.Run(dst[3:], src[3:], bitmap[:]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tr.Run(src[:320], src[:320], bitmap[:]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tr.RunInt64(out[:], in[:], bitmap[:]); err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
 }

@@ -181,22 +181,18 @@ func (t *Transcoder) Run(dst, src []byte, validity []byte) (Stats, error) {
 		err = t.runWords(dw, sw, validity, 0, t.swapIn, t.swapOut, &acc)
 		return acc.stats(), err
 	}
-	var buf [stageWords]uint64
-	for off := 0; off < len(src); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(src))
-		copy(stageBytes(&buf), src[off:end])
-		w := buf[:(end-off)/8]
+	var s stage
+	for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
 		var vb []byte
 		if validity != nil {
-			vb = validity[off/64:]
+			vb = validity[first/8:]
 		}
-		err = t.runWords(w, w, vb, off/8, t.swapIn, t.swapOut, &acc)
+		err = t.runWords(w, w, vb, first, t.swapIn, t.swapOut, &acc)
 		if err != nil {
-			// Keep the converted prefix: copy what was done.
-			copy(dst[off:end], stageBytes(&buf)[:acc.elements*8-off])
+			s.store(dst, acc.elements-first) // keep the converted prefix
 			return acc.stats(), err
 		}
-		copy(dst[off:end], stageBytes(&buf))
+		s.store(dst, len(w))
 	}
 	return acc.stats(), nil
 }

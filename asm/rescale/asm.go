@@ -1,5 +1,5 @@
 // Command rescale generates kernels/rescale_amd64.s and its declarations
-// kernels/rescale_decl_amd64.go: the SIMD rescale loops behind the hooks
+// kernels/rescale_amd64.go: the SIMD rescale loops behind the hooks
 // mulCheckSIMD, floorDivSIMD and mulDivSIMD (kernels/rescale.go), for AVX2
 // and AVX-512 (F+DQ+BW+VL; multiply-divide AVX-512 only), each in four
 // byte-order variants (source
@@ -14,7 +14,7 @@
 // vector that holds the offending element, having stored nothing of it.
 package main
 
-//go:generate go run . -pkg kernels -out ../../kernels/rescale_amd64.s -stubs ../../kernels/rescale_decl_amd64.go
+//go:generate go run . -pkg kernels -out ../../kernels/rescale_amd64.s -stubs ../../kernels/rescale_amd64.go
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -60,8 +60,7 @@ var orders = []order{
 }
 
 const (
-	natBits = uint64(1) << 63 // math.MinInt64, NaT's bit pattern
-	low32   = uint64(0xffffffff)
+	low32 = uint64(0xffffffff)
 
 	// VPCMPQ/VPCMPUQ predicates.
 	cmpEQ  = 0
@@ -109,7 +108,7 @@ func begin(isa gen.ISA, o order, heavy bool, kernelName, signature string, doc .
 	if o.swapIn || o.swapOut {
 		k.swapMask = gen.SwapMask(isa)
 	}
-	k.natVec = gen.BroadcastConst(isa, natBits)
+	k.natVec = gen.BroadcastConst(isa, gen.NaT)
 	k.idx = GP64()
 	XORQ(k.idx, k.idx)
 	return k

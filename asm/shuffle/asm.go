@@ -1,5 +1,5 @@
 // Command shuffle generates kernels/shuffle_amd64.s and
-// kernels/shuffle_decl_amd64.go: Blosc's byte
+// kernels/shuffle_amd64.go: Blosc's byte
 // shuffle of 8-byte elements (dst[j*stride+i] = src[8*i+j], eight byte
 // planes) and its inverse.
 //
@@ -19,7 +19,7 @@
 // the planes and undoes step 1 with the inverse VPSHUFB.
 package main
 
-//go:generate go run . -pkg kernels -out ../../kernels/shuffle_amd64.s -stubs ../../kernels/shuffle_decl_amd64.go
+//go:generate go run . -pkg kernels -out ../../kernels/shuffle_amd64.s -stubs ../../kernels/shuffle_amd64.go
 
 import (
 	"fmt"

@@ -48,7 +48,11 @@ func ByteSwapInt64(dst, src []int64) error {
 // on, out of place, median MB/s of 5 runs, plain vs non-temporal (a loaded
 // shared machine: runs varied by 2x, compare within a row): 1 MiB 9224 vs
 // 6359, 4 MiB 6138 vs 10584, 16 MiB 10505 vs 13852, 64 MiB 2400 vs 7442,
-// 256 MiB 2684 vs 3725 (copy() 3091).
+// 256 MiB 2684 vs 3725 (copy() 3091). The exception is a destination
+// whose pages were never touched (a fresh allocation, first call): there
+// the page faults dominate and non-temporal stores lose, e.g. AVX2 8 MiB
+// 1459-2202 plain vs 715-1215 MB/s (3 single calls each). copy() makes
+// the same trade above 1 MiB.
 const streamBytes = 4 << 20
 
 func byteSwapWords(dst, src []uint64) {

@@ -326,27 +326,20 @@ type transcodeResult struct {
 
 // errKey identifies an error by kind, index and value, the parts callers use.
 func errKey(err error) string {
-	var oe *kernels.OverflowError
-	var le *kernels.LossError
+	var ee *kernels.ElementError
 	switch {
 	case err == nil:
 		return "nil"
-	case errors.As(err, &oe):
-		return fmt.Sprintf("overflow at %d (value %d)", oe.Index, oe.Value)
-	case errors.As(err, &le):
-		return fmt.Sprintf("loss at %d (value %d)", le.Index, le.Value)
+	case errors.As(err, &ee):
+		return fmt.Sprintf("%s at %d (value %d)", ee.Reason, ee.Index, ee.Value)
 	}
 	return "error: " + err.Error()
 }
 
 func errIndex(err error) int {
-	var oe *kernels.OverflowError
-	var le *kernels.LossError
-	switch {
-	case errors.As(err, &oe):
-		return oe.Index
-	case errors.As(err, &le):
-		return le.Index
+	var ee *kernels.ElementError
+	if errors.As(err, &ee) {
+		return ee.Index
 	}
 	return 0
 }
@@ -509,8 +502,8 @@ func checkTranscodeReference(t *testing.T, tc *kernels.Transcoder, vals []int64,
 			case q.Cmp(bigMin) < 0 || q.Cmp(bigMax) > 0:
 				switch opts.Overflow {
 				case kernels.OverflowFail:
-					var oe *kernels.OverflowError
-					if !errors.As(r.err, &oe) || oe.Index != i || oe.Value != v {
+					var oe *kernels.ElementError
+					if !errors.As(r.err, &oe) || oe.Reason != kernels.ReasonOverflow || oe.Index != i || oe.Value != v {
 						t.Fatalf("%s: element %d (%d) overflows to %s: got error %v", tc, i, v, &q, r.err)
 					}
 					return
@@ -527,8 +520,8 @@ func checkTranscodeReference(t *testing.T, tc *kernels.Transcoder, vals []int64,
 				want = q.Int64()
 				if m.Sign() != 0 {
 					if opts.Exact {
-						var le *kernels.LossError
-						if !errors.As(r.err, &le) || le.Index != i || le.Value != v {
+						var le *kernels.ElementError
+						if !errors.As(r.err, &le) || le.Reason != kernels.ReasonLoss || le.Index != i || le.Value != v {
 							t.Fatalf("%s: element %d (%d) is lossy (%s rem %s): got error %v", tc, i, v, &q, &m, r.err)
 						}
 						return

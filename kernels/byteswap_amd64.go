@@ -6,18 +6,26 @@ package kernels
 
 // byteSwapAVX2 stores bswap(src[i]) into dst[i] for the leading n elements,
 // n <= min(len(dst), len(src)); dst may be src.
+//
+//go:noescape
 func byteSwapAVX2(dst []uint64, src []uint64) (n int)
 
 // byteSwapStreamAVX2 stores bswap(src[i]) into dst[i] with non-temporal stores
 // for the leading n elements, n <= min(len(dst), len(src)); dst may be src.
 // Use it only when dst is far larger than the cache.
+//
+//go:noescape
 func byteSwapStreamAVX2(dst []uint64, src []uint64) (n int)
 
 // byteSwapAVX512 stores bswap(src[i]) into dst[i] for the leading n elements,
 // n <= min(len(dst), len(src)); dst may be src.
+//
+//go:noescape
 func byteSwapAVX512(dst []uint64, src []uint64) (n int)
 
 // byteSwapStreamAVX512 stores bswap(src[i]) into dst[i] with non-temporal stores
 // for the leading n elements, n <= min(len(dst), len(src)); dst may be src.
 // Use it only when dst is far larger than the cache.
+//
+//go:noescape
 func byteSwapStreamAVX512(dst []uint64, src []uint64) (n int)

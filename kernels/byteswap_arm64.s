@@ -2,9 +2,7 @@
 
 //go:build !purego
 
-// byteSwapNEON sets dst[i] = bits.ReverseBytes64(src[i]) for the first
-// n = len(src) rounded down to a multiple of 8 elements and returns n.
-// len(dst) >= len(src); dst may be src (each block is loaded before it is stored).
+// NEON byte swap of 8-byte elements.
 
 #include "textflag.h"
 

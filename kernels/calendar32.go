@@ -43,46 +43,51 @@ const (
 // SIMD hook stopped, before handing back to the hook.
 const calendarResume = 8
 
-// calendarLoops are the three tiers of one calendar direction: the SIMD
-// hook, the 32-bit loop, and the wide loop for values beyond 32 bits.
-type calendarLoops struct {
-	simd, fast, wide func(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int)
-}
-
-var (
-	toCalendarTiers   = calendarLoops{toCalendarSIMD, toCalendar32, toCalendarWide}
-	fromCalendarTiers = calendarLoops{fromCalendarSIMD, fromCalendar32, fromCalendarWide}
-)
-
 // toCalendarLoop converts a prefix of src from a linear unit to Y or M.
 func toCalendarLoop(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
-	return toCalendarTiers.run(dst, src, c, swapIn, swapOut)
+	return calendarTiers(dst, src, c, swapIn, swapOut, true)
 }
 
 // fromCalendarLoop is toCalendarLoop's counterpart from Y or M.
 func fromCalendarLoop(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
-	return fromCalendarTiers.run(dst, src, c, swapIn, swapOut)
+	return calendarTiers(dst, src, c, swapIn, swapOut, false)
 }
 
-// run converts a prefix of src: the SIMD hook, then the 32-bit loop, then
-// the wide loop for a value beyond the 32-bit range; it stops before an
-// element only the exact path can do. After a value the SIMD hook stopped
-// at, the 32-bit loop takes calendarResume elements before handing back.
-func (l calendarLoops) run(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int) {
+// calendarTiers runs the three tiers of one calendar direction (to Y/M when
+// to is set) over a prefix of src: the SIMD hook, then the 32-bit loop,
+// then the wide loop for a value beyond the 32-bit range; it stops before
+// an element only the exact path can do. After a value the SIMD hook
+// stopped at, the 32-bit loop takes calendarResume elements before handing
+// back. The tiers are called directly, not through function values, so
+// that the buffers do not escape.
+func calendarTiers(dst, src []uint64, c *calParams, swapIn, swapOut, to bool) (n, nat, lossy int) {
 	for n < len(src) {
-		k, nat1, lossy1 := l.simd(dst[n:], src[n:], c, swapIn, swapOut)
+		var k, nat1, lossy1 int
+		if to {
+			k, nat1, lossy1 = toCalendarSIMD(dst[n:], src[n:], c, swapIn, swapOut)
+		} else {
+			k, nat1, lossy1 = fromCalendarSIMD(dst[n:], src[n:], c, swapIn, swapOut)
+		}
 		n, nat, lossy = n+k, nat+nat1, lossy+lossy1
 		end := len(src)
 		if calendarSIMD() {
 			end = min(end, n+calendarResume)
 		}
-		k, nat1, lossy1 = l.fast(dst[n:end], src[n:end], c, swapIn, swapOut)
+		if to {
+			k, nat1, lossy1 = toCalendar32(dst[n:end], src[n:end], c, swapIn, swapOut)
+		} else {
+			k, nat1, lossy1 = fromCalendar32(dst[n:end], src[n:end], c, swapIn, swapOut)
+		}
 		n, nat, lossy = n+k, nat+nat1, lossy+lossy1
 		if n == len(src) {
 			break
 		}
 		if n < end { // beyond the 32-bit range
-			k, nat1, lossy1 = l.wide(dst[n:n+1], src[n:n+1], c, swapIn, swapOut)
+			if to {
+				k, nat1, lossy1 = toCalendarWide(dst[n:n+1], src[n:n+1], c, swapIn, swapOut)
+			} else {
+				k, nat1, lossy1 = fromCalendarWide(dst[n:n+1], src[n:n+1], c, swapIn, swapOut)
+			}
 			if k == 0 {
 				break
 			}

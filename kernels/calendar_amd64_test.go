@@ -115,3 +115,57 @@ func inRange(r *rand.Rand, c *calParams, n int) []int64 {
 	}
 	return vs
 }
+
+// TestCalendarHooksLengths runs the calendar hooks over every length
+// 0..4096 (every 7th above 300 with -short), values inside the 32-bit range
+// with NaT sprinkled and, for every other length, one value beyond it at a
+// position rotating with the length, so every tail and every stopping lane
+// is seen; conversions, byte orders and in place rotate with the length.
+func TestCalendarHooksLengths(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	var trs []*Transcoder
+	for _, tr := range calendarCases(t) {
+		if !tr.cal.outDiv && tr.cal.vlim32 > 0 && tr.cal.vlim32 < 1<<62 {
+			trs = append(trs, tr)
+		}
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for n := 0; n <= 4096; n++ {
+			if testing.Short() && n > 300 && n%7 != 0 {
+				continue
+			}
+			for k := range 2 {
+				tr := trs[(2*n+k)%len(trs)]
+				vals := inRange(r, &tr.cal, n)
+				if n > 0 && n%2 == 0 {
+					vals[(n*5+k)%n] = tr.cal.vlim32 + 1
+				}
+				sw := swapVariants[(n+k)%4]
+				checkCalendarHook(t, tr, vals, sw[0], sw[1], (n+k)%3 == 0)
+			}
+		}
+	})
+}
+
+// TestCalendarHooksEveryLane puts NaT and the 32-bit range's bound ±1 at
+// every position of 80 in-range values.
+func TestCalendarHooksEveryLane(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	forEachImpl(t, func(t *testing.T) {
+		for i, tr := range calendarCases(t) {
+			c := &tr.cal
+			if i%3 != 0 || c.vlim32 == 0 || c.vlim32 >= 1<<62 {
+				continue // a third of the cases: each costs 80 x 7 runs
+			}
+			base := inRange(r, c, 80)
+			for j, e := range []int64{math.MinInt64, c.vlim32 - 1, c.vlim32, c.vlim32 + 1, -c.vlim32 - 1, -c.vlim32, 1 - c.vlim32} {
+				for pos := range base {
+					vals := append([]int64(nil), base...)
+					vals[pos] = e
+					sw := swapVariants[(pos+j)%4]
+					checkCalendarHook(t, tr, vals, sw[0], sw[1], pos%2 == 1)
+				}
+			}
+		}
+	})
+}

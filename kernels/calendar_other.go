@@ -1,9 +1,9 @@
-//go:build purego || !amd64
+//go:build purego || !(amd64 || arm64)
 
 package kernels
 
-// No SIMD calendar on this platform or build (arm64 included): the 32-bit
-// generic loops do it all.
+// No SIMD calendar on this platform or build: the 32-bit generic loops do
+// it all (arm64 has no calendar kernel either: see dispatch_arm64.go).
 
 func calendarSIMD() bool { return false }
 

@@ -1,23 +1,27 @@
 package kernels
 
 import (
-	"math"
 	"math/bits"
 	"unsafe"
 )
 
-// The generic twins of the platform hooks (see doc.go). They have exactly
-// the hook signatures, process every element they are given, and are the
-// oracle the SIMD implementations are tested against.
+// What the generic twins of the platform hooks share. Each twin lives in
+// the file of its op (byteswap.go, validity.go, minmax.go, linear.go,
+// calendar32.go, shuffle.go), has exactly the hook's signature, processes
+// every element it is given, and is the oracle the SIMD implementations are
+// tested against.
 
-// natWord returns NaT as it sits in memory: the bit pattern 1<<63, byte
-// reversed when the data's byte order is not the host's. Comparing raw words
-// against it finds NaT without swapping anything.
+// natBits is NaT's bit pattern, math.MinInt64, as a word in host order.
+const natBits = 1 << 63
+
+// natWord returns NaT as it sits in memory: natBits, byte reversed when the
+// data's byte order is not the host's. Comparing raw words against it finds
+// NaT without swapping anything (SIMD kernels take it as their pattern).
 func natWord(swap bool) uint64 {
 	if swap {
-		return 0x80
+		return bits.ReverseBytes64(natBits)
 	}
-	return 1 << 63
+	return natBits
 }
 
 func b2i(b bool) int {
@@ -25,88 +29,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func byteSwapGeneric(dst, src []uint64) (n int) {
-	dst = dst[:len(src)]
-	for i, w := range src {
-		dst[i] = bits.ReverseBytes64(w)
-	}
-	return len(src)
-}
-
-func countNaTGeneric(src []uint64, swap bool) (n, nat int) {
-	pat := natWord(swap)
-	for _, w := range src {
-		nat += b2i(w == pat)
-	}
-	return len(src), nat
-}
-
-// validityGeneric writes ceil(len(src)/8) bitmap bytes; the unused high bits
-// of a last partial byte are zero.
-func validityGeneric(bitmap []byte, src []uint64, swap bool) (n, nat int) {
-	pat := natWord(swap)
-	full := len(src) &^ 7
-	bitmap = bitmap[:(len(src)+7)/8]
-	for i := 0; i < full; i += 8 {
-		s := src[i : i+8 : i+8]
-		b := b2i(s[0] != pat) | b2i(s[1] != pat)<<1 | b2i(s[2] != pat)<<2 | b2i(s[3] != pat)<<3 |
-			b2i(s[4] != pat)<<4 | b2i(s[5] != pat)<<5 | b2i(s[6] != pat)<<6 | b2i(s[7] != pat)<<7
-		bitmap[i/8] = byte(b)
-		nat += 8 - bits.OnesCount8(byte(b))
-	}
-	if full < len(src) {
-		b := 0
-		for j, w := range src[full:] {
-			b |= b2i(w != pat) << j
-		}
-		bitmap[full/8] = byte(b)
-		nat += len(src) - full - bits.OnesCount8(byte(b))
-	}
-	return len(src), nat
-}
-
-// minMaxGeneric: NaT is MinInt64, so it never wins a max; for the min it is
-// replaced by MaxInt64 (a conditional move, no branch).
-func minMaxGeneric(src []uint64, swap bool) (n int, lo, hi int64) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	if swap {
-		for _, w := range src {
-			v := int64(bits.ReverseBytes64(w))
-			m := v
-			if v == math.MinInt64 {
-				m = math.MaxInt64
-			}
-			lo = min(lo, m)
-			hi = max(hi, v)
-		}
-	} else {
-		for _, w := range src {
-			v := int64(w)
-			m := v
-			if v == math.MinInt64 {
-				m = math.MaxInt64
-			}
-			lo = min(lo, m)
-			hi = max(hi, v)
-		}
-	}
-	return len(src), lo, hi
-}
-
-// applyValidityGeneric stores NaT where the bitmap bit is 0 and returns how
-// many elements it set.
-func applyValidityGeneric(dst []uint64, bitmap []byte, swap bool) int {
-	pat := natWord(swap)
-	set := 0
-	for i := range dst {
-		if bitmap[i>>3]>>(i&7)&1 == 0 {
-			dst[i] = pat
-			set++
-		}
-	}
-	return set
 }
 
 // Byte-order variants of a loop. The hot loops are generic functions over

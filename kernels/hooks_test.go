@@ -54,6 +54,15 @@ func checkHooks(t *testing.T, src []uint64) {
 	if !equalWords(got, want) {
 		t.Fatalf("byteSwapSIMD n=%d differs from generic", n)
 	}
+	got = make([]uint64, n)
+	k = byteSwapStreamSIMD(got, src)
+	if k < 0 || k > n {
+		t.Fatalf("byteSwapStreamSIMD(n=%d) returned %d", n, k)
+	}
+	byteSwapGeneric(got[k:], src[k:])
+	if !equalWords(got, want) {
+		t.Fatalf("byteSwapStreamSIMD n=%d differs from generic", n)
+	}
 	inplace := append([]uint64(nil), src...)
 	k = byteSwapSIMD(inplace, inplace)
 	byteSwapGeneric(inplace[k:], inplace[k:])
@@ -143,6 +152,49 @@ func TestHooksNaTEveryLane(t *testing.T) {
 		// Values that are extremes in one byte order and ordinary in the other.
 		checkHooks(t, []uint64{1<<63 - 1, 1 << 63, 1<<63 + 1, 0x7f, 0x80, 0x81, 0xff, 0xffffffffffffff7f, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	})
+}
+
+// TestByteSwapLarge crosses streamBytes, where an out-of-place ByteSwap
+// switches to non-temporal stores, with dst at every 8-byte alignment
+// within a cache line (the stream kernel aligns its stores itself).
+func TestByteSwapLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{streamBytes/8 - 1, streamBytes/8 + 13} {
+			words := hookData(r, n)
+			want := make([]uint64, n)
+			byteSwapGeneric(want, words)
+			src := encode(binary.NativeEndian, int64sOf(words), 0)
+			for _, off := range []int{0, 8, 24, 56} {
+				dst := make([]byte, len(src)+64)[off:][:len(src)]
+				if err := ByteSwap(dst, src); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if binary.NativeEndian.Uint64(dst[8*i:]) != want[i] {
+						t.Fatalf("ByteSwap n=%d dst offset %d: element %d wrong", n, off, i)
+					}
+				}
+			}
+			out := make([]int64, n)
+			if err := ByteSwapInt64(out, int64sOf(words)); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if uint64(out[i]) != want[i] {
+					t.Fatalf("ByteSwapInt64 n=%d: element %d wrong", n, i)
+				}
+			}
+		}
+	})
+}
+
+func int64sOf(w []uint64) []int64 {
+	s := make([]int64, len(w))
+	for i, x := range w {
+		s[i] = int64(x)
+	}
+	return s
 }
 
 // TestEntryPointsOffsets checks the []byte entry points at byte offsets 0..7

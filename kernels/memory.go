@@ -2,25 +2,10 @@ package kernels
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
 )
-
-// blockWords bounds the elements per hook call (64 KiB), so an assembly
-// loop never runs long enough to delay goroutine preemption noticeably.
-const blockWords = 8192
-
-// stageWords is the size of the aligned staging buffer used for []byte
-// inputs that are not 8-byte aligned (4 KiB, on the stack).
-const stageWords = 512
-
-// ErrLength is wrapped by every error about slice lengths.
-var ErrLength = errors.New("bad slice length")
-
-// ErrOverlap is returned when dst and src overlap without being identical.
-var ErrOverlap = errors.New("dst and src overlap partially (in place needs identical slices)")
 
 var byteOrderProbe = [2]byte{1, 0}
 
@@ -58,10 +43,6 @@ func int64Words(s []int64) []uint64 {
 		return nil
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
-}
-
-func stageBytes(buf *[stageWords]uint64) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(buf)), stageWords*8)
 }
 
 // elements checks that a byte buffer holds whole 8-byte elements.

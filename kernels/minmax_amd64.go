@@ -7,19 +7,27 @@ package kernels
 // minMaxAVX2 returns the least and greatest of the values that are
 // not NaT among the leading n elements of src; lo = MaxInt64 and
 // hi = MinInt64 when there are none.
+//
+//go:noescape
 func minMaxAVX2(src []uint64) (n int, lo int64, hi int64)
 
 // minMaxAVX512 returns the least and greatest of the values that are
 // not NaT among the leading n elements of src; lo = MaxInt64 and
 // hi = MinInt64 when there are none.
+//
+//go:noescape
 func minMaxAVX512(src []uint64) (n int, lo int64, hi int64)
 
 // minMaxSwappedAVX2 returns the least and greatest of the values bswap(src[i]) that are
 // not NaT among the leading n elements of src; lo = MaxInt64 and
 // hi = MinInt64 when there are none.
+//
+//go:noescape
 func minMaxSwappedAVX2(src []uint64) (n int, lo int64, hi int64)
 
 // minMaxSwappedAVX512 returns the least and greatest of the values bswap(src[i]) that are
 // not NaT among the leading n elements of src; lo = MaxInt64 and
 // hi = MinInt64 when there are none.
+//
+//go:noescape
 func minMaxSwappedAVX512(src []uint64) (n int, lo int64, hi int64)

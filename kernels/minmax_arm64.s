@@ -2,9 +2,7 @@
 
 //go:build !purego
 
-// minMaxNEON returns the least and greatest non-NaT value among the first
-// n = len(src) rounded down to a multiple of 8 elements (lo = MaxInt64 and
-// hi = MinInt64 when there is none). swap: the words are byte-reversed.
+// NEON min/max of the non-NaT values.
 
 #include "textflag.h"
 

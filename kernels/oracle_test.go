@@ -233,13 +233,13 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 			st, err := tr.Run(dst, src, bitmap)
 			got := decode(o.to, dst)
 			if pol == OverflowFail {
-				var oe *OverflowError
+				var oe *ElementError
 				if firstOverflow < 0 {
 					if err != nil {
 						t.Fatalf("%s %s: unexpected error %v", tr, o.name, err)
 					}
 				} else {
-					if !errors.As(err, &oe) || oe.Index != firstOverflow || oe.Value != in[firstOverflow] {
+					if !errors.As(err, &oe) || oe.Reason != ReasonOverflow || oe.Index != firstOverflow || oe.Value != in[firstOverflow] {
 						t.Fatalf("%s %s: error %v, want overflow at %d (value %d)", tr, o.name, err, firstOverflow, in[firstOverflow])
 					}
 					n = firstOverflow // only the prefix is defined
@@ -290,9 +290,9 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 		e := want[i]
 		got, err := tr.Convert(v)
 		if e.overflow {
-			var oe *OverflowError
-			if !errors.As(err, &oe) || oe.Index != 0 || oe.Value != v || oe.From != conv.From || oe.To != conv.To {
-				t.Fatalf("%s: Convert(%d) = %d, %v; want *OverflowError", tr, v, got, err)
+			var oe *ElementError
+			if !errors.As(err, &oe) || oe.Reason != ReasonOverflow || oe.Index != 0 || oe.Value != v || oe.From != conv.From || oe.To != conv.To {
+				t.Fatalf("%s: Convert(%d) = %d, %v; want an overflow *ElementError", tr, v, got, err)
 			}
 			continue
 		}
@@ -300,8 +300,8 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 			t.Fatalf("%s: Convert(%d) = %d, %v; want %d", tr, v, got, err, e.value)
 		}
 		got, err = ex.Convert(v)
-		var le *LossError
-		if e.lossy != errors.As(err, &le) || (!e.lossy && (err != nil || got != e.value)) {
+		var le *ElementError
+		if e.lossy != (errors.As(err, &le) && le.Reason == ReasonLoss) || (!e.lossy && (err != nil || got != e.value)) {
 			t.Fatalf("%s exact: Convert(%d) = %d, %v; lossy=%v", tr, v, got, err, e.lossy)
 		}
 	}

@@ -1,219 +1,57 @@
 package kernels
 
-import (
-	"encoding/binary"
-	"fmt"
-	"math"
-)
+import "unsafe"
 
-// Each entry point checks lengths, cuts the input into blocks of at most
-// blockWords elements, lets the platform hook do what it can and finishes
-// every block with the generic code. []byte inputs that are not 8-byte
-// aligned go through an aligned staging buffer.
+// The primitives (byteswap.go, validity.go, minmax.go) share one shape:
+// each entry point checks lengths, views an 8-byte aligned []byte as words,
+// cuts the words into blocks of at most blockWords elements, lets the
+// platform hook do what it can and finishes every block with the generic
+// code. []byte inputs that are not 8-byte aligned go through a stage.
 
-// ByteSwap stores the byte-reversed 8-byte elements of src in dst. dst and
-// src must have the same length (a multiple of 8) and may be the same slice.
-func ByteSwap(dst, src []byte) error {
-	if _, err := elements("source", src); err != nil {
-		return err
-	}
-	if len(dst) != len(src) {
-		return fmt.Errorf("kernels: byte swap of %d bytes into %d bytes: %w", len(src), len(dst), ErrLength)
-	}
-	if overlap(dst, src) == 2 {
-		return ErrOverlap
-	}
-	dw, dok := wordsOf(dst)
-	sw, sok := wordsOf(src)
-	if dok && sok {
-		byteSwapWords(dw, sw)
-		return nil
-	}
-	var buf [stageWords]uint64
-	for off := 0; off < len(src); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(src))
-		copy(stageBytes(&buf), src[off:end])
-		w := buf[:(end-off)/8]
-		byteSwapWords(w, w)
-		copy(dst[off:end], stageBytes(&buf))
-	}
-	return nil
+// blockWords bounds the elements per hook call (64 KiB), so an assembly
+// loop never runs long enough to delay goroutine preemption noticeably.
+const blockWords = 8192
+
+// stageWords is the size of the aligned staging buffer used for []byte
+// inputs that are not 8-byte aligned (4 KiB, on the stack).
+const stageWords = 512
+
+// stage walks a misaligned src in aligned pieces of at most stageWords
+// elements: next copies the following piece into its buffer, where the
+// caller works on it as words (in place), and store copies the result to
+// dst at the piece's place. It is a struct with methods rather than a loop
+// taking a function value, because a buffer passed to a function value
+// escapes to the heap; and it keeps no slices, only offsets, so that the
+// caller's buffers do not escape through it either.
+//
+//	var s stage
+//	for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
+//		... work on w, elements first..first+len(w) of src ...
+//		s.store(dst, len(w))
+//	}
+type stage struct {
+	buf      [stageWords]uint64
+	off, end int // the current piece is src[off:end]
 }
 
-// ByteSwapInt64 byte-reverses every element of src into dst (same length;
-// may be the same slice).
-func ByteSwapInt64(dst, src []int64) error {
-	if len(dst) != len(src) {
-		return fmt.Errorf("kernels: byte swap of %d elements into %d: %w", len(src), len(dst), ErrLength)
+// next loads the piece of src after the current one and returns its words
+// and the index of its first element; ok is false when src is done.
+func (s *stage) next(src []byte) (w []uint64, first int, ok bool) {
+	s.off = s.end
+	if s.off >= len(src) {
+		return nil, 0, false
 	}
-	byteSwapWords(int64Words(dst), int64Words(src))
-	return nil
+	s.end = min(s.off+stageWords*8, len(src))
+	copy(s.bytes(), src[s.off:s.end])
+	return s.buf[:(s.end-s.off)/8], s.off / 8, true
 }
 
-func byteSwapWords(dst, src []uint64) {
-	for len(src) > 0 {
-		k := min(len(src), blockWords)
-		n := byteSwapSIMD(dst[:k], src[:k])
-		byteSwapGeneric(dst[n:k], src[n:k])
-		dst, src = dst[k:], src[k:]
-	}
+// store copies the first done words of the current piece to dst, at the
+// piece's place.
+func (s *stage) store(dst []byte, done int) {
+	copy(dst[s.off:s.off+8*done], s.bytes())
 }
 
-// CountNaT returns the number of NaT elements of src, stored in byte order
-// order (nil: host order).
-func CountNaT(src []byte, order binary.ByteOrder) (int, error) {
-	if _, err := elements("source", src); err != nil {
-		return 0, err
-	}
-	swap := swapFor(order)
-	if w, ok := wordsOf(src); ok {
-		return countNaTWords(w, swap), nil
-	}
-	var buf [stageWords]uint64
-	nat := 0
-	for off := 0; off < len(src); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(src))
-		copy(stageBytes(&buf), src[off:end])
-		nat += countNaTWords(buf[:(end-off)/8], swap)
-	}
-	return nat, nil
-}
-
-// CountNaTInt64 returns the number of NaT elements of src.
-func CountNaTInt64(src []int64) int { return countNaTWords(int64Words(src), false) }
-
-func countNaTWords(src []uint64, swap bool) int {
-	total := 0
-	for len(src) > 0 {
-		k := min(len(src), blockWords)
-		n, nat := countNaTSIMD(src[:k], swap)
-		_, rest := countNaTGeneric(src[n:k], swap)
-		total += nat + rest
-		src = src[k:]
-	}
-	return total
-}
-
-// Validity writes the validity bitmap of src (Arrow layout: bit i of byte
-// i/8, least significant first, 1 = not NaT) into bitmap[:ceil(n/8)] and
-// returns the number of NaT elements. The unused high bits of a last partial
-// byte are cleared; bytes beyond are not touched.
-func Validity(bitmap, src []byte, order binary.ByteOrder) (nat int, err error) {
-	n, err := elements("source", src)
-	if err != nil {
-		return 0, err
-	}
-	if err := bitmapCheck(bitmap, n); err != nil {
-		return 0, err
-	}
-	swap := swapFor(order)
-	if w, ok := wordsOf(src); ok {
-		return validityWords(bitmap, w, swap), nil
-	}
-	var buf [stageWords]uint64
-	for off := 0; off < len(src); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(src))
-		copy(stageBytes(&buf), src[off:end])
-		nat += validityWords(bitmap[off/64:], buf[:(end-off)/8], swap)
-	}
-	return nat, nil
-}
-
-// ValidityInt64 is Validity for a native slice.
-func ValidityInt64(bitmap []byte, src []int64) (nat int, err error) {
-	if err := bitmapCheck(bitmap, len(src)); err != nil {
-		return 0, err
-	}
-	return validityWords(bitmap, int64Words(src), false), nil
-}
-
-// validityWords needs len(src) to be a multiple of 8 except in the last call.
-func validityWords(bitmap []byte, src []uint64, swap bool) int {
-	total := 0
-	for len(src) > 0 {
-		k := min(len(src), blockWords)
-		n, nat := validitySIMD(bitmap, src[:k], swap)
-		_, rest := validityGeneric(bitmap[n/8:], src[n:k], swap)
-		total += nat + rest
-		src = src[k:]
-		bitmap = bitmap[k/8:]
-	}
-	return total
-}
-
-// ApplyValidity stores NaT in every element of dst whose bitmap bit is 0
-// (the inverse of Validity) and returns how many elements it set.
-func ApplyValidity(dst, bitmap []byte, order binary.ByteOrder) (int, error) {
-	n, err := elements("destination", dst)
-	if err != nil {
-		return 0, err
-	}
-	if err := bitmapCheck(bitmap, n); err != nil {
-		return 0, err
-	}
-	swap := swapFor(order)
-	if w, ok := wordsOf(dst); ok {
-		return applyValidityGeneric(w, bitmap, swap), nil
-	}
-	var buf [stageWords]uint64
-	set := 0
-	for off := 0; off < len(dst); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(dst))
-		copy(stageBytes(&buf), dst[off:end])
-		set += applyValidityGeneric(buf[:(end-off)/8], bitmap[off/64:], swap)
-		copy(dst[off:end], stageBytes(&buf))
-	}
-	return set, nil
-}
-
-// ApplyValidityInt64 is ApplyValidity for a native slice.
-func ApplyValidityInt64(dst []int64, bitmap []byte) (int, error) {
-	if err := bitmapCheck(bitmap, len(dst)); err != nil {
-		return 0, err
-	}
-	return applyValidityGeneric(int64Words(dst), bitmap, false), nil
-}
-
-// MinMax returns the smallest and largest non-NaT values of src and how many
-// there are. With valid == 0, min is math.MaxInt64 and max math.MinInt64.
-func MinMax(src []byte, order binary.ByteOrder) (lo, hi int64, valid int, err error) {
-	n, err := elements("source", src)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	swap := swapFor(order)
-	if w, ok := wordsOf(src); ok {
-		lo, hi, nat := minMaxWords(w, swap)
-		return lo, hi, n - nat, nil
-	}
-	var buf [stageWords]uint64
-	lo, hi = math.MaxInt64, math.MinInt64
-	nat := 0
-	for off := 0; off < len(src); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(src))
-		copy(stageBytes(&buf), src[off:end])
-		l, h, c := minMaxWords(buf[:(end-off)/8], swap)
-		lo, hi, nat = min(lo, l), max(hi, h), nat+c
-	}
-	return lo, hi, n - nat, nil
-}
-
-// MinMaxInt64 is MinMax for a native slice.
-func MinMaxInt64(src []int64) (lo, hi int64, valid int) {
-	lo, hi, nat := minMaxWords(int64Words(src), false)
-	return lo, hi, len(src) - nat
-}
-
-func minMaxWords(src []uint64, swap bool) (lo, hi int64, nat int) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	for len(src) > 0 {
-		k := min(len(src), blockWords)
-		n, l, h := minMaxSIMD(src[:k], swap)
-		_, l2, h2 := minMaxGeneric(src[n:k], swap)
-		lo, hi = min(lo, l, l2), max(hi, h, h2)
-		// The NaT count is a second pass over a block that is still in L1.
-		nat += countNaTWords(src[:k], swap)
-		src = src[k:]
-	}
-	return lo, hi, nat
+func (s *stage) bytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s.buf)), stageWords*8)
 }

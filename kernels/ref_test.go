@@ -7,9 +7,9 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
-// An independent exact reference in math/big, written from model.exact_cast
-// (shared/oracle/model.py): the instant in attoseconds, the proleptic
-// Gregorian calendar, floor everywhere. It also says whether the result is
+// An independent exact reference in math/big, written from exact_cast in
+// tools/oracle/model.py (the model the NumPy oracle vectors come from): the
+// instant in attoseconds, the proleptic Gregorian calendar, floor everywhere. It also says whether the result is
 // lossy, which the oracle vectors do not record.
 
 var refAttos = map[dtype.Unit]string{

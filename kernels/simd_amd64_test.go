@@ -208,7 +208,7 @@ func TestSIMDCountNaTAndValidity(t *testing.T) {
 		bitmapBuf := make([]byte, maxLen/8+16)
 		const canary = 0xa5
 		for _, swap := range []bool{false, true} {
-			pattern := natPattern(swap)
+			pattern := natWord(swap)
 			for _, n := range asmTestLengths() {
 				src := asmWindow(data, n%8, n)
 				asmCheckCountAndValidity(t, k, src, swap, pattern, bitmapBuf, canary)
@@ -275,7 +275,7 @@ func TestSIMDNaTAtEveryLane(t *testing.T) {
 		const n = 64 // two AVX-512 blocks of 4 vectors, four AVX2 blocks
 		bitmapBuf := make([]byte, n/8+8)
 		for _, swap := range []bool{false, true} {
-			pattern := natPattern(swap)
+			pattern := natWord(swap)
 			decoy := bits.ReverseBytes64(pattern)
 			for pos := range n {
 				for _, fill := range []uint64{7, decoy, pattern} {

@@ -35,10 +35,11 @@ type Options struct {
 	// works on native integers.
 	From, To binary.ByteOrder
 	// Overflow is what happens to an element whose exact result does not
-	// fit: stop with *OverflowError (default), store NaT, or clamp.
+	// fit: stop with an *ElementError (ReasonOverflow; the default), store
+	// NaT, or clamp.
 	Overflow Policy
 	// Exact turns any lossy element (a non-zero remainder floored away)
-	// into a *LossError.
+	// into an *ElementError with ReasonLoss.
 	Exact bool
 	// Stats computes Stats.Min and Stats.Max (an extra pass over each
 	// block while it is still in L1 cache).
@@ -157,8 +158,8 @@ func (t *Transcoder) Convert(v int64) (int64, error) {
 // place) but must not overlap it otherwise.
 //
 // Under OverflowFail the run stops at the first overflowing element and
-// returns an *OverflowError naming it; in exact mode it stops at the first
-// lossy element with a *LossError. Elements before the failing one have been
+// returns an *ElementError (ReasonOverflow) naming it; in exact mode it stops
+// at the first lossy element with an *ElementError (ReasonLoss). Elements before the failing one have been
 // converted; dst (and validity) from there on are unspecified. The returned
 // Stats cover the elements converted.
 func (t *Transcoder) Run(dst, src []byte, validity []byte) (Stats, error) {
@@ -185,22 +186,18 @@ func (t *Transcoder) Run(dst, src []byte, validity []byte) (Stats, error) {
 		err = t.runWords(dw, sw, validity, 0, t.swapIn, t.swapOut, &acc)
 		return acc.stats(), err
 	}
-	var buf [stageWords]uint64
-	for off := 0; off < len(src); off += stageWords * 8 {
-		end := min(off+stageWords*8, len(src))
-		copy(stageBytes(&buf), src[off:end])
-		w := buf[:(end-off)/8]
+	var s stage
+	for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
 		var vb []byte
 		if validity != nil {
-			vb = validity[off/64:]
+			vb = validity[first/8:]
 		}
-		err = t.runWords(w, w, vb, off/8, t.swapIn, t.swapOut, &acc)
+		err = t.runWords(w, w, vb, first, t.swapIn, t.swapOut, &acc)
 		if err != nil {
-			// Keep the converted prefix: copy what was done.
-			copy(dst[off:end], stageBytes(&buf)[:acc.elements*8-off])
+			s.store(dst, acc.elements-first) // keep the converted prefix
 			return acc.stats(), err
 		}
-		copy(dst[off:end], stageBytes(&buf))
+		s.store(dst, len(w))
 	}
 	return acc.stats(), nil
 }
@@ -294,10 +291,7 @@ func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swap
 
 // failedIndex is the index of the element an error from runBlock names.
 func failedIndex(err error) int {
-	switch e := err.(type) {
-	case *OverflowError:
-		return e.Index
-	case *LossError:
+	if e, ok := err.(*ElementError); ok {
 		return e.Index
 	}
 	return 0
@@ -368,7 +362,7 @@ func (t *Transcoder) slowElement(dst, src []uint64, base, i int, swapIn, swapOut
 		case r.fitsValue():
 			if lossy {
 				if t.opts.Exact {
-					return &LossError{Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
+					return &ElementError{Reason: ReasonLoss, Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
 				}
 				acc.lossy++
 			}
@@ -381,7 +375,7 @@ func (t *Transcoder) slowElement(dst, src []uint64, base, i int, swapIn, swapOut
 			out = r.int64Sat()
 			acc.overflowed++
 		default:
-			return &OverflowError{Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
+			return &ElementError{Reason: ReasonOverflow, Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
 		}
 	}
 	o := uint64(out)
@@ -408,7 +402,7 @@ func (t *Transcoder) lossAt(src []uint64, base, from, to int, swapIn bool, acc *
 		}
 		if _, lossy := t.exact(v); lossy {
 			acc.elements += j - from
-			return &LossError{Index: base + j, Value: v, From: t.conv.From, To: t.conv.To}
+			return &ElementError{Reason: ReasonLoss, Index: base + j, Value: v, From: t.conv.From, To: t.conv.To}
 		}
 	}
 	return fmt.Errorf("kernels: %s: internal error: lossy element not found in [%d, %d)", t, base+from, base+to)

@@ -6,18 +6,26 @@ package kernels
 
 // countNaTAVX2 counts the elements equal to pattern among the leading n
 // elements of src.
+//
+//go:noescape
 func countNaTAVX2(src []uint64, pattern uint64) (n int, nat int)
 
 // countNaTAVX512 counts the elements equal to pattern among the leading n
 // elements of src.
+//
+//go:noescape
 func countNaTAVX512(src []uint64, pattern uint64) (n int, nat int)
 
 // validityAVX2 writes bit i of bitmap (LSB first) = src[i] != pattern for the
 // leading n elements of src, n a multiple of 8 and n <= 8*len(bitmap),
 // writing whole bytes bitmap[:n/8], and counts the elements equal to pattern.
+//
+//go:noescape
 func validityAVX2(bitmap []byte, src []uint64, pattern uint64) (n int, nat int)
 
 // validityAVX512 writes bit i of bitmap (LSB first) = src[i] != pattern for the
 // leading n elements of src, n a multiple of 8 and n <= 8*len(bitmap),
 // writing whole bytes bitmap[:n/8], and counts the elements equal to pattern.
+//
+//go:noescape
 func validityAVX512(bitmap []byte, src []uint64, pattern uint64) (n int, nat int)

@@ -2,12 +2,49 @@
 
 //go:build !purego
 
-// validityNEON writes the validity bitmap (Arrow layout: bit i of byte i/8,
-// least significant first, 1 = not NaT) of the first n = len(src) rounded
-// down to a multiple of 16 elements into bitmap[:n/8], whole bytes, and
-// returns n and the number of NaT among them. len(bitmap) >= len(src)/8.
+// NEON NaT count and validity bitmap.
 
 #include "textflag.h"
+
+// func countNaTNEON(src []uint64, swap bool) (n, nat int)
+TEXT ·countNaTNEON(SB), NOSPLIT, $0-48
+	MOVD src_base+0(FP), R0
+	MOVD src_len+8(FP), R1
+	LSR $3, R1, R5
+	LSL $3, R5, R6
+	MOVD R6, n+32(FP)
+	MOVBU swap+24(FP), R2
+	MOVD $0x8000000000000000, R3
+	MOVD $0x80, R4
+	CMP $0, R2
+	CSEL NE, R4, R3, R3
+	VDUP R3, V31.D2
+	// V16-V19 count per lane: a NaT lane compares to all ones (-1), which is subtracted
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	CBZ R5, reduce
+loop:
+	VLD1.P 64(R0), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VCMEQ V31.D2, V0.D2, V0.D2
+	VCMEQ V31.D2, V1.D2, V1.D2
+	VCMEQ V31.D2, V2.D2, V2.D2
+	VCMEQ V31.D2, V3.D2, V3.D2
+	VSUB V0.D2, V16.D2, V16.D2
+	VSUB V1.D2, V17.D2, V17.D2
+	VSUB V2.D2, V18.D2, V18.D2
+	VSUB V3.D2, V19.D2, V19.D2
+	SUB $1, R5
+	CBNZ R5, loop
+reduce:
+	VADD V17.D2, V16.D2, V16.D2
+	VADD V19.D2, V18.D2, V18.D2
+	VADD V18.D2, V16.D2, V16.D2
+	WORD $0x5ef1ba10 // addp d16, v16.2d
+	FMOVD F16, R7
+	MOVD R7, nat+40(FP)
+	RET
 
 // func validityNEON(bitmap []byte, src []uint64, swap bool) (n, nat int)
 TEXT ·validityNEON(SB), NOSPLIT, $0-72

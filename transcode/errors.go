@@ -37,9 +37,9 @@ func planErr(format string, args ...any) error {
 }
 
 // ElementError names one source element that could not be converted: an
-// overflow under the error policy (Err is a *kernels.OverflowError) or a
-// loss of precision in exact mode (a *kernels.LossError). The kernel
-// error's Index is the element's index within the source chunk, as here.
+// overflow under the error policy or a loss of precision in exact mode (Err
+// is a *kernels.ElementError saying which). The kernel error's Index is the
+// element's index within the source chunk, as here.
 type ElementError struct {
 	Array      string  // the source array's location
 	Key        string  // the source chunk's store key
@@ -51,13 +51,12 @@ type ElementError struct {
 
 func (e *ElementError) Error() string {
 	what := "cannot be converted"
-	var oe *kernels.OverflowError
-	var le *kernels.LossError
+	var ke *kernels.ElementError
 	switch {
-	case errors.As(e.Err, &oe):
-		what = fmt.Sprintf("%s value %d overflows int64 when converted to %s (use --overflow nat or clamp to store NaT or saturate)", oe.From, oe.Value, oe.To)
-	case errors.As(e.Err, &le):
-		what = fmt.Sprintf("%s value %d is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", le.From, le.Value, le.To)
+	case errors.As(e.Err, &ke) && ke.Reason == kernels.ReasonOverflow:
+		what = fmt.Sprintf("%s value %d overflows int64 when converted to %s", ke.From, ke.Value, ke.To)
+	case errors.As(e.Err, &ke) && ke.Reason == kernels.ReasonLoss:
+		what = fmt.Sprintf("%s value %d is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", ke.From, ke.Value, ke.To)
 	case e.Err != nil:
 		what = e.Err.Error()
 	}

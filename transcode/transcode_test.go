@@ -256,9 +256,9 @@ func TestOverflowPolicies(t *testing.T) {
 	}
 	_, err = tr.Run(ctx)
 	var ee *transcode.ElementError
-	var oe *kernels.OverflowError
-	if !errors.As(err, &ee) || !errors.As(err, &oe) {
-		t.Fatalf("got %v, want an ElementError wrapping an OverflowError", err)
+	var oe *kernels.ElementError
+	if !errors.As(err, &ee) || !errors.As(err, &oe) || oe.Reason != kernels.ReasonOverflow {
+		t.Fatalf("got %v, want an ElementError wrapping a kernels overflow", err)
 	}
 	if ee.Key != "c/1" || ee.Index != 2 || len(ee.ArrayIndex) != 1 || ee.ArrayIndex[0] != 7 || ee.Value != vals[7] || oe.Index != 2 {
 		t.Errorf("error %+v (%v)", ee, err)
@@ -307,9 +307,9 @@ func TestExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tr.Run(ctx)
-	var le *kernels.LossError
+	var le *kernels.ElementError
 	var ee *transcode.ElementError
-	if !errors.As(err, &le) || !errors.As(err, &ee) || ee.Key != "c/1" || ee.Index != 1 || ee.Value != 5001 {
+	if !errors.As(err, &le) || le.Reason != kernels.ReasonLoss || !errors.As(err, &ee) || ee.Key != "c/1" || ee.Index != 1 || ee.Value != 5001 {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -200,21 +200,14 @@ func (t *Job) convertRegion(k *kernels.Transcoder, b *buffers, origin []int64) (
 }
 
 func (t *Job) elementError(origin []int64, err error) error {
-	var oe *kernels.OverflowError
-	var le *kernels.LossError
-	var ee ElementError
-	switch {
-	case errors.As(err, &oe):
-		e := *oe
-		ee.ArrayIndex, ee.Key, e.Index = t.locate(origin, e.Index)
-		ee.Index, ee.Value, ee.Err = e.Index, e.Value, &e
-	case errors.As(err, &le):
-		e := *le
-		ee.ArrayIndex, ee.Key, e.Index = t.locate(origin, e.Index)
-		ee.Index, ee.Value, ee.Err = e.Index, e.Value, &e
-	default:
+	var ke *kernels.ElementError
+	if !errors.As(err, &ke) {
 		return err
 	}
+	e := *ke
+	var ee ElementError
+	ee.ArrayIndex, ee.Key, e.Index = t.locate(origin, e.Index)
+	ee.Index, ee.Value, ee.Err = e.Index, e.Value, &e
 	ee.Array = storeName(t.srcStore)
 	return &ee
 }

@@ -33,6 +33,7 @@ func byteSwap(isa gen.ISA, stream bool) {
 	}
 	name := gen.Name(kernel, isa)
 	TEXT(name, NOSPLIT, "func(dst, src []uint64) (n int)")
+	Pragma("noescape")
 	if stream {
 		Doc(name+" stores bswap(src[i]) into dst[i] with non-temporal stores",
 			"for the leading n elements, n <= min(len(dst), len(src)); dst may be src.",

@@ -1,5 +1,5 @@
 // Command calendar generates kernels/calendar_amd64.s and its declarations
-// kernels/calendar_decl_amd64.go: AVX-512 (F+DQ+BW+VL) versions of the
+// kernels/calendar_amd64.go: AVX-512 (F+DQ+BW+VL) versions of the
 // 32-bit calendar loops of kernels/calendar32.go behind the hooks
 // toCalendarSIMD and fromCalendarSIMD, in four byte-order variants each.
 //
@@ -19,7 +19,7 @@
 // be src.
 package main
 
-//go:generate go run . -pkg kernels -out ../../kernels/calendar_amd64.s -stubs ../../kernels/calendar_decl_amd64.go
+//go:generate go run . -pkg kernels -out ../../kernels/calendar_amd64.s -stubs ../../kernels/calendar_amd64.go
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -54,7 +54,6 @@ var orders = []order{
 
 // The constants of kernels/calendar32.go.
 const (
-	natBits         = uint64(1) << 63
 	fastEras        = 420
 	fastDayOffset   = fastEras*146097 + 719468
 	centuryMagic    = (1<<48 + 146097 - 1) / 146097
@@ -81,6 +80,7 @@ type kernel struct {
 func begin(o order, name, signature string, doc ...string) *kernel {
 	name = name + o.name + "AVX512"
 	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
 	doc[0] = name + " " + doc[0]
 	switch {
 	case o.swapIn && o.swapOut:
@@ -101,7 +101,7 @@ func begin(o order, name, signature string, doc ...string) *kernel {
 	if o.swapIn || o.swapOut {
 		k.swapMask = gen.SwapMask(gen.AVX512)
 	}
-	k.natVec = gen.BroadcastConst(gen.AVX512, natBits)
+	k.natVec = gen.BroadcastConst(gen.AVX512, gen.NaT)
 	k.idx = GP64()
 	XORQ(k.idx, k.idx)
 	k.nat = GP64()

@@ -40,6 +40,7 @@ func header(isa gen.ISA, swapped bool) (load func(offset int) reg.VecVirtual, le
 	}
 	name := gen.Name(kernel, isa)
 	TEXT(name, NOSPLIT, "func(src []uint64) (n int, lo, hi int64)")
+	Pragma("noescape")
 	Doc(name+" returns the least and greatest of the values"+order+" that are",
 		"not NaT among the leading n elements of src; lo = MaxInt64 and",
 		"hi = MinInt64 when there are none.")

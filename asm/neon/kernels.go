@@ -2,20 +2,26 @@ package main
 
 import "fmt"
 
-// A kernel is one generated file kernels/<file>_arm64.s plus its Go
-// declaration in kernels/<declFile>.
+// A kernel is one TEXT symbol in kernels/<file>_arm64.s with its Go
+// declaration in kernels/<file>_arm64.go; the kernels of one op share the
+// pair, as the amd64 ones share <op>_amd64.{s,go}.
 type kernel struct {
-	file     string // kernels/<file>_arm64.s
-	declFile string // kernels/<declFile>, the Go declarations
-	name     string // TEXT symbol and Go function name
-	doc      string // Go doc comment (also the .s file's header comment)
-	goSig    string // Go signature after "func name"
-	args     int    // argument+result frame size in bytes
-	emit     func(a *asm)
+	file  string // the op: kernels/<file>_arm64.s and <file>_arm64.go
+	name  string // TEXT symbol and Go function name
+	doc   string // Go doc comment (also the .s file's header comment)
+	goSig string // Go signature after "func name"
+	args  int    // argument+result frame size in bytes
+	emit  func(a *asm)
 }
 
-// declPreamble is a file comment for a declaration file, if it needs one.
-var declPreamble = map[string]string{}
+// fileDoc is the header comment of each generated pair.
+var fileDoc = map[string]string{
+	"byteswap": "NEON byte swap of 8-byte elements.",
+	"validity": "NEON NaT count and validity bitmap.",
+	"minmax":   "NEON min/max of the non-NaT values.",
+	"rescale":  "The rescale loops in scalar MUL/UMULH (AdvSIMD has no 64-bit lane multiply).",
+	"shuffle":  "NEON byte shuffle and unshuffle of 8-byte elements (Blosc's shuffle).",
+}
 
 // Block sizes, in words per loop iteration: 8 words are four 128-bit
 // registers, one VLD1 of 64 bytes. Validity takes 16 so that each iteration
@@ -28,24 +34,24 @@ const (
 )
 
 // kernelList is every kernel, in output order; the rescale kernels
-// (rescale.go) follow the NEON primitives.
-var kernelList = append([]kernel{
+// (rescale.go) and the shuffle (shuffle.go) follow the NEON primitives.
+var kernelList = append(append([]kernel{
 	{
-		file: "byteswap", declFile: "neon_arm64.go", name: "byteSwapNEON",
+		file: "byteswap", name: "byteSwapNEON",
 		doc: fmt.Sprintf(`byteSwapNEON sets dst[i] = bits.ReverseBytes64(src[i]) for the first
 n = len(src) rounded down to a multiple of %d elements and returns n.
 len(dst) >= len(src); dst may be src (each block is loaded before it is stored).`, blockByteSwap),
 		goSig: "(dst, src []uint64) (n int)", args: 56, emit: emitByteSwap,
 	},
 	{
-		file: "countnat", declFile: "neon_arm64.go", name: "countNaTNEON",
+		file: "validity", name: "countNaTNEON",
 		doc: fmt.Sprintf(`countNaTNEON counts the NaT words among the first n = len(src) rounded
 down to a multiple of %d elements. swap: the words are byte-reversed, so
 NaT is the pattern 0x80 rather than 1<<63 (no swapping needed to find it).`, blockCountNaT),
 		goSig: "(src []uint64, swap bool) (n, nat int)", args: 48, emit: emitCountNaT,
 	},
 	{
-		file: "validity", declFile: "neon_arm64.go", name: "validityNEON",
+		file: "validity", name: "validityNEON",
 		doc: fmt.Sprintf(`validityNEON writes the validity bitmap (Arrow layout: bit i of byte i/8,
 least significant first, 1 = not NaT) of the first n = len(src) rounded
 down to a multiple of %d elements into bitmap[:n/8], whole bytes, and
@@ -53,13 +59,13 @@ returns n and the number of NaT among them. len(bitmap) >= len(src)/8.`, blockVa
 		goSig: "(bitmap []byte, src []uint64, swap bool) (n, nat int)", args: 72, emit: emitValidity,
 	},
 	{
-		file: "minmax", declFile: "neon_arm64.go", name: "minMaxNEON",
+		file: "minmax", name: "minMaxNEON",
 		doc: fmt.Sprintf(`minMaxNEON returns the least and greatest non-NaT value among the first
 n = len(src) rounded down to a multiple of %d elements (lo = MaxInt64 and
 hi = MinInt64 when there is none). swap: the words are byte-reversed.`, blockMinMax),
 		goSig: "(src []uint64, swap bool) (n int, lo, hi int64)", args: 56, emit: emitMinMax,
 	},
-}, rescaleKernels...)
+}, rescaleKernels...), shuffleKernels...)
 
 // log2 of a block size, for the shifts that split a length into blocks.
 func log2(n int) int {

@@ -44,7 +44,7 @@ const (
 
 var rescaleKernels = []kernel{
 	{
-		file: "rescale_mul", declFile: "rescale_asm_arm64.go", name: "mulCheckARM64",
+		file: "rescale", name: "mulCheckARM64",
 		doc: fmt.Sprintf(`mulCheckARM64 is mulLoop for a prefix of src: dst[i] = v*k for the value
 v of src[i] (byte-reversed when swapIn; the result byte-reversed when
 swapOut) while lo <= v <= hi, NaT kept and counted. It stops before the
@@ -56,7 +56,7 @@ dst may be src. Scalar MUL: AdvSIMD has no 64-bit lane multiply.`, blockRescale)
 		args:  96, emit: emitMulCheck,
 	},
 	{
-		file: "rescale_div", declFile: "rescale_asm_arm64.go", name: "floorDivARM64",
+		file: "rescale", name: "floorDivARM64",
 		doc: fmt.Sprintf(`floorDivARM64 is divLoop for a prefix of src: dst[i] = floor(v/d) for the
 value v of src[i] (byte-reversed when swapIn; the result byte-reversed
 when swapOut), computed as (hi64(u*magic) >> shift) ^ s with s = v>>63 and
@@ -68,7 +68,7 @@ lane multiply.`, blockRescale),
 		args:  104, emit: emitFloorDiv,
 	},
 	{
-		file: "rescale_muldiv", declFile: "rescale_asm_arm64.go", name: "mulDivARM64",
+		file: "rescale", name: "mulDivARM64",
 		doc: fmt.Sprintf(`mulDivARM64 is mulDivLoop for a prefix of src: with q, r = floordiv(v, d)
 for the value v of src[i] (byte-reversed when swapIn), dst[i] =
 q*num + floor(r*num/d) (byte-reversed when swapOut), both divisions by the

@@ -18,7 +18,7 @@ func TestRescaleRegisters(t *testing.T) {
 	reserved := regexp.MustCompile(`\bR(1[678]|2[6-9]|30)\b`)
 	seen := 0
 	for _, f := range files {
-		if !strings.HasPrefix(f.name, "rescale_") || !strings.HasSuffix(f.name, ".s") {
+		if f.name != "rescale_arm64.s" {
 			continue
 		}
 		seen++
@@ -28,36 +28,44 @@ func TestRescaleRegisters(t *testing.T) {
 				t.Errorf("%s:%d uses a reserved register: %q", f.name, i+1, l)
 			}
 		}
-		for _, want := range []string{"loop00:", "loop01:", "loop10:", "loop11:", "done:"} {
-			if !strings.Contains(string(f.data), "\n"+want+"\n") {
-				t.Errorf("%s has no %s", f.name, want)
+		// Each kernel (one TEXT symbol each) has its four loops and exit.
+		for _, text := range strings.Split(string(f.data), "\nTEXT ")[1:] {
+			for _, want := range []string{"loop00:", "loop01:", "loop10:", "loop11:", "done:"} {
+				if !strings.Contains(text, "\n"+want+"\n") {
+					t.Errorf("%s: %s has no %s", f.name, strings.Fields(text)[0], want)
+				}
 			}
 		}
+		if got := strings.Count(string(f.data), "\nTEXT "); got != len(rescaleKernels) {
+			t.Errorf("%s has %d TEXT symbols, want %d", f.name, got, len(rescaleKernels))
+		}
 	}
-	if seen != len(rescaleKernels) {
-		t.Errorf("%d rescale .s files generated, want %d", seen, len(rescaleKernels))
+	if seen != 1 {
+		t.Errorf("%d rescale_arm64.s files generated, want 1", seen)
 	}
 }
 
-// TestExistingKernelsKeepTheirFiles: the rescale kernels went into their
-// own declaration file, so neon_arm64.go declares the NEON primitives only.
-func TestExistingKernelsKeepTheirFiles(t *testing.T) {
+// TestOneFilePairPerOp: every op's kernels are declared in <op>_arm64.go
+// next to <op>_arm64.s, and nowhere else.
+func TestOneFilePairPerOp(t *testing.T) {
 	files, err := generate()
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := map[string]string{}
 	for _, f := range files {
-		switch f.name {
-		case "neon_arm64.go":
-			if strings.Contains(string(f.data), "ARM64(") {
-				t.Error("neon_arm64.go declares a rescale kernel")
-			}
-		case "rescale_asm_arm64.go":
-			for _, k := range rescaleKernels {
-				if !strings.Contains(string(f.data), "func "+k.name+"(") {
-					t.Errorf("rescale_asm_arm64.go does not declare %s", k.name)
-				}
-			}
+		got[f.name] = string(f.data)
+	}
+	for _, k := range kernelList {
+		decl, s := got[k.file+"_arm64.go"], got[k.file+"_arm64.s"]
+		if !strings.Contains(decl, "func "+k.name+"(") {
+			t.Errorf("%s_arm64.go does not declare %s", k.file, k.name)
 		}
+		if !strings.Contains(s, "TEXT ·"+k.name+"(SB)") {
+			t.Errorf("%s_arm64.s does not define %s", k.file, k.name)
+		}
+	}
+	if len(files) != 2*len(fileDoc) {
+		t.Errorf("%d files generated, want a pair for each of the %d ops", len(files), len(fileDoc))
 	}
 }

@@ -1,7 +1,8 @@
 // Command rescale generates kernels/rescale_amd64.s and its declarations
-// kernels/rescale_decl_amd64.go: the SIMD rescale loops behind the hooks
+// kernels/rescale_amd64.go: the SIMD rescale loops behind the hooks
 // mulCheckSIMD, floorDivSIMD and mulDivSIMD (kernels/rescale.go), for AVX2
-// and AVX-512 (F+DQ+BW+VL), each in four byte-order variants (source
+// and AVX-512 (F+DQ+BW+VL; multiply-divide AVX-512 only), each in four
+// byte-order variants (source
 // swapped or not, destination swapped or not) so that no loop tests a flag.
 //
 // Every kernel converts whole vectors from the start of its input and
@@ -13,7 +14,7 @@
 // vector that holds the offending element, having stored nothing of it.
 package main
 
-//go:generate go run . -pkg kernels -out ../../kernels/rescale_amd64.s -stubs ../../kernels/rescale_decl_amd64.go
+//go:generate go run . -pkg kernels -out ../../kernels/rescale_amd64.s -stubs ../../kernels/rescale_amd64.go
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -32,8 +33,13 @@ func main() {
 		for _, o := range orders {
 			floorDiv(isa, o)
 		}
-		for _, o := range orders {
-			mulDiv(isa, o)
+		if isa.Name == gen.AVX512.Name {
+			// No AVX2 multiply-divide: without a 64-bit multiply it needs 20
+			// VPMULUDQ per vector and measured slower than the generic Go
+			// loop at every size (see mulDivSIMD in kernels/rescale_amd64.go).
+			for _, o := range orders {
+				mulDiv(isa, o)
+			}
 		}
 	}
 	Generate()
@@ -54,8 +60,7 @@ var orders = []order{
 }
 
 const (
-	natBits = uint64(1) << 63 // math.MinInt64, NaT's bit pattern
-	low32   = uint64(0xffffffff)
+	low32 = uint64(0xffffffff)
 
 	// VPCMPQ/VPCMPUQ predicates.
 	cmpEQ  = 0
@@ -82,6 +87,7 @@ type kernel struct {
 func begin(isa gen.ISA, o order, heavy bool, kernelName, signature string, doc ...string) *kernel {
 	name := kernelName + o.name + isa.Name
 	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
 	doc[0] = name + " " + doc[0]
 	switch {
 	case o.swapIn && o.swapOut:
@@ -102,7 +108,7 @@ func begin(isa gen.ISA, o order, heavy bool, kernelName, signature string, doc .
 	if o.swapIn || o.swapOut {
 		k.swapMask = gen.SwapMask(isa)
 	}
-	k.natVec = gen.BroadcastConst(isa, natBits)
+	k.natVec = gen.BroadcastConst(isa, gen.NaT)
 	k.idx = GP64()
 	XORQ(k.idx, k.idx)
 	return k

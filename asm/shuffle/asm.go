@@ -1,5 +1,5 @@
 // Command shuffle generates kernels/shuffle_amd64.s and
-// kernels/shuffle_decl_amd64.go: Blosc's byte
+// kernels/shuffle_amd64.go: Blosc's byte
 // shuffle of 8-byte elements (dst[j*stride+i] = src[8*i+j], eight byte
 // planes) and its inverse.
 //
@@ -19,7 +19,7 @@
 // the planes and undoes step 1 with the inverse VPSHUFB.
 package main
 
-//go:generate go run . -pkg kernels -out ../../kernels/shuffle_amd64.s -stubs ../../kernels/shuffle_decl_amd64.go
+//go:generate go run . -pkg kernels -out ../../kernels/shuffle_amd64.s -stubs ../../kernels/shuffle_amd64.go
 
 import (
 	"fmt"
@@ -140,6 +140,7 @@ func (f *frame) plane(j int) Mem {
 // block of elements (a power of two), and returns how many elements it did.
 func function(name string, block int, inverse bool, setup func(), body func(f *frame)) {
 	TEXT(name, NOSPLIT, "func(dst, src []byte, stride int) (n int)")
+	Pragma("noescape")
 	if inverse {
 		Doc(name+" sets dst[8*i+j] = src[j*stride+i] for j < 8 and i < n, where n is",
 			fmt.Sprintf("len(dst)/8 rounded down to a multiple of %d. The caller guarantees", block),

@@ -30,6 +30,7 @@ func main() {
 func countNaT(isa gen.ISA) {
 	name := gen.Name("countNaT", isa)
 	TEXT(name, NOSPLIT, "func(src []uint64, pattern uint64) (n, nat int)")
+	Pragma("noescape")
 	Doc(name+" counts the elements equal to pattern among the leading n",
 		"elements of src.")
 	src := Load(Param("src").Base(), GP64())
@@ -82,6 +83,7 @@ func countNaT(isa gen.ISA) {
 func validityHeader(isa gen.ISA) (bitmap, src, length, idx reg.Register, pattern reg.VecVirtual) {
 	name := gen.Name("validity", isa)
 	TEXT(name, NOSPLIT, "func(bitmap []byte, src []uint64, pattern uint64) (n, nat int)")
+	Pragma("noescape")
 	Doc(name+" writes bit i of bitmap (LSB first) = src[i] != pattern for the",
 		"leading n elements of src, n a multiple of 8 and n <= 8*len(bitmap),",
 		"writing whole bytes bitmap[:n/8], and counts the elements equal to pattern.")

@@ -184,15 +184,9 @@ func convert(tc *kernels.Transcoder, dst, src []byte, in source) (st kernels.Sta
 
 // shiftIndex turns a block-relative element index into one in the whole input.
 func shiftIndex(err error, base int, inName string) error {
-	var oe *kernels.OverflowError
-	if errors.As(err, &oe) {
-		e := *oe
-		e.Index += base
-		return fmt.Errorf("%s: %w", inName, &e)
-	}
-	var le *kernels.LossError
-	if errors.As(err, &le) {
-		e := *le
+	var ke *kernels.ElementError
+	if errors.As(err, &ke) {
+		e := *ke
 		e.Index += base
 		return fmt.Errorf("%s: %w", inName, &e)
 	}

@@ -10,11 +10,13 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/zarr-dt64/dt64/kernels"
 )
 
 func main() {
 	if err := newRootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "dt64:", oneLine(err))
+		fmt.Fprintln(os.Stderr, "dt64:", oneLine(err)+hint(err))
 		var ue usageError
 		if errors.As(err, &ue) {
 			os.Exit(2)
@@ -63,6 +65,16 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// hint names the flag that gets past an error, for the errors the library
+// reports without knowing the command line.
+func hint(err error) string {
+	var ke *kernels.ElementError
+	if errors.As(err, &ke) && ke.Reason == kernels.ReasonOverflow {
+		return " (use --overflow nat or clamp to store NaT or saturate)"
+	}
+	return ""
+}
 
 // oneLine keeps error output to the one line scripts expect on stderr.
 func oneLine(err error) string {

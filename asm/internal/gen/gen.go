@@ -40,8 +40,13 @@ var (
 	}
 )
 
+// NaT is NaT's bit pattern (math.MinInt64) as a word in host order; byte
+// swapped data compares against its byte reversal, 0x80.
+const NaT = uint64(1) << 63
+
 // Header sets what every generated file shares. The build tag keeps the
-// assembly out of purego builds, whose fallback is dispatch_other.go.
+// assembly out of purego builds, whose fallback hooks are the
+// kernels/<op>_other.go files.
 func Header() {
 	ConstraintExpr("!purego")
 }

@@ -4,13 +4,6 @@
 
 package kernels
 
-// byteSwapNEON sets dst[i] = bits.ReverseBytes64(src[i]) for the first
-// n = len(src) rounded down to a multiple of 8 elements and returns n.
-// len(dst) >= len(src); dst may be src (each block is loaded before it is stored).
-//
-//go:noescape
-func byteSwapNEON(dst, src []uint64) (n int)
-
 // countNaTNEON counts the NaT words among the first n = len(src) rounded
 // down to a multiple of 8 elements. swap: the words are byte-reversed, so
 // NaT is the pattern 0x80 rather than 1<<63 (no swapping needed to find it).
@@ -25,10 +18,3 @@ func countNaTNEON(src []uint64, swap bool) (n, nat int)
 //
 //go:noescape
 func validityNEON(bitmap []byte, src []uint64, swap bool) (n, nat int)
-
-// minMaxNEON returns the least and greatest non-NaT value among the first
-// n = len(src) rounded down to a multiple of 8 elements (lo = MaxInt64 and
-// hi = MinInt64 when there is none). swap: the words are byte-reversed.
-//
-//go:noescape
-func minMaxNEON(src []uint64, swap bool) (n int, lo, hi int64)

@@ -2,17 +2,568 @@
 
 //go:build !purego
 
-// mulDivARM64 is mulDivLoop for a prefix of src: with q, r = floordiv(v, d)
-// for the value v of src[i] (byte-reversed when swapIn), dst[i] =
-// q*num + floor(r*num/d) (byte-reversed when swapOut), both divisions by the
-// magic number; NaT kept and counted; lossy counts the non-NaT elements where
-// r*num is not a multiple of d. It stops before the first non-NaT element
-// whose q is outside [qlo, qhi], or at len(src) rounded down to a multiple
-// of 4, and returns how many elements it converted. Needs qlo <= qhi,
-// num*d < 2^63 and len(dst) >= len(src); dst may be src. Scalar MUL/UMULH:
-// AdvSIMD has no 64-bit lane multiply.
+// The rescale loops in scalar MUL/UMULH (AdvSIMD has no 64-bit lane multiply).
 
 #include "textflag.h"
+
+// func mulCheckARM64(dst, src []uint64, k uint64, lo, hi int64, swapIn, swapOut bool) (n, nat int)
+TEXT ·mulCheckARM64(SB), NOSPLIT, $0-96
+	MOVD dst_base+0(FP), R0
+	MOVD R0, R19
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R2
+	LSR $2, R2, R2
+	MOVD $0x8000000000000000, R3
+	MOVD ZR, R4
+	MOVD ZR, R5
+	MOVD k+48(FP), R6
+	MOVD lo+56(FP), R8
+	MOVD hi+64(FP), R9
+	SUB R8, R9, R9
+	CBZ R2, done
+	// one loop per (swapIn, swapOut), so the loops do not branch on them
+	MOVBU swapIn+72(FP), R24
+	MOVBU swapOut+73(FP), R25
+	CBNZ R24, swappedIn
+	CBNZ R25, loop01
+	B loop00
+swappedIn:
+	CBNZ R25, loop11
+	B loop10
+loop00:
+	// element 0
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop00
+	B done
+loop01:
+	// element 0
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop01
+	B done
+loop10:
+	// element 0
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop10
+	B done
+loop11:
+	// element 0
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R7, R3, $4 // outside: NE unless v is NaT; inside: EQ
+	BNE done
+	MUL R6, R7, R11
+	CMP R3, R7
+	CSEL EQ, R3, R11, R11
+	CINC EQ, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop11
+done:
+	// n = words stored: the dst pointer has moved past each of them
+	SUB R19, R0, R7
+	LSR $3, R7, R7
+	MOVD R7, n+80(FP)
+	MOVD R4, nat+88(FP)
+	RET
+
+// func floorDivARM64(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int)
+TEXT ·floorDivARM64(SB), NOSPLIT, $0-104
+	MOVD dst_base+0(FP), R0
+	MOVD R0, R19
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R2
+	LSR $2, R2, R2
+	MOVD $0x8000000000000000, R3
+	MOVD ZR, R4
+	MOVD ZR, R5
+	MOVD d+48(FP), R6
+	MOVD magic+56(FP), R8
+	MOVD shift+64(FP), R9
+	SUB $1, R6, R10
+	CBZ R2, done
+	// one loop per (swapIn, swapOut), so the loops do not branch on them
+	MOVBU swapIn+72(FP), R24
+	MOVBU swapOut+73(FP), R25
+	CBNZ R24, swappedIn
+	CBNZ R25, loop01
+	B loop00
+swappedIn:
+	CBNZ R25, loop11
+	B loop10
+loop00:
+	// element 0
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop00
+	B done
+loop01:
+	// element 0
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop01
+	B done
+loop10:
+	// element 0
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	MOVD.P R13, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop10
+	B done
+loop11:
+	// element 0
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	ASR $63, R7, R11 // s: all ones when v < 0
+	EOR R11, R7, R12 // u = v ^ s >= 0
+	UMULH R8, R12, R13
+	LSR R9, R13, R13 // qu = floor(u/d)
+	MSUB R6, R12, R13, R14 // u - qu*d
+	AND R10, R11, R15 // exact when that is 0 (v >= 0) or d-1 (v < 0)
+	CMP R15, R14
+	CCMP NE, R7, R3, $4 // NaT is never lossy
+	CINC NE, R5, R5
+	EOR R11, R13, R13 // q = qu ^ s
+	CMP R3, R7
+	CSEL EQ, R3, R13, R13
+	CINC EQ, R4, R4
+	REV R13, R13
+	MOVD.P R13, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop11
+done:
+	// n = words stored: the dst pointer has moved past each of them
+	SUB R19, R0, R7
+	LSR $3, R7, R7
+	MOVD R7, n+80(FP)
+	MOVD R4, nat+88(FP)
+	MOVD R5, lossy+96(FP)
+	RET
 
 // func mulDivARM64(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int)
 TEXT ·mulDivARM64(SB), NOSPLIT, $0-128

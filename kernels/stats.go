@@ -1,0 +1,29 @@
+package kernels
+
+// Stats describes one Run.
+type Stats struct {
+	Elements   int // elements converted
+	NaT        int // NaT elements in the output: source NaT plus overflows under OverflowNaT
+	Valid      int // non-NaT elements in the output (Elements - NaT)
+	Overflowed int // elements whose exact result overflowed (OverflowNaT, OverflowClamp)
+	Lossy      int // elements whose result was floored (a non-zero remainder dropped)
+	// Min and Max are the extremes of the non-NaT output values; only
+	// computed with Options.Stats and only meaningful when Valid > 0.
+	Min, Max int64
+}
+
+// Add accumulates o into s, e.g. the statistics of several chunks.
+func (s *Stats) Add(o Stats) {
+	if o.Valid > 0 {
+		if s.Valid == 0 {
+			s.Min, s.Max = o.Min, o.Max
+		} else {
+			s.Min, s.Max = min(s.Min, o.Min), max(s.Max, o.Max)
+		}
+	}
+	s.Elements += o.Elements
+	s.NaT += o.NaT
+	s.Valid += o.Valid
+	s.Overflowed += o.Overflowed
+	s.Lossy += o.Lossy
+}

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
 )
 
 func main() {
@@ -70,8 +72,25 @@ func (e usageError) Unwrap() error { return e.err }
 // reports without knowing the command line.
 func hint(err error) string {
 	var ke *kernels.ElementError
-	if errors.As(err, &ke) && ke.Reason == kernels.ReasonOverflow {
+	var de *transcode.DestinationError
+	var sc *transcode.SourceChangedError
+	switch {
+	case errors.As(err, &ke) && ke.Reason == kernels.ReasonOverflow:
 		return " (use --overflow nat or clamp to store NaT or saturate)"
+	case errors.As(err, &sc):
+		return " (start over with --overwrite)"
+	case errors.As(err, &de):
+		var hints []string
+		if de.Resume {
+			hints = append(hints, "--resume finishes it")
+		}
+		if de.Overwrite {
+			hints = append(hints, "--overwrite starts over")
+		}
+		if len(hints) == 0 {
+			return " (refusing to write there or delete anything)"
+		}
+		return " (" + strings.Join(hints, "; ") + ")"
 	}
 	return ""
 }

@@ -30,7 +30,7 @@ func TestTranscodeNothingLost(t *testing.T) {
 		}
 	}
 	_, _, err := run(t, nil, "transcode", src, group, "--unit", "us", "--overwrite", "-q")
-	if err == nil || isUsage(err) || !strings.Contains(err.Error(), "Zarr group") || !strings.Contains(err.Error(), "refusing") {
+	if err == nil || isUsage(err) || !strings.Contains(err.Error(), "Zarr group") || !strings.Contains(hint(err), "refusing") {
 		t.Errorf("--overwrite on a group: %v", err)
 	}
 	for name, text := range files {
@@ -44,7 +44,7 @@ func TestTranscodeNothingLost(t *testing.T) {
 	for _, part := range []string{"0/3", "2/3", "1/3"} {
 		if part == "1/3" {
 			// Before the last part: a plain run is refused with the way on.
-			if _, _, err := run(t, nil, "transcode", src, dst, "--unit", "us", "-q"); err == nil || !strings.Contains(err.Error(), "--resume finishes it") {
+			if _, _, err := run(t, nil, "transcode", src, dst, "--unit", "us", "-q"); err == nil || !strings.Contains(hint(err), "--resume finishes it") {
 				t.Errorf("plain run into an interrupted one: %v", err)
 			}
 			os.Remove(filepath.Join(dst, ".dt64-parts", "2-of-3.json")) // that part "died" after its chunks

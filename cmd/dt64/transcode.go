@@ -200,7 +200,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 	errw := cmd.ErrOrStderr()
 	t, err := transcode.New(ctx, src, dst, o)
 	if err != nil {
-		return withFlagHints(err)
+		return err
 	}
 	p := t.Plan()
 	if !f.quiet {
@@ -213,7 +213,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 		sum, err = withTranscodeProgress(cmd, "transcode", f.quiet, t.Progress, func() (transcode.Summary, error) { return t.Run(ctx) })
 	}
 	if err != nil {
-		return withFlagHints(err)
+		return err
 	}
 	printTranscodeSummary(cmd.OutOrStdout(), sum)
 	if !sum.Complete {
@@ -284,31 +284,6 @@ func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog fun
 	close(done)
 	<-stopped
 	return sum, err
-}
-
-// withFlagHints adds to an error of the engine the flags that would let
-// the user go on: the library says what the destination holds and which
-// options would proceed, the command names them.
-func withFlagHints(err error) error {
-	var de *transcode.DestinationError
-	var sc *transcode.SourceChangedError
-	switch {
-	case errors.As(err, &sc):
-		return fmt.Errorf("%w: start over with --overwrite", err)
-	case errors.As(err, &de):
-		var hints []string
-		if de.Resume {
-			hints = append(hints, "--resume finishes it")
-		}
-		if de.Overwrite {
-			hints = append(hints, "--overwrite starts over")
-		}
-		if len(hints) == 0 {
-			return fmt.Errorf("%w; refusing to write there or delete anything", err)
-		}
-		return fmt.Errorf("%w (%s)", err, strings.Join(hints, "; "))
-	}
-	return err
 }
 
 func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) {

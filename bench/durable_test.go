@@ -70,7 +70,7 @@ func runDurable(b *testing.B, src, dst string, c e2eCase, sync, versions bool, i
 		s = unversioned{zarr.Dir(src)}
 	}
 	t, err := transcode.New(context.Background(), s, d, transcode.Options{
-		Unit: &us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: 2, InFlight: inFlight,
+		Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: 2, InFlight: inFlight,
 	})
 	if err != nil {
 		b.Fatal(err)

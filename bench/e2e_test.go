@@ -104,7 +104,7 @@ func convertedChunks(b *testing.B, src string, c e2eCase) [][]byte {
 	dir := filepath.Join(b.TempDir(), "converted")
 	us := dtype.Microsecond
 	comp := c.dst
-	t, err := transcode.New(ctx, zarr.Dir(src), zarr.Dir(dir), transcode.Options{Unit: &us, Endian: binary.LittleEndian, Compression: &comp, Format: 3})
+	t, err := transcode.New(ctx, zarr.Dir(src), zarr.Dir(dir), transcode.Options{Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func runTranscode(b *testing.B, src, dst string, c e2eCase, workers int) {
 	us := dtype.Microsecond
 	comp := c.dst
 	t, err := transcode.New(context.Background(), zarr.Dir(src), zarr.Dir(dst), transcode.Options{
-		Unit: &us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: workers,
+		Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: workers,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -119,7 +119,7 @@ func TestParseErrorFields(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	n := 0
 	for _, k := range []Kind{Datetime, Timedelta} {
-		for u := Unit(0); int(u) < NumUnits; u++ {
+		for u := Year; int(u) < NumUnits; u++ {
 			for _, scale := range []int64{1, 7, 1000, MaxScale} {
 				d := DataType{Kind: k, Unit: u, Scale: scale}
 				b, err := json.Marshal(d)

@@ -165,7 +165,7 @@ func TestNumPyFormat(t *testing.T) {
 func TestNumPyRoundTrip(t *testing.T) {
 	n := 0
 	for _, k := range []Kind{Datetime, Timedelta} {
-		for u := Unit(0); int(u) < NumUnits; u++ {
+		for u := Year; int(u) < NumUnits; u++ {
 			for _, scale := range []int64{1, 2, 1000, MaxScale} {
 				for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 					d := DataType{Kind: k, Unit: u, Scale: scale}

@@ -4,11 +4,13 @@ import "fmt"
 
 // Unit is a NumPy datetime unit. The constants are ordered from the coarsest
 // to the finest, as in NumPy's NPY_DATETIMEUNIT enum (without the removed
-// business-day unit), with Generic last.
+// business-day unit), with Generic last. The zero value, NoUnit, is no
+// unit at all: an option left unset, never a valid data type's.
 type Unit uint8
 
 const (
-	Year Unit = iota
+	NoUnit Unit = iota
+	Year
 	Month
 	Week
 	Day
@@ -24,23 +26,23 @@ const (
 	Generic
 )
 
-// NumUnits is the number of units, Generic included.
+// NumUnits bounds the units: every Unit is below it (NoUnit and Generic included).
 const NumUnits = int(Generic) + 1
 
-var unitNames = [NumUnits]string{"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "generic"}
+var unitNames = [NumUnits]string{"", "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "generic"}
 
 // String returns the unit's NumPy name. Microseconds are "us", never "μs":
 // NumPy's own datetime_data reports "us", and ASCII survives every JSON and
 // terminal path.
 func (u Unit) String() string {
-	if int(u) < NumUnits {
+	if u != NoUnit && int(u) < NumUnits {
 		return unitNames[u]
 	}
 	return fmt.Sprintf("Unit(%d)", uint8(u))
 }
 
-// Valid reports whether u is one of the defined units.
-func (u Unit) Valid() bool { return int(u) < NumUnits }
+// Valid reports whether u is one of the defined units (NoUnit is not).
+func (u Unit) Valid() bool { return u != NoUnit && int(u) < NumUnits }
 
 // IsCalendar reports whether u is a variable-length calendar unit (Y or M).
 func (u Unit) IsCalendar() bool { return u == Year || u == Month }
@@ -56,7 +58,7 @@ func ParseUnit(s string) (Unit, error) {
 		return Microsecond, nil
 	}
 	for i, n := range unitNames {
-		if n == s {
+		if n == s && Unit(i) != NoUnit {
 			return Unit(i), nil
 		}
 	}

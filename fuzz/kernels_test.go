@@ -303,7 +303,7 @@ func diffPrimitives(a, b primitiveResults) string {
 // (generic included), scale 1..MaxScale, biased towards small scales and
 // the maximum.
 func dataTypeFrom(kind dtype.Kind, unit uint8, scale uint32) dtype.DataType {
-	u := dtype.Unit(int(unit) % dtype.NumUnits)
+	u := dtype.Year + dtype.Unit(int(unit)%(dtype.NumUnits-int(dtype.Year)))
 	var s int64
 	switch scale >> 30 {
 	case 0:

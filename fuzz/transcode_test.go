@@ -99,7 +99,7 @@ func FuzzTranscodeEngine(f *testing.F) {
 		}
 		unit := toDT.Unit
 		opts := transcode.Options{
-			Unit: &unit, Scale: toDT.Scale,
+			Unit: unit, Scale: toDT.Scale,
 			Overflow: kernels.Policy(flags & 3 % 3), Exact: flags&4 != 0,
 			Workers: 1 + int(flags>>3&1),
 		}

@@ -71,10 +71,10 @@ func TestRandomAgainstReference(t *testing.T) {
 			if r.IntN(3) == 0 {
 				kind = dtype.Timedelta
 			}
-			from := dt(kind, dtype.Unit(r.IntN(13)), scales[r.IntN(len(scales))])
-			to := dt(kind, dtype.Unit(r.IntN(13)), scales[r.IntN(len(scales))])
+			from := dt(kind, dtype.Year+dtype.Unit(r.IntN(13)), scales[r.IntN(len(scales))])
+			to := dt(kind, dtype.Year+dtype.Unit(r.IntN(13)), scales[r.IntN(len(scales))])
 			if iter%3 == 0 && kind == dtype.Datetime { // favour calendar pairs
-				to.Unit = dtype.Unit(r.IntN(2))
+				to.Unit = dtype.Year + dtype.Unit(r.IntN(2))
 				if iter%2 == 0 {
 					from, to = to, from
 				}

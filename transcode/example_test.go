@@ -31,7 +31,7 @@ func Example() {
 
 	us := dtype.Microsecond
 	t, err := transcode.New(ctx, src, dst, transcode.Options{
-		Unit:        &us,
+		Unit:        us,
 		Endian:      binary.LittleEndian,
 		Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}},
 		Format:      3,

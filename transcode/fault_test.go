@@ -130,12 +130,12 @@ type faultCase struct {
 func faultCases() []faultCase {
 	us, ms := dtype.Microsecond, dtype.Millisecond
 	return []faultCase{
-		{"v2-to-v3-sharded-crc32c", transcode.Options{Unit: &us, Format: 3, CRC32C: true, Workers: 2,
+		{"v2-to-v3-sharded-crc32c", transcode.Options{Unit: us, Format: 3, CRC32C: true, Workers: 2,
 			Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}},
 			Sharding:    transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2, 2}}}},
-		{"v2-to-v2-gzip-little", transcode.Options{Unit: &ms, Workers: 3, Endian: binary.LittleEndian,
+		{"v2-to-v2-gzip-little", transcode.Options{Unit: ms, Workers: 3, Endian: binary.LittleEndian,
 			Compression: &transcode.Compression{Codec: zarr.GzipCodec{Level: 1}}}},
-		{"v2-to-v3-blosc", transcode.Options{Unit: &us, Format: 3, Workers: 2,
+		{"v2-to-v3-blosc", transcode.Options{Unit: us, Format: 3, Workers: 2,
 			Compression: &transcode.Compression{Codec: zarr.BloscCodec{CName: "lz4", CLevel: 5, Shuffle: "shuffle"}}}},
 	}
 }
@@ -236,7 +236,7 @@ func TestDiskFull(t *testing.T) {
 // part completes the array with the bytes of a single run.
 func TestDiskFullParts(t *testing.T) {
 	us := dtype.Microsecond
-	o := transcode.Options{Unit: &us, Format: 3, Workers: 2, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}}}
+	o := transcode.Options{Unit: us, Format: 3, Workers: 2, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}}}
 	srcDir := t.TempDir()
 	faultSource(t, srcDir)
 	ref := filepath.Join(t.TempDir(), "ref")
@@ -309,7 +309,7 @@ func TestResumeCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := transcode.Options{Unit: &us, Scale: 7, Workers: 2, Overflow: policy}
+		o := transcode.Options{Unit: us, Scale: 7, Workers: 2, Overflow: policy}
 		ref := filepath.Join(t.TempDir(), "ref")
 		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
 		want, err := tr.Run(ctx)

@@ -201,7 +201,7 @@ func crashPlans() []crashPlan {
 	oldArray := func(t *testing.T, src zarr.Store) crashDisk {
 		// A complete earlier transcode (another unit) to overwrite.
 		d := newCrashStore(crashDisk{}, -1, false)
-		tr, err := transcode.New(ctx, src, d, transcode.Options{Unit: &s})
+		tr, err := transcode.New(ctx, src, d, transcode.Options{Unit: s})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,12 +211,12 @@ func crashPlans() []crashPlan {
 		return crashDisk{durable: d.view()}
 	}
 	return []crashPlan{
-		{name: "v3-sharded-crc32c", opts: transcode.Options{Unit: &us, Format: 3, CRC32C: true, Workers: 2,
+		{name: "v3-sharded-crc32c", opts: transcode.Options{Unit: us, Format: 3, CRC32C: true, Workers: 2,
 			Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}},
 			Sharding:    transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2, 2}}}},
-		{name: "v2-blosc", opts: transcode.Options{Unit: &us, Format: 2, Workers: 3, Compression: blosc}},
-		{name: "overwrite", opts: transcode.Options{Unit: &us, Format: 3, Workers: 2, Overwrite: true}, before: oldArray},
-		{name: "parts", opts: transcode.Options{Unit: &us, Format: 3, Workers: 2}, parts: 3},
+		{name: "v2-blosc", opts: transcode.Options{Unit: us, Format: 2, Workers: 3, Compression: blosc}},
+		{name: "overwrite", opts: transcode.Options{Unit: us, Format: 3, Workers: 2, Overwrite: true}, before: oldArray},
+		{name: "parts", opts: transcode.Options{Unit: us, Format: 3, Workers: 2}, parts: 3},
 	}
 }
 

@@ -54,7 +54,7 @@ func TestOverwriteRefusesForeign(t *testing.T) {
 	v2Source(t, zarr.Dir(srcDir))
 	us := dtype.Microsecond
 	ours := func(t *testing.T, dir string) {
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: &us, Format: 3}); err != nil {
+		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: us, Format: 3}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,7 +102,7 @@ func TestOverwriteRefusesForeign(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "d")
 			c.make(t, dir)
 			before := treeHash(t, dir)
-			for _, o := range []transcode.Options{{Unit: &us, Overwrite: true}, {Unit: &us, Resume: true}, {Unit: &us}} {
+			for _, o := range []transcode.Options{{Unit: us, Overwrite: true}, {Unit: us, Resume: true}, {Unit: us}} {
 				_, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), o)
 				var de *transcode.DestinationError
 				if !errors.Is(err, transcode.ErrDestinationExists) || !errors.As(err, &de) || de.Overwrite || !strings.Contains(err.Error(), c.says) {
@@ -123,16 +123,16 @@ func TestOverwriteReplacesOwn(t *testing.T) {
 	v2Source(t, zarr.Dir(srcDir))
 	us, ms := dtype.Microsecond, dtype.Millisecond
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), transcode.Options{Unit: &ms}); err != nil {
+	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), transcode.Options{Unit: ms}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "d")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: &us, Format: 3}); err != nil {
+	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: us, Format: 3}); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "c", "0", ".dt64-tmp-0123456789abcdef-1"), "torn")
 	writeFile(t, filepath.Join(dir, ".dt64-parts", "0-of-2.json"), "{}")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: &ms, Overwrite: true}); err != nil {
+	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: ms, Overwrite: true}); err != nil {
 		t.Fatal(err)
 	}
 	sameTrees(t, ref, dir)
@@ -184,12 +184,12 @@ func TestWipeKilledMidway(t *testing.T) {
 	v2Source(t, zarr.Dir(srcDir))
 	us, ms := dtype.Microsecond, dtype.Millisecond
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), transcode.Options{Unit: &ms, Format: 3}); err != nil {
+	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), transcode.Options{Unit: ms, Format: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for k := int64(0); ; k++ {
 		dir := filepath.Join(t.TempDir(), "d")
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: &us, Format: 3, CRC32C: true}); err != nil {
+		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: us, Format: 3, CRC32C: true}); err != nil {
 			t.Fatal(err)
 		}
 		wiping, wiped := false, false
@@ -204,7 +204,7 @@ func TestWipeKilledMidway(t *testing.T) {
 			wiped = op == "delete" && key == ".dt64-wipe.json"
 			return false
 		}}
-		o := transcode.Options{Unit: &ms, Format: 3, Overwrite: true}
+		o := transcode.Options{Unit: ms, Format: 3, Overwrite: true}
 		if _, err := run(t, zarr.Dir(srcDir), ks, o); err == nil {
 			if k == 0 {
 				t.Fatal("the kill never happened")
@@ -212,7 +212,7 @@ func TestWipeKilledMidway(t *testing.T) {
 			break // k is past the last deletion
 		}
 		var de *transcode.DestinationError
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: &ms, Format: 3}); !errors.As(err, &de) || !de.Resume || !de.Overwrite {
+		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: ms, Format: 3}); !errors.As(err, &de) || !de.Resume || !de.Overwrite {
 			t.Errorf("killed after %d deletions: a plain run: %v; want a refusal offering Resume and Overwrite", k, err)
 		}
 		finish := o
@@ -234,7 +234,7 @@ func TestFinalizeKilledMidway(t *testing.T) {
 	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}}, vals, nil)
 	us := dtype.Microsecond
-	o := transcode.Options{Unit: &us, Format: 3}
+	o := transcode.Options{Unit: us, Format: 3}
 	ref := filepath.Join(t.TempDir(), "ref")
 	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), o); err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func rewriteChunk(t *testing.T, srcDir string, c []int64, v int64) string {
 // otherwise mix old and new values and be reported complete.
 func TestSourceChangedBetweenRuns(t *testing.T) {
 	us := dtype.Microsecond
-	o := transcode.Options{Unit: &us, Format: 3, Workers: 1}
+	o := transcode.Options{Unit: us, Format: 3, Workers: 1}
 	for _, c := range []struct {
 		name  string
 		chunk []int64 // (1, 1) is missing in the source: rewriting it adds it
@@ -400,7 +400,7 @@ func TestSourceChangedDuringRun(t *testing.T) {
 	v2Source(t, zarr.Dir(srcDir))
 	us := dtype.Microsecond
 	dir := filepath.Join(t.TempDir(), "d")
-	_, err := run(t, &rewritingStore{DirStore: zarr.Dir(srcDir), dir: srcDir, t: t}, zarr.Dir(dir), transcode.Options{Unit: &us})
+	_, err := run(t, &rewritingStore{DirStore: zarr.Dir(srcDir), dir: srcDir, t: t}, zarr.Dir(dir), transcode.Options{Unit: us})
 	var sc *transcode.SourceChangedError
 	if !errors.As(err, &sc) || sc.Key != "1.2" {
 		t.Fatalf("chunk 1.2 rewritten during the run: %v", err)
@@ -413,7 +413,7 @@ func TestVerifyCatchesDamage(t *testing.T) {
 	srcDir := t.TempDir()
 	v2Source(t, zarr.Dir(srcDir))
 	us := dtype.Microsecond
-	o := transcode.Options{Unit: &us, Format: 3}
+	o := transcode.Options{Unit: us, Format: 3}
 	dir := filepath.Join(t.TempDir(), "d")
 	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dir), o)
 	if _, err := tr.Run(ctx); err != nil {

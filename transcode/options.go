@@ -18,8 +18,9 @@ import (
 // (same data type, byte order, codecs, sharding and format) with one worker
 // per CPU.
 type Options struct {
-	// Unit is the destination unit; nil keeps the source's.
-	Unit *dtype.Unit
+	// Unit is the destination unit; the zero value (dtype.NoUnit) keeps
+	// the source's.
+	Unit dtype.Unit
 	// Scale is the destination scale factor; 0 keeps the source's, or
 	// means 1 when Unit is set.
 	Scale int64

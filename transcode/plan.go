@@ -35,8 +35,8 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 	}
 	m.Format = format
 
-	if o.Unit != nil {
-		m.DataType.Unit, m.DataType.Scale = *o.Unit, 1
+	if o.Unit != dtype.NoUnit {
+		m.DataType.Unit, m.DataType.Scale = o.Unit, 1
 	}
 	if o.Scale != 0 {
 		m.DataType.Scale = o.Scale

@@ -73,12 +73,12 @@ func TestOptions(t *testing.T) {
 				t.Errorf("metadata changed: %+v", m)
 			}
 		}},
-		{"unit us", v2Source, transcode.Options{Unit: unit(dtype.Microsecond)}, func(t *testing.T, m zarr.Metadata) {
+		{"unit us", v2Source, transcode.Options{Unit: dtype.Microsecond}, func(t *testing.T, m zarr.Metadata) {
 			if m.DataType.Unit != dtype.Microsecond || m.DataType.Scale != 1 {
 				t.Errorf("data type %s", m.DataType)
 			}
 		}},
-		{"unit s scale 10", v2Source, transcode.Options{Unit: unit(dtype.Second), Scale: 10}, func(t *testing.T, m zarr.Metadata) {
+		{"unit s scale 10", v2Source, transcode.Options{Unit: dtype.Second, Scale: 10}, func(t *testing.T, m zarr.Metadata) {
 			if m.DataType.String() != "datetime64[10s]" {
 				t.Errorf("data type %s", m.DataType)
 			}
@@ -124,7 +124,7 @@ func TestOptions(t *testing.T) {
 				t.Errorf("metadata %+v", m)
 			}
 		}},
-		{"keep sharding, new unit", sharded, transcode.Options{Unit: unit(dtype.Millisecond)}, func(t *testing.T, m zarr.Metadata) {
+		{"keep sharding, new unit", sharded, transcode.Options{Unit: dtype.Millisecond}, func(t *testing.T, m zarr.Metadata) {
 			if _, ok := m.Codecs[0].(zarr.ShardingCodec); !ok || m.ChunkShape[0] != 16 {
 				t.Errorf("metadata %+v", m)
 			}
@@ -134,7 +134,7 @@ func TestOptions(t *testing.T) {
 				t.Errorf("metadata %+v", m)
 			}
 		}},
-		{"one worker, one in flight", v2Source, transcode.Options{Unit: unit(dtype.Millisecond), Workers: 1, InFlight: 1}, nil},
+		{"one worker, one in flight", v2Source, transcode.Options{Unit: dtype.Millisecond, Workers: 1, InFlight: 1}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestPlanErrors(t *testing.T) {
 	s2 := zarr.NewMemory()
 	writeArray(t, s2, zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
 		Shape: []int64{4}, ChunkShape: []int64{4}, FillValue: math.MaxInt64 / 10}, []int64{1, 2, 3, 4}, nil)
-	if _, err := transcode.New(ctx, s2, zarr.NewMemory(), transcode.Options{Unit: unit(dtype.Nanosecond)}); !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "fill value") {
+	if _, err := transcode.New(ctx, s2, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "fill value") {
 		t.Errorf("overflowing fill: %v", err)
 	}
 	// Kinds never mix: not expressible through Options, but a timedelta
@@ -250,7 +250,7 @@ func TestOverflowPolicies(t *testing.T) {
 	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
 
 	dst := filepath.Join(t.TempDir(), "d")
-	tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: unit(dtype.Nanosecond)})
+	tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: dtype.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestOverflowPolicies(t *testing.T) {
 
 	for _, pol := range []kernels.Policy{kernels.OverflowNaT, kernels.OverflowClamp} {
 		dst := filepath.Join(t.TempDir(), "d")
-		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: unit(dtype.Nanosecond), Overflow: pol})
+		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: dtype.Nanosecond, Overflow: pol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestExact(t *testing.T) {
 	src := zarr.NewMemory()
 	writeArray(t, src, zarr.Metadata{Format: 3, DataType: ns, Shape: []int64{6}, ChunkShape: []int64{3}, FillValue: 0},
 		[]int64{1000, 2000, 3000, 4000, 5001, 6000}, nil)
-	tr, err := transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: unit(dtype.Microsecond), Exact: true})
+	tr, err := transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Microsecond, Exact: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestExistingDestination(t *testing.T) {
 		return tr.Run(ctx)
 	}
 	dst := filepath.Join(t.TempDir(), "d")
-	us := transcode.Options{Unit: unit(dtype.Microsecond)}
+	us := transcode.Options{Unit: dtype.Microsecond}
 	if _, err := run(dst, us); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestExistingDestination(t *testing.T) {
 	if s, err := run(dst, resume); err != nil || !s.AlreadyComplete {
 		t.Errorf("resume of a complete run: %+v, %v", s, err)
 	}
-	ms := transcode.Options{Unit: unit(dtype.Millisecond), Resume: true}
+	ms := transcode.Options{Unit: dtype.Millisecond, Resume: true}
 	if _, err := run(dst, ms); !errors.Is(err, transcode.ErrDestinationExists) {
 		t.Errorf("resume into another array: %v", err)
 	}
@@ -391,7 +391,7 @@ func TestExistingDestination(t *testing.T) {
 	failing = &failStore{Store: zarr.Dir(dst3), after: 2}
 	tr, _ = transcode.New(ctx, zarr.Dir(srcDir), failing, us)
 	_, _ = tr.Run(ctx)
-	other := transcode.Options{Unit: unit(dtype.Second), Resume: true}
+	other := transcode.Options{Unit: dtype.Second, Resume: true}
 	if _, err := run(dst3, other); !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), "destination metadata") {
 		t.Errorf("resume with another plan: %v, want ErrPlanMismatch", err)
 	}
@@ -438,7 +438,7 @@ func (s *failStore) String() string { return s.Store.(*zarr.DirStore).String() }
 func TestResumeAfterFailure(t *testing.T) {
 	srcDir := t.TempDir()
 	v2Source(t, zarr.Dir(srcDir))
-	o := transcode.Options{Unit: unit(dtype.Microsecond), Format: 3, Workers: 2}
+	o := transcode.Options{Unit: dtype.Microsecond, Format: 3, Workers: 2}
 	ref := filepath.Join(t.TempDir(), "ref")
 	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
 	if _, err := tr.Run(ctx); err != nil {
@@ -470,7 +470,7 @@ func TestParts(t *testing.T) {
 	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}}, vals,
 		func(c []int64) bool { return c[0] == 3 })
-	o := transcode.Options{Unit: unit(dtype.Microsecond), Format: 3, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{3}}}
+	o := transcode.Options{Unit: dtype.Microsecond, Format: 3, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{3}}}
 	ref := filepath.Join(t.TempDir(), "ref")
 	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
 	full, err := tr.Run(ctx)

@@ -118,7 +118,7 @@ func runDemo(cmd *cobra.Command, dir string, f demoFlags) error {
 
 	us := dtype.Microsecond
 	o := transcode.Options{
-		Unit: &us, Endian: binary.LittleEndian, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}},
+		Unit: us, Endian: binary.LittleEndian, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}},
 		Format: 3, Workers: workers,
 	}
 	t, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dstDir), o)

@@ -127,7 +127,7 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 		if err != nil {
 			return o, usageError{fmt.Errorf("--unit: %w", err)}
 		}
-		o.Unit = &u
+		o.Unit = u
 	}
 	if cmd.Flags().Changed("scale") {
 		if f.scale < 1 || f.scale > dtype.MaxScale {

@@ -22,21 +22,35 @@
 // # Nothing lost
 //
 // Destination chunks are written by the store atomically (zarr.DirStore
-// writes a temporary file and renames it). The destination's metadata is
-// written last, after every chunk, so a reader never takes a half-done
-// destination for an array. While a run is in progress the destination
-// holds a plan marker (.dt64-transcode.json: source, the fingerprint of
-// its metadata, the destination metadata, the overflow policy); Run
-// refuses an existing destination unless Options.Resume (the same plan
-// only: ErrPlanMismatch otherwise) or Options.Overwrite is set, and never
-// deletes a directory that holds neither an array nor a run. A run killed
-// at any moment and run again with Resume ends with a destination
-// identical byte for byte to an uninterrupted run's: chunks are encoded
-// deterministically, units whose chunks are all stored and decode are
-// skipped, the others redone, stray temporary files removed. The summary
-// of a resumed run still counts the whole array: where the overflowed or
-// lossy counts cannot be zero, a skipped unit's source is converted again
-// (not written) to count them. The source is only read.
+// writes a temporary file, fsyncs it and renames it). The destination's
+// metadata is written last, after every chunk, so a reader never takes a
+// half-done destination for an array. While a run is in progress the
+// destination holds its state (state.go): a plan marker
+// (.dt64-transcode.json: source, the fingerprint of its metadata, the
+// destination metadata, the overflow policy), the versions of the source
+// chunks each part reads (.dt64-sources/), a marker per finished part
+// (.dt64-parts/), and, while it finalizes, the summed summary
+// (.dt64-finalize.json). On a store that is a zarr.Syncer every marker is
+// written only after what it vouches for is durable, so the same holds
+// after a machine crash (see Run).
+//
+// Run refuses an existing destination unless Options.Resume (the same
+// plan only: ErrPlanMismatch otherwise) or Options.Overwrite is set; the
+// *DestinationError says what is there and which would go on. Overwrite
+// deletes only what is provably dt64's (wipe.go): an array dt64 reads, its
+// chunk keys and a run's state; a group, another program's files or
+// metadata that does not parse are refused before anything is deleted,
+// and the deletion records its intent first, so a run killed midway is
+// finished by the next. A finalize killed midway is finished by any later
+// part, Resume or Finalize. A run killed at any moment and run again with
+// Resume ends with a destination identical byte for byte to an
+// uninterrupted run's: chunks are encoded deterministically, units whose
+// chunks are all stored and decode are skipped, the others redone, stray
+// temporary files removed. A source chunk rewritten since the run first
+// read the source stops it with a *SourceChangedError (sources.go). The
+// summary of a resumed run still counts the whole array: where the
+// overflowed or lossy counts cannot be zero, a skipped unit's source is
+// converted again (not written) to count them. The source is only read.
 //
 // An overflow under the error policy, a loss in exact mode (*ElementError:
 // the source chunk key, the element's index in the chunk and in the array,
@@ -61,7 +75,8 @@
 // store makes the goroutine wait: InFlight defaults to 2 × Workers, but to
 // Workers when both stores are local (a directory or memory), whose I/O is
 // the kernel copying to or from the page cache, CPU work that extra units
-// would only compete for. Buffers come from a pool of InFlight sets and are
+// would only compete for. An InFlight below Workers is honoured: then only
+// InFlight units convert at once. Buffers come from a pool of InFlight sets and are
 // reused from unit to unit, so memory is bounded: at most
 //
 //	InFlight × (unit buffer + one source chunk + two destination chunks
@@ -72,8 +87,9 @@
 // chunks on 2 CPUs that is about 2 × 48 MiB between directories, 4 × 48 MiB
 // with a remote store.
 //
-// Verify re-reads every destination chunk and compares it with a fresh
-// conversion of the source.
+// Verify re-reads every destination chunk, with the metadata reopened
+// from the store, and compares it with a conversion of the source on the
+// kernels' exact reference path, independent of the one that wrote it.
 //
 // Each unit is decoded whole and then converted in place, a second pass
 // over the unit's memory. Converting each decoded Blosc block while it is

@@ -12,8 +12,15 @@ import (
 // one.
 type wrappedStore struct{ zarr.Store }
 
+func noSync(dir string) *zarr.DirStore {
+	d := zarr.Dir(dir)
+	d.NoSync = true
+	return d
+}
+
 // Units in flight default to the workers between local stores (their I/O
-// is CPU work) and to twice the workers otherwise (I/O is waiting); an
+// is CPU work) and to twice the workers otherwise (I/O is waiting: a
+// remote store, or a durable directory's fsyncs); an
 // explicit InFlight wins either way, also below Workers (then only that
 // many units convert at once), and the memory bound follows.
 func TestInFlightDefaults(t *testing.T) {
@@ -28,9 +35,10 @@ func TestInFlightDefaults(t *testing.T) {
 		wantWorkers       int
 		wantInFlight      int
 	}{
-		{"dir to dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
+		{"dir to durable dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
+		{"dir to dir without sync", zarr.Dir(srcDir), noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
 		{"memory to memory", mem, zarr.NewMemory(), 2, 0, 2, 2},
-		{"wrapped source", &wrappedStore{zarr.Dir(srcDir)}, zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
+		{"wrapped source", &wrappedStore{zarr.Dir(srcDir)}, noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
 		{"wrapped destination", zarr.Dir(srcDir), &wrappedStore{zarr.NewMemory()}, 2, 0, 2, 4},
 		{"explicit, local", zarr.Dir(srcDir), zarr.NewMemory(), 2, 5, 2, 5},
 		{"explicit below workers", &wrappedStore{mem}, zarr.NewMemory(), 3, 1, 1, 1},

@@ -314,6 +314,9 @@ func parseV3(b []byte) (Metadata, error) {
 	if m.Codecs, err = parseCodecListV3(codecs, 0); err != nil {
 		return m, inField("codecs", err)
 	}
+	// zarr.json always gets a typesize written: read an absent one as the
+	// element size it means, so the metadata survives a write and a read.
+	setBloscTypeSize(m.Codecs, m.ElementSize())
 
 	if raw, ok := obj["attributes"]; ok {
 		m.Attributes = raw
@@ -734,4 +737,20 @@ func byteOrderName(o binary.ByteOrder) string {
 		return "big-endian"
 	}
 	return "unknown byte order"
+}
+
+// setBloscTypeSize sets blosc codecs' unset TypeSize to elem (the index
+// codecs of a shard hold no blosc).
+func setBloscTypeSize(cs []Codec, elem int) {
+	for i, c := range cs {
+		switch c := c.(type) {
+		case BloscCodec:
+			if c.TypeSize == 0 {
+				c.TypeSize = elem
+				cs[i] = c
+			}
+		case ShardingCodec:
+			setBloscTypeSize(c.Codecs, elem)
+		}
+	}
 }

@@ -72,14 +72,6 @@ func (m *Metadata) elem() elemSpec {
 	return elemSpec{size: m.Numeric.Size, fill: m.NumericFill, complex: m.Numeric.Kind == Complex}
 }
 
-// typeName is the data type for messages.
-func (m *Metadata) typeName() string {
-	if m.IsTime() {
-		return m.DataType.String()
-	}
-	return m.Numeric.String()
-}
-
 // ByteOrder is the byte order of stored elements: the bytes codec's endian
 // (inside sharding, the inner chunks' bytes codec), or nil if Codecs has
 // none.

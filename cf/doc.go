@@ -16,6 +16,18 @@
 // "all_leap", "366_day", "360_day", "none") have no exact mapping and are
 // refused. A missing calendar attribute means "standard", as in CF.
 //
-// Every error is an *AttributeError naming the attribute, its text and
-// what is wrong.
+// ParseAttributes reads a variable's whole CF time description (Time:
+// units, calendar, scale_factor and add_offset, _FillValue and
+// missing_value, the stored numeric type) from its attributes as JSON.
+// NewDecoder plans decoding its numbers to a datetime64 type and Decoder
+// decodes them exactly, element by element: value = reference +
+// (v × scale + offset) × unit, a float taken as the exact binary value it
+// is, floored to the destination unit; NaN and missing values become NaT,
+// overflow follows an OverflowPolicy, and NaT, lossy and overflowed
+// elements are counted. It is the reference fast kernels are tested
+// against: 128-bit integer arithmetic when the plan's constants fit,
+// math/big otherwise.
+//
+// Every attribute error is an *AttributeError naming the attribute, its
+// text and what is wrong.
 package cf

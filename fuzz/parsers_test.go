@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -25,6 +26,11 @@ var seedV3 = []string{
 	`{"zarr_format":3,"node_type":"array","shape":[6,4],"data_type":{"name":"numpy.datetime64","configuration":{"unit":"μs","scale_factor":1}},"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[3,2]}},"chunk_key_encoding":{"name":"v2","configuration":{"separator":"."}},"fill_value":0,"codecs":[{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}}],"dimension_names":["t",null],"my_ext":{"must_understand":false,"x":1}}`,
 	`{"zarr_format":3,"node_type":"array","shape":[],"data_type":{"name":"numpy.datetime64","configuration":{"unit":"generic","scale_factor":1}},"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[]}},"chunk_key_encoding":{"name":"default"},"fill_value":7,"codecs":[{"name":"bytes","configuration":{"endian":"big"}}]}`,
 	`{"zarr_format":3,"node_type":"array","shape":[8,8],"data_type":{"name":"numpy.datetime64","configuration":{"unit":"Y","scale_factor":2147483647}},"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[8,8]}},"chunk_key_encoding":{"name":"default","configuration":{"separator":"."}},"fill_value":-1,"codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[4,4],"index_location":"start","codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[2,2],"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"index_codecs":[{"name":"bytes","configuration":{"endian":"big"}}]}}],"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}]}},{"name":"zstd","configuration":{"level":-5,"checksum":true}}]}`,
+	// Numeric data types: every fill value form.
+	`{"zarr_format":3,"node_type":"array","shape":[5],"data_type":"float32","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},"chunk_key_encoding":{"name":"default"},"fill_value":"0x7fc00001","codecs":[{"name":"bytes","configuration":{"endian":"big"}},{"name":"blosc","configuration":{"cname":"lz4","clevel":5,"shuffle":"shuffle","blocksize":0}}]}`,
+	`{"zarr_format":3,"node_type":"array","shape":[5,3],"data_type":"uint8","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2,2]}},"chunk_key_encoding":{"name":"default"},"fill_value":255,"codecs":[{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes"}]}`,
+	`{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"complex128","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":[1.5,"-Infinity"],"codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[2],"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}}]}`,
+	`{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"bool","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[3]}},"chunk_key_encoding":{"name":"default"},"fill_value":true,"codecs":[{"name":"bytes"}],"attributes":{"units":"days since 2000-01-01"}}`,
 	`{"zarr_format":3,"node_type":"array","shape":[9223372036854775807],"data_type":{"name":"numpy.timedelta64","configuration":{"unit":"as","scale_factor":1}},"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[1]}},"chunk_key_encoding":{"name":"default"},"fill_value":9223372036854775807,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`,
 }
 
@@ -34,6 +40,10 @@ var seedV2 = []string{
 	`{"chunks":[5],"compressor":{"id":"gzip","level":1},"dtype":"<M8[s/4]","fill_value":-9223372036854775808,"filters":[],"order":"C","shape":[0],"zarr_format":2,"extra":{"x":[1]}}`,
 	`{"chunks":[5],"compressor":null,"dtype":"M8","fill_value":0,"order":"C","shape":[16],"zarr_format":2}`,
 	`{"chunks":[5],"compressor":{"id":"zstd","level":22,"checksum":true},"dtype":"<m8[2generic]","fill_value":3,"filters":null,"order":"C","shape":[16],"zarr_format":2}`,
+	`{"chunks":[5],"compressor":{"blocksize":0,"clevel":5,"cname":"lz4","id":"blosc","shuffle":1},"dtype":"<f8","fill_value":"NaN","filters":null,"order":"C","shape":[16],"zarr_format":2}`,
+	`{"chunks":[5],"compressor":null,"dtype":"|b1","fill_value":false,"filters":null,"order":"C","shape":[16],"zarr_format":2}`,
+	`{"chunks":[5],"compressor":null,"dtype":">c8","fill_value":[0.0,"Infinity"],"filters":null,"order":"C","shape":[16],"zarr_format":2}`,
+	`{"chunks":[5],"compressor":{"id":"zlib","level":1},"dtype":">i2","fill_value":-999,"filters":null,"order":"C","shape":[16],"zarr_format":2}`,
 }
 
 // memoryBound is what parsing a metadata document of n bytes may allocate:
@@ -178,6 +188,7 @@ func FuzzMetadataV2(f *testing.F) {
 	for _, s := range seedV2 {
 		f.Add([]byte(s), []byte(nil))
 		f.Add([]byte(s), []byte(`{"units":"ns","n":[1,2]}`))
+		f.Add([]byte(s), []byte(`{"units":"hours since 1900-01-01","calendar":"julian","missing_value":[-1,2],"scale_factor":0.5}`))
 	}
 	f.Add([]byte(seedV2[0]), []byte(`[]`))
 	f.Fuzz(func(t *testing.T, zarray, zattrs []byte) {
@@ -190,6 +201,14 @@ func FuzzMetadataV2(f *testing.F) {
 		}
 		if o := a.ByteOrder(); o != binary.LittleEndian && o != binary.BigEndian {
 			t.Fatalf("byte order %v", o)
+		}
+		// The CF description of whatever opened: never a panic, errors
+		// naming an attribute.
+		if _, err := a.CFTime(); err != nil {
+			var ae *cf.AttributeError
+			if !errors.As(err, &ae) || ae.Attribute == "" {
+				t.Fatalf("CFTime: %v is not a *cf.AttributeError", err)
+			}
 		}
 		checkReopen(t, a)
 	})

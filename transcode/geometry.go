@@ -165,7 +165,7 @@ func (g *geometry) extent(origin []int64) (ext []int64, inside int64, whole bool
 // outside the array, so that padding (which a writer may have left
 // uninitialized) converts like the fill value and never overflows.
 func (g *geometry) pad(buf []byte, origin []int64, fill [8]byte) {
-	g.regions.Pad(buf, g.regionAt(origin), fill)
+	g.regions.Pad(buf, g.regionAt(origin), fill[:])
 }
 
 // locate maps element i of the region at origin to its array index, and

@@ -125,6 +125,9 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 	if t.src, err = zarr.Open(ctx, t.srcIO); err != nil {
 		return nil, fmt.Errorf("opening the source: %w", err)
 	}
+	if !t.src.IsTime() {
+		return nil, planErr("the source holds %s, not datetime64 or timedelta64 values", t.src.Numeric())
+	}
 	sm := t.src.Metadata()
 	dm, notes, err := destMetadata(sm, &o)
 	if err != nil {

@@ -162,7 +162,12 @@ func arrayFromDocs(ctx context.Context, docs map[string]string) (*zarr.Array, er
 			return nil, err
 		}
 	}
-	return zarr.Open(ctx, mem)
+	a, err := zarr.Open(ctx, mem)
+	if err == nil && !a.IsTime() {
+		// Only a time array can be this engine's output.
+		return nil, fmt.Errorf("it holds %s, not datetime64 or timedelta64 values", a.Numeric())
+	}
+	return a, err
 }
 
 // describe says what a destination that is no run of this plan holds, for

@@ -14,7 +14,9 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
-// Array is an open Zarr array of datetime64 or timedelta64 values. Its
+// Array is an open Zarr array: of datetime64 or timedelta64 values (a time
+// array), or of a numeric type, whose chunks it reads and writes as bytes
+// (ReadChunkRaw, WriteChunkRaw) and only as bytes. Its
 // methods are safe for concurrent use, except SetWriteEmptyChunks, which is
 // set-up: call it before reading or writing.
 type Array struct {
@@ -148,7 +150,7 @@ func (a *Array) init(m Metadata) error {
 	if err != nil {
 		return err
 	}
-	a.meta, a.grid, a.chunkLen = m, g, g.chain.nbytes/8
+	a.meta, a.grid, a.chunkLen = m, g, g.chain.nbytes/g.chain.elem
 	return nil
 }
 
@@ -182,8 +184,27 @@ func (a *Array) SetWriteEmptyChunks(on bool) { a.writeEmpty = on }
 // Metadata returns a copy of the array's metadata.
 func (a *Array) Metadata() Metadata { return a.meta.Clone() }
 
-// DataType returns the element data type.
+// DataType returns a time array's data type (zero for a numeric array).
 func (a *Array) DataType() dtype.DataType { return a.meta.DataType }
+
+// Numeric returns a numeric array's data type (zero for a time array).
+func (a *Array) Numeric() NumericType { return a.meta.Numeric }
+
+// IsTime reports whether the array holds datetime64 or timedelta64 values.
+func (a *Array) IsTime() bool { return a.meta.IsTime() }
+
+// ElementSize is the size of an element in bytes (8 for time arrays).
+func (a *Array) ElementSize() int { return a.grid.chain.elem }
+
+// ChunkBytes is the size of a decoded chunk, what the Raw forms take:
+// ElementSize × ChunkLen.
+func (a *Array) ChunkBytes() int { return a.grid.chain.nbytes }
+
+// errNotTime refuses a time-only operation on a numeric array.
+func (a *Array) errNotTime(coords []int64, op string) error {
+	key, _ := a.ChunkKey(coords)
+	return a.chunkErr(coords, key, fmt.Errorf("%s reads and writes datetime64/timedelta64 values, and this array holds %s: use %sRaw", op, a.meta.Numeric, op))
+}
 
 // Shape returns the array shape.
 func (a *Array) Shape() []int64 { return append([]int64(nil), a.meta.Shape...) }
@@ -193,10 +214,10 @@ func (a *Array) Shape() []int64 { return append([]int64(nil), a.meta.Shape...) }
 func (a *Array) ChunkShape() []int64 { return append([]int64(nil), a.meta.ChunkShape...) }
 
 // ChunkLen is the number of elements in a chunk: the length ReadChunk and
-// WriteChunk want (8 times it for the Raw forms).
+// WriteChunk want (ChunkBytes for the Raw forms).
 func (a *Array) ChunkLen() int { return a.chunkLen }
 
-// FillValue returns the fill value.
+// FillValue returns a time array's fill value.
 func (a *Array) FillValue() int64 { return a.meta.FillValue }
 
 // ByteOrder is the byte order of stored elements, which ReadChunkRaw
@@ -265,7 +286,7 @@ func (a *Array) chunkErr(coords []int64, key string, err error) error {
 	return &ChunkError{Array: a.name, Key: key, Err: err}
 }
 
-// ReadChunkRaw decodes the chunk at coords into dst (8 × ChunkLen bytes),
+// ReadChunkRaw decodes the chunk at coords into dst (ChunkBytes bytes),
 // leaving elements in the stored byte order, which it returns. A chunk that
 // is not stored reads as the fill value, with present false. Partial edge
 // chunks are returned whole, padding included.
@@ -308,6 +329,9 @@ func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (o
 // ReadChunk decodes the chunk at coords into dst (ChunkLen values) as
 // native int64 values. Missing chunks read as the fill value.
 func (a *Array) ReadChunk(ctx context.Context, coords []int64, dst []int64) error {
+	if !a.IsTime() {
+		return a.errNotTime(coords, "ReadChunk")
+	}
 	if len(dst) != a.chunkLen {
 		key, _ := a.ChunkKey(coords)
 		return a.chunkErr(coords, key, fmt.Errorf("destination has %d elements, want %d", len(dst), a.chunkLen))
@@ -341,6 +365,9 @@ func swapInPlace(v []int64) {
 // the chunk at coords. Elements of a partial edge chunk that lie outside
 // the array are stored as the fill value, whatever src holds there.
 func (a *Array) WriteChunk(ctx context.Context, coords []int64, src []int64) error {
+	if !a.IsTime() {
+		return a.errNotTime(coords, "WriteChunk")
+	}
 	key, err := a.ChunkKey(coords)
 	if err != nil {
 		return a.chunkErr(coords, "", err)
@@ -359,7 +386,7 @@ func (a *Array) WriteChunk(ctx context.Context, coords []int64, src []int64) err
 	return err
 }
 
-// WriteChunkRaw stores raw (8 × ChunkLen bytes, elements in the array's
+// WriteChunkRaw stores raw (ChunkBytes bytes, elements in the array's
 // ByteOrder) as the chunk at coords and reports whether it stored it: a
 // chunk whose elements all equal the fill value is not stored, and a
 // stored one is deleted, unless SetWriteEmptyChunks. raw is not copied:

@@ -34,7 +34,8 @@ func (k codecKind) String() string {
 }
 
 // BytesCodec serializes elements in Endian order (binary.LittleEndian or
-// binary.BigEndian). Endian is required: every dt64 element has 8 bytes.
+// binary.BigEndian). Endian is required but for 1-byte data types, where
+// nil means none (v3 writes no "endian", v2 a '|' dtype).
 type BytesCodec struct{ Endian binary.ByteOrder }
 
 // ZstdCodec is Zstandard compression. Level follows zstd (0 = default 3,
@@ -215,7 +216,7 @@ func parseCodecConfig(name string, config json.RawMessage, depth int) (Codec, er
 			return nil, fmt.Errorf("bytes codec: %v", err)
 		}
 		if cfg.Endian == nil {
-			return nil, errors.New("bytes codec: \"endian\" is required for 8-byte data types")
+			return BytesCodec{}, nil // valid for 1-byte types only: the chain checks
 		}
 		switch *cfg.Endian {
 		case "little":
@@ -377,13 +378,16 @@ func endianName(o binary.ByteOrder) (string, error) {
 }
 
 // codecJSONV3 is the zarr.json form of c.
-func codecJSONV3(c Codec) (any, error) {
+func codecJSONV3(c Codec, elem int) (any, error) {
 	type named struct {
 		Name          string `json:"name"`
 		Configuration any    `json:"configuration,omitempty"`
 	}
 	switch c := c.(type) {
 	case BytesCodec:
+		if c.Endian == nil && elem == 1 {
+			return named{Name: "bytes"}, nil // a byte has no order
+		}
 		e, err := endianName(c.Endian)
 		if err != nil {
 			return nil, err
@@ -397,17 +401,17 @@ func codecJSONV3(c Codec) (any, error) {
 	case GzipCodec:
 		return named{"gzip", map[string]int{"level": c.Level}}, nil
 	case BloscCodec:
-		return bloscJSONV3(c), nil
+		return bloscJSONV3(c, elem), nil
 	case CRC32CCodec:
 		return named{Name: "crc32c"}, nil
 	case TransposeCodec:
 		return named{"transpose", map[string][]int{"order": c.Order}}, nil
 	case ShardingCodec:
-		inner, err := codecListJSONV3(c.Codecs)
+		inner, err := codecListJSONV3(c.Codecs, elem)
 		if err != nil {
 			return nil, err
 		}
-		index, err := codecListJSONV3(c.IndexCodecs)
+		index, err := codecListJSONV3(c.IndexCodecs, 8)
 		if err != nil {
 			return nil, err
 		}
@@ -427,10 +431,10 @@ func codecJSONV3(c Codec) (any, error) {
 	return nil, fmt.Errorf("codec %q cannot be written to a Zarr v3 array", c.Name())
 }
 
-func codecListJSONV3(cs []Codec) ([]any, error) {
+func codecListJSONV3(cs []Codec, elem int) ([]any, error) {
 	out := make([]any, 0, len(cs))
 	for _, c := range cs {
-		j, err := codecJSONV3(c)
+		j, err := codecJSONV3(c, elem)
 		if err != nil {
 			return nil, err
 		}

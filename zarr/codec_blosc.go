@@ -25,8 +25,8 @@ type BloscCodec struct {
 	CLevel int
 	// Shuffle is "noshuffle", "shuffle" (bytes) or "bitshuffle".
 	Shuffle string
-	// TypeSize is the element size the shuffle works on; 0 means 8, the
-	// size of every dt64 element.
+	// TypeSize is the element size the shuffle works on; 0 means the
+	// array's element size (8 for every time type).
 	TypeSize int
 	// BlockSize is the decoded size of a Blosc block; 0 lets the encoder
 	// choose.
@@ -40,9 +40,9 @@ var bloscShuffles = map[string]blosc.Shuffle{
 	"noshuffle": blosc.NoShuffle, "shuffle": blosc.ByteShuffle, "bitshuffle": blosc.BitShuffle,
 }
 
-func (c BloscCodec) typeSize() int {
+func (c BloscCodec) typeSize(elem int) int {
 	if c.TypeSize == 0 {
-		return 8
+		return elem
 	}
 	return c.TypeSize
 }
@@ -73,7 +73,7 @@ func (c BloscCodec) validate() error {
 // time, not when the array opens: such arrays must still be readable.
 type bloscStage struct{ opt blosc.Options }
 
-func newBloscStage(c BloscCodec) (bloscStage, error) {
+func newBloscStage(c BloscCodec, elem int) (bloscStage, error) {
 	if err := c.validate(); err != nil {
 		return bloscStage{}, err
 	}
@@ -81,7 +81,7 @@ func newBloscStage(c BloscCodec) (bloscStage, error) {
 		Compressor: c.CName,
 		Level:      c.CLevel,
 		Shuffle:    bloscShuffles[c.Shuffle],
-		TypeSize:   c.typeSize(),
+		TypeSize:   c.typeSize(elem),
 		BlockSize:  c.BlockSize,
 	}}, nil
 }
@@ -161,7 +161,7 @@ func parseBloscV3(config json.RawMessage) (Codec, error) {
 	return c, c.validate()
 }
 
-func bloscJSONV3(c BloscCodec) any {
+func bloscJSONV3(c BloscCodec, elem int) any {
 	return struct {
 		Name          string `json:"name"`
 		Configuration any    `json:"configuration"`
@@ -171,13 +171,14 @@ func bloscJSONV3(c BloscCodec) any {
 		CLevel    int    `json:"clevel"`
 		Shuffle   string `json:"shuffle"`
 		BlockSize int    `json:"blocksize"`
-	}{c.typeSize(), c.CName, c.CLevel, c.Shuffle, c.BlockSize}}
+	}{c.typeSize(elem), c.CName, c.CLevel, c.Shuffle, c.BlockSize}}
 }
 
 // parseBloscV2 parses numcodecs' Blosc compressor config, with numcodecs'
 // defaults (lz4, clevel 5, shuffle, automatic blocksize). shuffle is 0, 1,
 // 2, or -1 (AUTOSHUFFLE: bit shuffle for 1-byte items, byte shuffle
-// otherwise, so byte shuffle for dt64's 8-byte elements).
+// otherwise; read as byte shuffle, which is what it means for every type
+// wider than a byte and only matters for writing).
 func parseBloscV2(raw json.RawMessage) (Codec, error) {
 	var cfg struct {
 		ID        string  `json:"id"`
@@ -222,7 +223,7 @@ func parseBloscV2(raw json.RawMessage) (Codec, error) {
 }
 
 // bloscJSONV2 is numcodecs' Blosc config. It has no typesize: numcodecs
-// takes it from the dtype (8).
+// takes it from the dtype.
 func bloscJSONV2(c BloscCodec) map[string]any {
 	shuffle := map[string]int{"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}[c.Shuffle]
 	return map[string]any{"id": "blosc", "cname": c.CName, "clevel": c.CLevel, "shuffle": shuffle, "blocksize": c.BlockSize}

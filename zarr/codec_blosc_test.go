@@ -365,7 +365,7 @@ func TestBloscCompressionFigures(t *testing.T) {
 		{CName: "lz4", CLevel: 5, Shuffle: "bitshuffle"},
 		{CName: "zstd", CLevel: 5, Shuffle: "noshuffle"},
 	} {
-		s, err := newBloscStage(c)
+		s, err := newBloscStage(c, 8)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ type bytesStage interface {
 	decode(dst, src []byte) ([]byte, error)
 }
 
-func newBytesStage(c Codec) (bytesStage, error) {
+func newBytesStage(c Codec, elem int) (bytesStage, error) {
 	switch c := c.(type) {
 	case ZstdCodec:
 		if err := c.validate(); err != nil {
@@ -49,7 +49,7 @@ func newBytesStage(c Codec) (bytesStage, error) {
 	case CRC32CCodec:
 		return crc32cStage{}, nil
 	case BloscCodec:
-		return newBloscStage(c)
+		return newBloscStage(c, elem)
 	}
 	return nil, fmt.Errorf("codec %q is not a bytes->bytes codec", c.Name())
 }

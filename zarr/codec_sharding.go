@@ -18,7 +18,7 @@ type shardStage struct {
 	atStart                 bool
 }
 
-func newShardStage(c ShardingCodec, shard []int64, fill int64) (*shardStage, error) {
+func newShardStage(c ShardingCodec, shard []int64, el elemSpec) (*shardStage, error) {
 	if len(c.ChunkShape) != len(shard) {
 		return nil, inField("configuration.chunk_shape", fmt.Errorf("%v has %d dimensions, the shard %v has %d", c.ChunkShape, len(c.ChunkShape), shard, len(shard)))
 	}
@@ -39,7 +39,7 @@ func newShardStage(c ShardingCodec, shard []int64, fill int64) (*shardStage, err
 		return nil, inField("configuration.index_location", fmt.Errorf("%q (want \"start\" or \"end\")", c.IndexLocation))
 	}
 	var err error
-	if s.inner, err = newChain(c.Codecs, s.innerShape, fill, false); err != nil {
+	if s.inner, err = newChain(c.Codecs, s.innerShape, el, false); err != nil {
 		return nil, inField("configuration.codecs", err)
 	}
 	// The index must have a size known before reading it, so only
@@ -58,8 +58,8 @@ func newShardStage(c ShardingCodec, shard []int64, fill int64) (*shardStage, err
 			return nil, inField(fmt.Sprintf("configuration.index_codecs[%d]", i), fmt.Errorf("codec %q has no fixed encoded size; index codecs may be bytes, crc32c and transpose only", name))
 		}
 	}
-	indexShape := append(append([]int64(nil), s.grid...), 2)
-	if s.index, err = newChain(c.IndexCodecs, indexShape, -1, false); err != nil {
+	indexShape := append(append([]int64(nil), s.grid...), 2) // uint64 pairs
+	if s.index, err = newChain(c.IndexCodecs, indexShape, timeElem(-1), false); err != nil {
 		return nil, inField("configuration.index_codecs", err)
 	}
 	return s, nil
@@ -93,9 +93,10 @@ func (s *shardStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, e
 	data := data0[:0]
 	block := sc.get(s.inner.nbytes)
 	org := make([]int64, len(s.grid))
+	z := s.inner.elem
 	for q := range s.nInner {
 		ForEachRow(s.shard, s.innerShape, s.origin(q, org), func(o, b, n int) {
-			copy(block[8*b:8*(b+n)], raw[8*o:8*(o+n)])
+			copy(block[z*b:z*(b+n)], raw[z*o:z*(o+n)])
 		})
 		if !writeEmpty && allFill(block, s.inner.fill) {
 			idxOrder.PutUint64(idx[q*16:], emptyMarker)
@@ -158,13 +159,14 @@ func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 		return fmt.Errorf("shard index: %w", err)
 	}
 	o := s.index.order
+	z := s.inner.elem
 	spans := make([]innerSpan, 0, s.nInner)
 	org := make([]int64, len(s.grid))
 	for q := range s.nInner {
 		off, nb := o.Uint64(idx[q*16:]), o.Uint64(idx[q*16+8:])
 		if off == emptyMarker && nb == emptyMarker {
 			ForEachRow(s.shard, s.innerShape, s.origin(q, org), func(d, _, n int) {
-				setFill(dst[8*d:8*(d+n)], s.inner.fill)
+				setFill(dst[z*d:z*(d+n)], s.inner.fill)
 			})
 			continue
 		}
@@ -194,7 +196,7 @@ func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 			return fmt.Errorf("inner chunk %d: %w", sp.q, err)
 		}
 		ForEachRow(s.shard, s.innerShape, s.origin(sp.q, org), func(d, b, n int) {
-			copy(dst[8*d:8*(d+n)], block[8*b:8*(b+n)])
+			copy(dst[z*d:z*(d+n)], block[z*b:z*(b+n)])
 		})
 	}
 	return nil

@@ -1,6 +1,11 @@
 // Package zarr reads and writes Zarr arrays of numpy.datetime64 and
 // numpy.timedelta64 values, chunk by chunk, for the dt64 transcode engine
-// and for analytics engines that decode time columns.
+// and for analytics engines that decode time columns. Arrays of the
+// numeric core types (bool, int8…uint64, float16…float64, complex64,
+// complex128) open as well, as far as dt64 needs them: their metadata, and
+// their chunks as bytes (Metadata.Numeric, NumericType.Bits); dt64's time
+// semantics apply only to time arrays, native or CF (Array.CFTime gives
+// the cf package's description of a CF-encoded one).
 //
 // # Formats
 //
@@ -33,9 +38,10 @@
 // # Chunks
 //
 // A chunk is the unit of work. ReadChunk decodes one into caller-owned
-// native int64 values; ReadChunkRaw leaves the 8-byte elements in their
-// stored byte order (returned), so a transcoding kernel can swap bytes in
-// the same pass that converts units. Buffers inside the codecs come from
+// native int64 values (time arrays only); ReadChunkRaw leaves the
+// elements (8 bytes for time types, ElementSize for any) in their stored
+// byte order (returned), so a transcoding kernel can swap bytes in the
+// same pass that converts units. Buffers inside the codecs come from
 // pools, so a worker reading chunk after chunk allocates nothing
 // proportional to the chunk size once warm. Chunks not in the store read
 // as the fill value; WriteChunk does not store chunks that are entirely the

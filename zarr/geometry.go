@@ -187,21 +187,22 @@ func (g Grid) ForEachInside(coords []int64, fn func(off, n int) error) error {
 	}
 }
 
-// Pad sets every element of raw, the chunk at coords (ChunkLen 8-byte
-// elements), that lies outside the array to fill, and reports whether
+// Pad sets every element of raw, the chunk at coords (ChunkLen elements of
+// len(fill) bytes), that lies outside the array to fill, and reports whether
 // there was any: as the Zarr specification stores edge chunks, and so that
 // padding a writer left uninitialized converts like the fill value.
-func (g Grid) Pad(raw []byte, coords []int64, fill [8]byte) bool {
+func (g Grid) Pad(raw []byte, coords []int64, fill []byte) bool {
 	if _, inside := g.Extent(coords); inside == g.ChunkLen() {
 		return false
 	}
+	z := len(fill)
 	next := 0 // elements [next, off) of a gap are padding
 	_ = g.ForEachInside(coords, func(off, n int) error {
-		setFill(raw[8*next:8*off], fill)
+		setFill(raw[z*next:z*off], fill)
 		next = off + n
 		return nil
 	})
-	setFill(raw[8*next:], fill)
+	setFill(raw[z*next:], fill)
 	return true
 }
 

@@ -76,7 +76,7 @@ func TestGridEdges(t *testing.T) {
 			}
 			total += inside
 			raw := make([]byte, 8*len(want))
-			padded := g.Pad(raw, coords, fill)
+			padded := g.Pad(raw, coords, fill[:])
 			if padded != (n != int64(len(want))) {
 				t.Errorf("%v/%v chunk %v: Pad reported %v", c.shape, c.chunk, coords, padded)
 			}

@@ -18,15 +18,26 @@ import (
 // For v2 arrays Codecs is the equivalent v3 chain: BytesCodec with the
 // dtype's byte order, then the compressor (ZstdCodec, ZlibCodec, GzipCodec
 // or BloscCodec) if any.
+//
+// A time array (datetime64 or timedelta64) has its type in DataType and
+// its fill value in FillValue; Numeric is zero. Any other array has its
+// type in Numeric and its fill value in NumericFill; DataType is zero.
+// IsTime tells them apart.
 type Metadata struct {
-	Format     int // 2 or 3; 0 in Create means 3
-	DataType   dtype.DataType
+	Format   int // 2 or 3; 0 in Create means 3
+	DataType dtype.DataType
+	// Numeric is a numeric array's data type (bool, int, uint, float,
+	// complex); zero for a time array.
+	Numeric    NumericType
 	Shape      []int64
 	ChunkShape []int64 // regular chunk grid
 	// FillValue is what missing chunks and padding read as. FillNull
 	// records a v2 "fill_value": null: zarr-python 2 then leaves missing
 	// chunks uninitialized; dt64 reads them as NaT (FillValue is NaT).
-	FillValue   int64
+	FillValue int64
+	// NumericFill is a numeric array's fill value as element bits
+	// (NumericType.Bits); a v2 null fill reads as zero bits.
+	NumericFill [2]uint64
 	FillNull    bool
 	KeyEncoding KeyEncoding
 	Codecs      []Codec
@@ -39,6 +50,26 @@ type Metadata struct {
 	// stored: in v3, extensions marked "must_understand": false; in v2,
 	// any unknown .zarray field.
 	Extensions map[string]json.RawMessage
+}
+
+// IsTime reports whether the array holds datetime64 or timedelta64
+// values (DataType), rather than numbers (Numeric).
+func (m *Metadata) IsTime() bool { return m.Numeric.Kind == 0 }
+
+// ElementSize is the size of one element in bytes: 8 for time types.
+func (m *Metadata) ElementSize() int {
+	if m.IsTime() {
+		return 8
+	}
+	return m.Numeric.Size
+}
+
+// elem is what the codec chain needs of the data type.
+func (m *Metadata) elem() elemSpec {
+	if m.IsTime() {
+		return timeElem(m.FillValue)
+	}
+	return elemSpec{size: m.Numeric.Size, fill: m.NumericFill, complex: m.Numeric.Kind == Complex}
 }
 
 // ByteOrder is the byte order of stored elements: the bytes codec's endian
@@ -177,7 +208,11 @@ func (m *Metadata) withDefaults() {
 		m.Attributes = json.RawMessage("{}")
 	}
 	if m.FillNull {
-		m.FillValue = dtype.NaT // what Open reads a null fill as
+		if m.IsTime() {
+			m.FillValue = dtype.NaT // what Open reads a null fill as
+		} else {
+			m.NumericFill = [2]uint64{}
+		}
 	}
 	if m.Shape == nil {
 		m.Shape = []int64{}
@@ -213,7 +248,7 @@ func (m *Metadata) check() (*grid, error) {
 	if m.Format != 2 && m.Format != 3 {
 		return nil, inField("zarr_format", fmt.Errorf("%d (want 2 or 3)", m.Format))
 	}
-	if err := m.DataType.Validate(); err != nil {
+	if err := m.checkType(); err != nil {
 		return nil, inField(m.field("data_type", "dtype"), err)
 	}
 	if _, err := numElements(m.Shape, math.MaxInt64); err != nil {
@@ -248,7 +283,7 @@ func (m *Metadata) check() (*grid, error) {
 	if m.FillNull && m.Format != 2 {
 		return nil, inField("fill_value", errors.New("null is a v2 fill value only"))
 	}
-	if g.chain, err = newChain(m.Codecs, m.ChunkShape, m.FillValue, m.Format == 2); err != nil {
+	if g.chain, err = newChain(m.Codecs, m.ChunkShape, m.elem(), m.Format == 2); err != nil {
 		if m.Format == 2 {
 			return nil, inField("compressor", err)
 		}
@@ -269,6 +304,27 @@ func (m *Metadata) check() (*grid, error) {
 		}
 	}
 	return g, nil
+}
+
+// checkType validates the data type: a time type, or a numeric one with
+// no time type beside it.
+func (m *Metadata) checkType() error {
+	if m.IsTime() {
+		return m.DataType.Validate()
+	}
+	if m.DataType != (dtype.DataType{}) {
+		return fmt.Errorf("both a time type (%s) and a numeric type (%s); an array has one", m.DataType, m.Numeric)
+	}
+	if m.FillValue != 0 {
+		return errors.New("a numeric array's fill value is NumericFill, not FillValue")
+	}
+	if err := m.Numeric.Validate(); err != nil {
+		return err
+	}
+	if t := m.Numeric; t.Bits(t.element(m.NumericFill, nil), nil) != m.NumericFill {
+		return fmt.Errorf("fill value bits %#x are not a %s value (see NumericType.Bits)", m.NumericFill, t)
+	}
+	return nil
 }
 
 func (m *Metadata) field(v3, v2 string) string {

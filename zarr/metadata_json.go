@@ -240,8 +240,14 @@ func parseV3(b []byte) (Metadata, error) {
 	if !ok {
 		return m, inField("data_type", errors.New("required field is missing"))
 	}
-	if m.DataType, err = dtype.ParseJSON(raw); err != nil {
-		return m, inField("data_type", err)
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		m.Numeric, _ = parseNumericV3(name)
+	}
+	if m.IsTime() {
+		if m.DataType, err = dtype.ParseJSON(raw); err != nil {
+			return m, inField("data_type", err)
+		}
 	}
 
 	var cg struct {
@@ -292,7 +298,12 @@ func parseV3(b []byte) (Metadata, error) {
 	if !ok {
 		return m, inField("fill_value", errors.New("required field is missing"))
 	}
-	if m.FillValue, err = dtype.ParseFillValue(raw); err != nil {
+	if m.IsTime() {
+		m.FillValue, err = dtype.ParseFillValue(raw)
+	} else {
+		m.NumericFill, _, err = parseNumericFill(raw, m.Numeric, false)
+	}
+	if err != nil {
 		return m, inField("fill_value", err)
 	}
 
@@ -303,6 +314,9 @@ func parseV3(b []byte) (Metadata, error) {
 	if m.Codecs, err = parseCodecListV3(codecs, 0); err != nil {
 		return m, inField("codecs", err)
 	}
+	// zarr.json always gets a typesize written: read an absent one as the
+	// element size it means, so the metadata survives a write and a read.
+	setBloscTypeSize(m.Codecs, m.ElementSize())
 
 	if raw, ok := obj["attributes"]; ok {
 		m.Attributes = raw
@@ -423,7 +437,10 @@ func (w *docWriter) bytes() ([]byte, error) {
 func marshalV3(m *Metadata) ([]byte, error) {
 	w := newDocWriter("  ")
 	w.value("shape", m.Shape)
-	dt, err := m.DataType.MarshalJSON()
+	dt, err := []byte(`"`+m.Numeric.String()+`"`), error(nil)
+	if m.IsTime() {
+		dt, err = m.DataType.MarshalJSON()
+	}
 	if err != nil {
 		return nil, inField("data_type", err)
 	}
@@ -434,8 +451,12 @@ func marshalV3(m *Metadata) ([]byte, error) {
 	w.raw("data_type", ind.Bytes())
 	w.value("chunk_grid", map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": m.ChunkShape}})
 	w.value("chunk_key_encoding", map[string]any{"name": m.KeyEncoding.Name, "configuration": map[string]any{"separator": m.KeyEncoding.Separator}})
-	w.raw("fill_value", dtype.FormatFillValue(m.FillValue))
-	codecs, err := codecListJSONV3(m.Codecs)
+	if m.IsTime() {
+		w.raw("fill_value", dtype.FormatFillValue(m.FillValue))
+	} else {
+		w.raw("fill_value", formatNumericFill(m.Numeric, m.NumericFill, false))
+	}
+	codecs, err := codecListJSONV3(m.Codecs, m.ElementSize())
 	if err != nil {
 		return nil, inField("codecs", err)
 	}
@@ -500,11 +521,15 @@ func parseV2(b []byte) (Metadata, error) {
 	if _, err := unmarshalField(obj, "dtype", &dt, false); err != nil {
 		return m, err
 	}
-	dtyp, order, err := dtype.ParseNumPy(dt)
+	num, order, ok, err := parseNumericV2(dt)
 	if err != nil {
 		return m, inField("dtype", err)
 	}
-	m.DataType = dtyp
+	if ok {
+		m.Numeric = num
+	} else if m.DataType, order, err = dtype.ParseNumPy(dt); err != nil {
+		return m, inField("dtype", err)
+	}
 	m.Codecs = []Codec{BytesCodec{Endian: normalOrder(order)}}
 
 	var order2 string
@@ -547,10 +572,15 @@ func parseV2(b []byte) (Metadata, error) {
 	if !ok {
 		return m, inField("fill_value", errors.New("required field is missing"))
 	}
-	if m.FillValue, m.FillNull, err = dtype.ParseFillValueV2(raw); err != nil {
+	if m.IsTime() {
+		m.FillValue, m.FillNull, err = dtype.ParseFillValueV2(raw)
+	} else {
+		m.NumericFill, m.FillNull, err = parseNumericFill(raw, m.Numeric, true)
+	}
+	if err != nil {
 		return m, inField("fill_value", err)
 	}
-	if m.FillNull {
+	if m.FillNull && m.IsTime() {
 		m.FillValue = dtype.NaT
 	}
 
@@ -635,17 +665,27 @@ func marshalV2(m *Metadata) ([]byte, error) {
 	fields["shape"] = m.Shape
 	fields["chunks"] = m.ChunkShape
 	o := m.ByteOrder()
-	if o == nil {
+	if o == nil && m.ElementSize() > 1 {
 		return nil, inField("dtype", errors.New("no byte order"))
 	}
-	fields["dtype"] = m.DataType.NumPy(o)
+	if m.IsTime() {
+		fields["dtype"] = m.DataType.NumPy(o)
+	} else {
+		fields["dtype"] = m.Numeric.NumPy(o)
+	}
 	fields["order"] = "C"
 	fields["filters"] = nil
-	fields["dimension_separator"] = m.KeyEncoding.Separator
-	if m.FillNull {
+	if m.KeyEncoding.Separator != "." {
+		// "." is the default, which zarr-python 2 does not write.
+		fields["dimension_separator"] = m.KeyEncoding.Separator
+	}
+	switch {
+	case m.FillNull:
 		fields["fill_value"] = nil
-	} else {
+	case m.IsTime():
 		fields["fill_value"] = json.RawMessage(dtype.FormatFillValue(m.FillValue))
+	default:
+		fields["fill_value"] = formatNumericFill(m.Numeric, m.NumericFill, true)
 	}
 	var comp any
 	if len(m.Codecs) == 2 {
@@ -697,4 +737,20 @@ func byteOrderName(o binary.ByteOrder) string {
 		return "big-endian"
 	}
 	return "unknown byte order"
+}
+
+// setBloscTypeSize sets blosc codecs' unset TypeSize to elem (the index
+// codecs of a shard hold no blosc).
+func setBloscTypeSize(cs []Codec, elem int) {
+	for i, c := range cs {
+		switch c := c.(type) {
+		case BloscCodec:
+			if c.TypeSize == 0 {
+				c.TypeSize = elem
+				cs[i] = c
+			}
+		case ShardingCodec:
+			setBloscTypeSize(c.Codecs, elem)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,8 +9,9 @@ import (
 )
 
 // A chain is a codec pipeline compiled for one chunk shape. Inside the
-// package a decoded chunk is "raw": its 8-byte elements in C order, each in
-// the byte order of the bytes codec (order). Keeping elements in stored
+// package a decoded chunk is "raw": its elements (8 bytes for every time
+// type, 1 to 16 for numeric ones) in C order, each in the byte order of the
+// bytes codec (order). Keeping elements in stored
 // order lets ReadChunkRaw hand them to the transcode kernel, which swaps
 // bytes in the same pass as it converts units.
 type chain struct {
@@ -21,8 +23,33 @@ type chain struct {
 	sizes  []int
 	shape  []int64
 	nbytes int
+	elem   int // bytes per element
 	order  binary.ByteOrder
-	fill   [8]byte // the fill value in order
+	fill   []byte // one element of fill value, in order
+}
+
+// elemSpec is what a chain knows of its elements: their size and the fill
+// value's bits (NumericType.Bits; a time fill is bits[0]). Complex elements
+// are two floats, each in the byte order.
+type elemSpec struct {
+	size    int
+	fill    [2]uint64
+	complex bool
+}
+
+// timeElem describes 8-byte time elements with fill value fill.
+func timeElem(fill int64) elemSpec { return elemSpec{size: 8, fill: [2]uint64{uint64(fill)}} }
+
+// fillBytes is one fill element in order.
+func (e elemSpec) fillBytes(order binary.ByteOrder) []byte {
+	b := make([]byte, e.size)
+	if e.complex {
+		putUint(b[:e.size/2], order, e.fill[0])
+		putUint(b[e.size/2:], order, e.fill[1])
+	} else {
+		putUint(b, order, e.fill[0])
+	}
+	return b
 }
 
 // arrayBytesStage is an array->bytes codec at run time.
@@ -60,12 +87,12 @@ func numElements(shape []int64, limit int64) (int64, error) {
 
 // newChain compiles codecs for chunks of shape. Errors name the codec as
 // "[i]". allowZlib admits ZlibCodec (v2 arrays only).
-func newChain(codecs []Codec, shape []int64, fill int64, allowZlib bool) (*chain, error) {
-	n, err := numElements(shape, maxChunkBytes/8)
+func newChain(codecs []Codec, shape []int64, el elemSpec, allowZlib bool) (*chain, error) {
+	n, err := numElements(shape, maxChunkBytes/int64(el.size))
 	if err != nil {
 		return nil, fmt.Errorf("chunk %w", err)
 	}
-	c := &chain{shape: append([]int64(nil), shape...), nbytes: int(n) * 8}
+	c := &chain{shape: append([]int64(nil), shape...), nbytes: int(n) * el.size, elem: el.size}
 	cur := c.shape
 	state := arrayToArray
 	for i, codec := range codecs {
@@ -91,9 +118,9 @@ func newChain(codecs []Codec, shape []int64, fill int64, allowZlib bool) (*chain
 			var err error
 			switch codec := codec.(type) {
 			case BytesCodec:
-				c.ab, err = newPlainBytesStage(codec, c.nbytes)
+				c.ab, err = newPlainBytesStage(codec, c.nbytes, el.size)
 			case ShardingCodec:
-				c.ab, err = newShardStage(codec, cur, fill)
+				c.ab, err = newShardStage(codec, cur, el)
 			}
 			if err != nil {
 				return nil, inField(fmt.Sprintf("[%d]", i), err)
@@ -104,7 +131,7 @@ func newChain(codecs []Codec, shape []int64, fill int64, allowZlib bool) (*chain
 			if _, ok := codec.(ZlibCodec); ok && !allowZlib {
 				return nil, inField(fmt.Sprintf("[%d]", i), errors.New("codec \"zlib\" exists only in Zarr v2 (as a compressor); use gzip"))
 			}
-			b, err := newBytesStage(codec)
+			b, err := newBytesStage(codec, el.size)
 			if err != nil {
 				return nil, inField(fmt.Sprintf("[%d]", i), err)
 			}
@@ -121,7 +148,7 @@ func newChain(codecs []Codec, shape []int64, fill int64, allowZlib bool) (*chain
 		return nil, errors.New("no array->bytes codec (\"bytes\" or \"sharding_indexed\"); one is required")
 	}
 	c.order = c.ab.order()
-	c.order.PutUint64(c.fill[:], uint64(fill))
+	c.fill = el.fillBytes(c.order)
 	return c, nil
 }
 
@@ -132,7 +159,7 @@ func (c *chain) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error)
 	cur := raw
 	for _, t := range c.arrays {
 		out := sc.get(len(cur))
-		transpose8(out, cur, t.in, t.perm)
+		transpose(out, cur, c.elem, t.in, t.perm)
 		cur = out
 	}
 	b, err := c.ab.encode(sc, cur, writeEmpty)
@@ -193,7 +220,7 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 			out = sc.get(c.nbytes)
 		}
 		t := c.arrays[i]
-		transpose8(out, tmp, t.out, t.inv)
+		transpose(out, tmp, c.elem, t.out, t.inv)
 		tmp = out
 	}
 	return nil
@@ -204,14 +231,21 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 type plainBytesStage struct {
 	endian binary.ByteOrder
 	nbytes int
+	elem   int
 }
 
-func newPlainBytesStage(c BytesCodec, nbytes int) (*plainBytesStage, error) {
+// newPlainBytesStage compiles the bytes codec for elements of elem bytes.
+// One-byte elements have no byte order: endian may be absent, and the
+// chain then says little-endian (any order reads a byte the same).
+func newPlainBytesStage(c BytesCodec, nbytes, elem int) (*plainBytesStage, error) {
 	o := normalOrder(c.Endian)
 	if o == nil {
-		return nil, errors.New("bytes codec: endian is required for 8-byte data types (binary.LittleEndian or binary.BigEndian)")
+		if elem != 1 {
+			return nil, inField("configuration", fmt.Errorf("bytes codec: \"endian\" is required for %d-byte data types", elem))
+		}
+		o = binary.LittleEndian
 	}
-	return &plainBytesStage{endian: o, nbytes: nbytes}, nil
+	return &plainBytesStage{endian: o, nbytes: nbytes, elem: elem}, nil
 }
 
 func (s *plainBytesStage) order() binary.ByteOrder { return s.endian }
@@ -224,7 +258,7 @@ func (s *plainBytesStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]by
 
 func (s *plainBytesStage) decode(sc *scratch, dst, enc []byte) error {
 	if len(enc) != len(dst) {
-		return fmt.Errorf("%w: decoded chunk is %d bytes, want %d (%d elements of 8 bytes)", ErrCorrupt, len(enc), len(dst), len(dst)/8)
+		return fmt.Errorf("%w: decoded chunk is %d bytes, want %d (%d elements of %d bytes)", ErrCorrupt, len(enc), len(dst), len(dst)/s.elem, s.elem)
 	}
 	if len(dst) > 0 && &enc[0] != &dst[0] {
 		copy(dst, enc)
@@ -261,9 +295,9 @@ func newTransposeStage(c TransposeCodec, shape []int64) (transposeStage, error) 
 	return t, nil
 }
 
-// transpose8 writes numpy.transpose(src, perm) to dst, for 8-byte elements
-// in C order; inShape is src's shape.
-func transpose8(dst, src []byte, inShape []int64, perm []int) {
+// transpose writes numpy.transpose(src, perm) to dst, for elements of size
+// bytes in C order; inShape is src's shape.
+func transpose(dst, src []byte, size int, inShape []int64, perm []int) {
 	nd := len(inShape)
 	if nd <= 1 {
 		copy(dst, src)
@@ -275,7 +309,7 @@ func transpose8(dst, src []byte, inShape []int64, perm []int) {
 		stride, idx, outShape = make([]int64, 0, nd), make([]int64, 0, nd), make([]int64, 0, nd)
 	}
 	stride, idx, outShape = stride[:nd], idx[:nd], outShape[:nd]
-	s := int64(8)
+	s := int64(size)
 	for d := nd - 1; d >= 0; d-- {
 		stride[d] = s
 		s *= inShape[d]
@@ -295,8 +329,8 @@ func transpose8(dst, src []byte, inShape []int64, perm []int) {
 			base += idx[k] * stride[perm[k]]
 		}
 		for j := int64(0); j < inner; j++ {
-			copy(dst[o:o+8], src[base+j*innerStride:])
-			o += 8
+			copy(dst[o:o+size], src[base+j*innerStride:])
+			o += size
 		}
 		k := nd - 2
 		for ; k >= 0; k-- {
@@ -312,24 +346,31 @@ func transpose8(dst, src []byte, inShape []int64, perm []int) {
 	}
 }
 
-// allFill reports whether every 8-byte element of raw equals fill.
-func allFill(raw []byte, fill [8]byte) bool {
-	w := binary.LittleEndian.Uint64(fill[:])
-	for i := 0; i+8 <= len(raw); i += 8 {
-		if binary.LittleEndian.Uint64(raw[i:]) != w {
+// allFill reports whether every element of raw equals fill (one element).
+// Element sizes divide 16, so the fill repeats every 16 bytes: compare two
+// words at a time, then the tail.
+func allFill(raw []byte, fill []byte) bool {
+	var pat [16]byte
+	for i := 0; i < 16; i += len(fill) {
+		copy(pat[i:], fill)
+	}
+	w0, w1 := binary.LittleEndian.Uint64(pat[:]), binary.LittleEndian.Uint64(pat[8:])
+	i := 0
+	for ; i+16 <= len(raw); i += 16 {
+		if binary.LittleEndian.Uint64(raw[i:]) != w0 || binary.LittleEndian.Uint64(raw[i+8:]) != w1 {
 			return false
 		}
 	}
-	return true
+	return bytes.Equal(raw[i:], pat[:len(raw)-i])
 }
 
-// setFill writes fill to every element of raw.
-func setFill(raw []byte, fill [8]byte) {
-	if len(raw) < 8 {
+// setFill writes fill (one element) to every element of raw.
+func setFill(raw []byte, fill []byte) {
+	if len(raw) < len(fill) || len(fill) == 0 {
 		return
 	}
-	copy(raw, fill[:])
-	for n := 8; n < len(raw); n *= 2 {
+	copy(raw, fill)
+	for n := len(fill); n < len(raw); n *= 2 {
 		copy(raw[n:], raw[:n])
 	}
 }

@@ -265,7 +265,7 @@ func TestZeroDimensional(t *testing.T) {
 func TestZstdFrameContentSize(t *testing.T) {
 	for _, n := range []int{1, 3, 31, 32, 200, 5000, 300000} {
 		for _, checksum := range []bool{false, true} {
-			st, _ := newBytesStage(ZstdCodec{Level: 3, Checksum: checksum})
+			st, _ := newBytesStage(ZstdCodec{Level: 3, Checksum: checksum}, 8)
 			src := make([]byte, n*8)
 			for i := range src {
 				src[i] = byte(i * 7 / 13)

@@ -155,7 +155,7 @@ func TestShardingDepthLimit(t *testing.T) {
 	// A zarr.json with sharding nested depth deep, written by hand: Create
 	// refuses what Open would.
 	open := func(depth int) error {
-		b, err := marshalNoEscape(must(codecListJSONV3(nestedShardingCodecs(depth))), "")
+		b, err := marshalNoEscape(must(codecListJSONV3(nestedShardingCodecs(depth), 8)), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestShardingDepthLimit(t *testing.T) {
 	}
 
 	// The parser's own check, behind the one-pass check of the document.
-	b, err := marshalNoEscape(must(codecListJSONV3(nestedShardingCodecs(maxShardingDepth+1))), "")
+	b, err := marshalNoEscape(must(codecListJSONV3(nestedShardingCodecs(maxShardingDepth+1), 8)), "")
 	if err != nil {
 		t.Fatal(err)
 	}

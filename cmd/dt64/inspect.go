@@ -418,6 +418,10 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, *zarr.DirStore,
 		}
 		return nil, nil, err
 	}
+	if !a.IsTime() {
+		store.Close()
+		return nil, nil, fmt.Errorf("%s: a Zarr array of %s, not of datetime64 or timedelta64 values", dir, a.Numeric())
+	}
 	return a, store, nil
 }
 

@@ -1,0 +1,268 @@
+package cf
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"slices"
+	"strconv"
+
+	"github.com/zarr-dt64/dt64/dtype"
+)
+
+// OverflowPolicy is what decoding does with an element whose exact value is
+// outside [MinInt64+1, MaxInt64] (or is ±Inf).
+type OverflowPolicy uint8
+
+const (
+	OverflowError OverflowPolicy = iota // stop with an *ElementError
+	OverflowNaT                         // store NaT, count it
+	OverflowClamp                       // store MinInt64+1 or MaxInt64, count it
+)
+
+// Stats counts what decoding did. NaT counts every NaT stored (missing
+// values, NaN, and overflows under OverflowNaT); Overflowed the elements
+// that overflowed (stored as NaT or clamped); Lossy those whose exact value
+// had a fraction of the destination unit, floored away.
+type Stats struct {
+	NaT, Lossy, Overflowed int
+}
+
+// ElementError is an element decoding refused: its index in the decoded
+// buffer and its stored value.
+type ElementError struct {
+	Index int
+	Value string // the stored value, as text
+	To    dtype.DataType
+}
+
+func (e *ElementError) Error() string {
+	return fmt.Sprintf("element %d: stored value %s is outside the range of %s (overflow)", e.Index, e.Value, e.To)
+}
+
+// Decoder decodes stored CF numbers to datetime64 values, exactly, element
+// by element: the reference the SIMD kernels are tested against. It is
+// safe for concurrent use.
+type Decoder struct {
+	t        Time
+	to       dtype.DataType
+	aff      Affine
+	overflow OverflowPolicy
+	// The fast path: A and B fit in an int64 and C in a uint64.
+	fast         bool
+	a, b         int64
+	c            uint64
+	aBits, bBits int      // bit lengths of |A| and |B|
+	missing      []uint64 // sorted
+}
+
+// NewDecoder plans decoding t's numbers to datetime64 values of type to
+// (any unit but Y, M and generic), with the given overflow policy.
+func NewDecoder(t *Time, to dtype.DataType, overflow OverflowPolicy) (*Decoder, error) {
+	if err := t.Stored.Validate(); err != nil {
+		return nil, err
+	}
+	aff, err := NewDecoding(t.Units, t.Packing, to)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decoder{t: *t, to: to, aff: aff, overflow: overflow, missing: slices.Clone(t.Missing)}
+	slices.Sort(d.missing)
+	if aff.A.IsInt64() && aff.B.IsInt64() && aff.C.IsUint64() {
+		d.fast, d.a, d.b, d.c = true, aff.A.Int64(), aff.B.Int64(), aff.C.Uint64()
+		d.aBits, d.bBits = bits.Len64(absU(d.a)), bits.Len64(absU(d.b))
+	}
+	return d, nil
+}
+
+// Affine is the exact map the decoder applies.
+func (d *Decoder) Affine() Affine { return d.aff }
+
+// Decode decodes the stored numbers in raw (len(dst) elements of the
+// stored type in order) into dst. Missing values and NaN become NaT. On
+// an overflow under OverflowError it returns an *ElementError and dst is
+// partly written. It allocates nothing per element on the fast path.
+func (d *Decoder) Decode(dst []int64, raw []byte, order binary.ByteOrder) (Stats, error) {
+	var st Stats
+	z := d.t.Stored.Size
+	if len(raw) != len(dst)*z {
+		return st, fmt.Errorf("cf: %d bytes for %d elements of %s", len(raw), len(dst), d.t.Stored)
+	}
+	for i := range dst {
+		v := d.element(raw[i*z:], order)
+		if d.isMissing(v) {
+			dst[i] = dtype.NaT
+			st.NaT++
+			continue
+		}
+		q, res, negative := d.decodeBits(v)
+		switch res {
+		case Lossy:
+			st.Lossy++
+		case Overflow:
+			st.Overflowed++
+			switch d.overflow {
+			case OverflowNaT:
+				q = dtype.NaT
+				st.NaT++
+			case OverflowClamp:
+				q = math.MaxInt64
+				if negative {
+					q = math.MinInt64 + 1
+				}
+			default:
+				return st, &ElementError{Index: i, Value: d.format(v), To: d.to}
+			}
+		}
+		dst[i] = q
+	}
+	return st, nil
+}
+
+// element reads one stored element as Time.Missing's bits.
+func (d *Decoder) element(b []byte, order binary.ByteOrder) uint64 {
+	var u uint64
+	switch d.t.Stored.Size {
+	case 1:
+		u = uint64(b[0])
+	case 2:
+		u = uint64(order.Uint16(b))
+	case 4:
+		u = uint64(order.Uint32(b))
+	default:
+		u = order.Uint64(b)
+	}
+	switch d.t.Stored.Kind {
+	case StoredInt:
+		shift := 64 - 8*d.t.Stored.Size
+		return uint64(int64(u<<shift) >> shift)
+	case StoredFloat:
+		if d.t.Stored.Size == 4 {
+			return math.Float64bits(float64(math.Float32frombits(uint32(u))))
+		}
+	}
+	return u
+}
+
+func (d *Decoder) isMissing(v uint64) bool {
+	if d.t.Stored.Kind == StoredFloat {
+		f := math.Float64frombits(v)
+		if f != f {
+			return true
+		}
+		for _, m := range d.missing {
+			if math.Float64frombits(m) == f { // -0 and 0 are one value
+				return true
+			}
+		}
+		return false
+	}
+	_, found := slices.BinarySearch(d.missing, v)
+	return found
+}
+
+func (d *Decoder) format(v uint64) string {
+	switch d.t.Stored.Kind {
+	case StoredInt:
+		return strconv.FormatInt(int64(v), 10)
+	case StoredUint:
+		return strconv.FormatUint(v, 10)
+	}
+	return strconv.FormatFloat(math.Float64frombits(v), 'g', -1, 64)
+}
+
+// DecodeInt, DecodeUint and DecodeFloat decode one value that is not
+// missing: the exact floor, its classification, and for an overflow
+// whether the exact value is negative.
+func (d *Decoder) DecodeInt(v int64) (int64, Result, bool) {
+	return d.fastOrBig(v < 0, absU(v), 0, nil)
+}
+
+func (d *Decoder) DecodeUint(v uint64) (int64, Result, bool) {
+	return d.fastOrBig(false, v, 0, nil)
+}
+
+func (d *Decoder) DecodeFloat(f float64) (int64, Result, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, Overflow, f < 0
+	}
+	if f == 0 {
+		return d.fastOrBig(false, 0, 0, nil)
+	}
+	// f = ±mant × 2^exp with mant odd.
+	b := math.Float64bits(f)
+	neg := b>>63 != 0
+	e := int(b>>52&0x7ff) - 1075
+	mant := b & (1<<52 - 1)
+	if e == -1075 {
+		e = -1074 // subnormal
+	} else {
+		mant |= 1 << 52
+	}
+	tz := bits.TrailingZeros64(mant)
+	mant >>= uint(tz)
+	e += tz
+	switch {
+	case e >= 0 && e <= 11: // an integer below 2^64
+		return d.fastOrBig(neg, mant<<uint(e), 0, nil)
+	case e < 0 && e > -64:
+		return d.fastOrBig(neg, mant, uint(-e), nil)
+	}
+	return d.fastOrBig(neg, 0, 0, new(big.Rat).SetFloat64(f))
+}
+
+func absU(v int64) uint64 {
+	if v < 0 {
+		return -uint64(v)
+	}
+	return uint64(v)
+}
+
+func (d *Decoder) decodeBits(v uint64) (int64, Result, bool) {
+	switch d.t.Stored.Kind {
+	case StoredInt:
+		return d.DecodeInt(int64(v))
+	case StoredUint:
+		return d.DecodeUint(v)
+	}
+	return d.DecodeFloat(math.Float64frombits(v))
+}
+
+// fastOrBig floors (x × A + B) / C for x = ±mag / 2^k (or exactly the
+// rational r when r is not nil): in 128-bit integers when the operands
+// allow, else with math/big.
+func (d *Decoder) fastOrBig(neg bool, mag uint64, k uint, r *big.Rat) (int64, Result, bool) {
+	// |x × A| and |B × 2^k| below 2^125 keep their sum inside an int128;
+	// C × 2^k must fit the divisor's uint64.
+	if r == nil && d.fast && bits.Len64(mag)+d.aBits <= 125 && d.bBits+int(k) <= 125 && (k == 0 || d.c < 1<<(64-k)) {
+		num := mulMag(neg, mag, d.a).add(int128Of(d.b).shl(k))
+		if k == 0 && d.c == 1 { // integers to a unit the reference is whole in: no division
+			lo := int64(num.lo)
+			if num.hi != uint64(lo>>63) || lo == math.MinInt64 {
+				return 0, Overflow, num.negative()
+			}
+			return lo, Exact, lo < 0
+		}
+		q, lossy, ok, negative := floorDiv128(num, d.c<<k)
+		switch {
+		case !ok:
+			return 0, Overflow, negative
+		case lossy:
+			return q, Lossy, negative
+		}
+		return q, Exact, negative
+	}
+	if r == nil {
+		x := new(big.Int).SetUint64(mag)
+		if neg {
+			x.Neg(x)
+		}
+		r = new(big.Rat).SetFrac(x, new(big.Int).Lsh(big.NewInt(1), k))
+	}
+	n := new(big.Int).Mul(r.Num(), d.aff.A)
+	n.Add(n, new(big.Int).Mul(r.Denom(), d.aff.B))
+	q, res := d.aff.apply(r)
+	return q, res, n.Sign() < 0
+}

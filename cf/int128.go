@@ -1,0 +1,78 @@
+package cf
+
+import (
+	"math"
+	"math/bits"
+)
+
+// int128 is a two's complement 128-bit integer: the decoder's fast path
+// computes floor((v × A + B) / C) in it without big.Int, exactly, when A
+// and B fit in an int64 and C (times a float's power of two) in a uint64.
+type int128 struct{ hi, lo uint64 }
+
+func int128Of(v int64) int128 { return int128{uint64(v >> 63), uint64(v)} }
+
+func (x int128) neg() int128 {
+	lo, borrow := bits.Sub64(0, x.lo, 0)
+	hi, _ := bits.Sub64(0, x.hi, borrow)
+	return int128{hi, lo}
+}
+
+func (x int128) add(y int128) int128 {
+	lo, carry := bits.Add64(x.lo, y.lo, 0)
+	hi, _ := bits.Add64(x.hi, y.hi, carry)
+	return int128{hi, lo}
+}
+
+func (x int128) negative() bool { return int64(x.hi) < 0 }
+
+// shl shifts left by 0 <= k < 64 (no overflow for the decoder's operands).
+func (x int128) shl(k uint) int128 {
+	if k == 0 {
+		return x
+	}
+	return int128{x.hi<<k | x.lo>>(64-k), x.lo << k}
+}
+
+// mulMag returns ±mag × a as an int128 (neg gives the sign of the first
+// factor, mag its magnitude, up to 2^64-1): |result| < 2^127.
+func mulMag(neg bool, mag uint64, a int64) int128 {
+	am := uint64(a)
+	if a < 0 {
+		am = -am
+	}
+	hi, lo := bits.Mul64(mag, am)
+	p := int128{hi, lo}
+	if neg != (a < 0) {
+		return p.neg()
+	}
+	return p
+}
+
+// floorDiv128 returns floor(x / d) for d > 0, whether a non-zero remainder
+// was dropped, and ok false when the quotient is outside
+// [MinInt64+1, MaxInt64] (with the quotient's sign in negative).
+func floorDiv128(x int128, d uint64) (q int64, lossy, ok, negative bool) {
+	negative = x.negative()
+	m := x
+	if negative {
+		m = x.neg()
+	}
+	if m.hi >= d {
+		return 0, false, false, negative // |quotient| >= 2^64
+	}
+	uq, r := bits.Div64(m.hi, m.lo, d)
+	if uq > math.MaxInt64 {
+		return 0, false, false, negative
+	}
+	if !negative {
+		return int64(uq), r != 0, true, false
+	}
+	if r != 0 {
+		uq++ // floor of a negative quotient
+		if uq > math.MaxInt64 {
+			return 0, false, false, true
+		}
+	}
+	return -int64(uq), r != 0, true, true
+}

@@ -1,0 +1,52 @@
+package zarr
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/zarr-dt64/dt64/cf"
+)
+
+// CFTime returns the CF time description of a numeric array whose
+// attributes (v3 "attributes", v2 .zattrs) have units "<unit> since
+// <date>", or nil when the array is not a CF time array (a native time
+// array, or no such units). The array's fill value (unless a v2 null) is
+// one of its missing values, as xarray reads it: missing chunks and
+// padding decode to NaT. Errors are *cf.AttributeError values naming the
+// attribute and its text.
+//
+// The description and its decoder live in package cf, which knows
+// nothing of Zarr, so netCDF-born or in-memory numbers decode the same
+// way; this is the one bridge from an open array to it.
+func (a *Array) CFTime() (*cf.Time, error) {
+	if a.IsTime() {
+		return nil, nil
+	}
+	nt := a.meta.Numeric
+	stored := cf.Stored{Size: nt.Size}
+	switch {
+	case nt.Kind == Int:
+		stored.Kind = cf.StoredInt
+	case nt.Kind == Uint:
+		stored.Kind = cf.StoredUint
+	case nt.Kind == Float && nt.Size >= 4:
+		stored.Kind = cf.StoredFloat
+	}
+	t, err := cf.ParseAttributes(a.meta.Attributes, stored)
+	if t == nil || err != nil {
+		if ae, ok := err.(*cf.AttributeError); ok && stored.Kind == 0 {
+			ae.Reason = fmt.Sprintf("a %s array: %s", nt, ae.Reason)
+		}
+		return nil, err
+	}
+	if !a.meta.FillNull {
+		fill := a.meta.NumericFill[0]
+		if nt.Kind == Float {
+			fill = math.Float64bits(nt.Float64(fill))
+		}
+		if nt.Kind != Float || !math.IsNaN(math.Float64frombits(fill)) {
+			t.Missing = append(t.Missing, fill)
+		}
+	}
+	return t, nil
+}

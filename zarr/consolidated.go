@@ -116,6 +116,9 @@ func parseConsolidatedV2(b []byte) (map[string][]byte, error) {
 		}
 		docs[key] = doc
 	}
+	if docs[v2GroupKey] == nil && docs[v2ArrayKey] == nil {
+		return nil, inField("metadata", fmt.Errorf("lists no %s or %s for the root", v2GroupKey, v2ArrayKey))
+	}
 	return docs, nil
 }
 

@@ -37,6 +37,7 @@ func TestConsolidatedMalformed(t *testing.T) {
 		"v2 not JSON":           {".zmetadata", []byte(`{"metadata": {`), "", nil, false},
 		"v2 not an object":      {".zmetadata", []byte(`[1, 2]`), "", nil, false},
 		"v2 BOM":                {".zmetadata", append([]byte("\xef\xbb\xbf"), consolidatedV2("")...), "", nil, false},
+		"v2 no root":            {".zmetadata", []byte(`{"metadata": {"a/.zarray": ` + v2ArrayDoc + `}, "zarr_consolidated_format": 1}`), "metadata", nil, false},
 		"v2 format":             {".zmetadata", []byte(`{"metadata": {}, "zarr_consolidated_format": 2}`), "zarr_consolidated_format", nil, false},
 		"v2 no metadata":        {".zmetadata", []byte(`{"zarr_consolidated_format": 1}`), "metadata", nil, false},
 		"v2 metadata list":      {".zmetadata", []byte(`{"metadata": [], "zarr_consolidated_format": 1}`), "metadata", nil, false},

@@ -247,3 +247,46 @@ func TestConsolidatedV2ForZarrPython(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteConsolidatedRoundTrip consolidates the fixtures that have no
+// consolidated metadata: what ReadConsolidated reads back is what Walk
+// finds, and consolidating again changes nothing.
+func TestWriteConsolidatedRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ dir, key string }{
+		{"migrated_v3.zarr", "zarr.json"},
+		{"migrated_v3.source_v2.zarr", ".zmetadata"},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			st := memoryCopy(t, groupFixtures+c.dir)
+			walked, err := WriteConsolidated(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameNodes(t, mustReadConsolidated(t, st), walked)
+			first, _ := st.Get(ctx, c.key)
+			if _, err := WriteConsolidated(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+			if again, _ := st.Get(ctx, c.key); string(again) != string(first) {
+				t.Errorf("consolidating twice changed %s", c.key)
+			}
+			nodes, err := ReadConsolidated(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, doc, err := ConsolidatedDocument(nodes)
+			if err != nil || key != c.key || string(doc) != string(first) {
+				t.Errorf("from the consolidated nodes: %s %v, other bytes", key, err)
+			}
+		})
+	}
+	if _, _, err := ConsolidatedDocument(nil); err == nil {
+		t.Error("ConsolidatedDocument(nil) did not fail")
+	}
+	st := memoryCopy(t, groupFixtures+"dataset_v3.zarr")
+	sub, _ := Sub(st, "time")
+	if _, err := WriteConsolidated(ctx, sub); err == nil {
+		t.Error("consolidated an array")
+	}
+}

@@ -99,11 +99,27 @@ func (p present) add(key string) bool {
 	if i := strings.LastIndexByte(key, '/'); i >= 0 {
 		dir, base = key[:i], key[i+1:]
 	}
-	bit, ok := docBits[base]
-	if ok {
+	bit := docBit(base)
+	if bit != 0 {
 		p[dir] |= bit
 	}
-	return ok
+	return bit != 0
+}
+
+// docBit is docBits[base] as a switch: Walk calls it for every key of the
+// store, nearly all of them chunk keys.
+func docBit(base string) uint8 {
+	switch base {
+	case v3MetadataKey:
+		return hasZarrJSON
+	case v2ArrayKey:
+		return hasZarray
+	case v2GroupKey:
+		return hasZgroup
+	case v2AttrsKey:
+		return hasZattrs
+	}
+	return 0
 }
 
 // HierarchyError is a failure of a hierarchy at one node, for conflicting

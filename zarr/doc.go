@@ -59,6 +59,32 @@
 // 2.13 returns uninitialized memory for their missing chunks. dt64 reads
 // them as NaT (Metadata.FillNull records the null, which is written back).
 //
+// # Hierarchies
+//
+// A dataset is a group of arrays and subgroups: v3 zarr.json with
+// "node_type": "group", or v2 .zgroup with .zattrs. Walk lists the store
+// once (never once per node) and returns every node, the root first, then
+// depth first by name ("", "lat", "sub", "sub/stamp"), each with its kind,
+// format, metadata documents as stored, attributes and a few parsed fields
+// (shape, chunk shape, data type name, dimension names), so a planner can
+// pick its time arrays without opening the others. Walk does not go into
+// arrays (chunk keys are not nodes). A zarr.json next to a .zarray or
+// .zgroup, or a node of the other format than its hierarchy, is a
+// *HierarchyError wrapping ErrConflict naming the node; a document that
+// does not parse is a *MetadataError naming it. OpenGroup opens the root
+// group alone; Sub(store, "sub/stamp") is the store seen from a node, so
+// Open opens an array inside a hierarchy.
+//
+// Consolidated metadata lists every node's documents in one: v2 .zmetadata
+// as zarr-python 2 and xarray write it, v3 "consolidated_metadata" (kind
+// "inline") in the root zarr.json as zarr-python 3.1 writes it.
+// ReadConsolidated reads either into the nodes Walk would return, without
+// listing; documents are bounded at 64 MiB and member names that could
+// leave the store are refused. ConsolidatedDocument builds the document
+// byte for byte as zarr-python does for the same node documents, and
+// WriteConsolidated walks the store and writes it: call it last, after
+// every node's metadata, since readers trust it.
+//
 // # Stores
 //
 // Store is a small key-value interface; Dir is a local directory accessed

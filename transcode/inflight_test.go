@@ -20,7 +20,7 @@ func noSync(dir string) *zarr.DirStore {
 
 // Units in flight default to the workers between local stores (their I/O
 // is CPU work) and to twice the workers otherwise (I/O is waiting: a
-// remote store, or a durable directory's fsyncs); an
+// remote store); an
 // explicit InFlight wins either way, also below Workers (then only that
 // many units convert at once), and the memory bound follows.
 func TestInFlightDefaults(t *testing.T) {
@@ -35,7 +35,7 @@ func TestInFlightDefaults(t *testing.T) {
 		wantWorkers       int
 		wantInFlight      int
 	}{
-		{"dir to durable dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
+		{"dir to durable dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
 		{"dir to dir without sync", zarr.Dir(srcDir), noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
 		{"memory to memory", mem, zarr.NewMemory(), 2, 0, 2, 2},
 		{"wrapped source", &wrappedStore{zarr.Dir(srcDir)}, noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},

@@ -26,8 +26,8 @@ const tempPrefix = ".dt64-tmp-"
 // DIR/c/0/1. All access goes through an os.Root, so no key (and no
 // symbolic link inside the directory) can reach a file outside it.
 //
-// Set writes a temporary file in the key's directory, fsyncs it and
-// renames it into place, so readers never see a partial value and, once
+// Set writes a temporary file in the key's directory, flushes it to disk
+// (fdatasync on Linux, fsync elsewhere) and renames it into place, so readers never see a partial value and, once
 // the rename is durable, neither does anyone after a crash. Sync makes the
 // renames durable (see Syncer). Versions (Versioner) are a file's size and
 // modification time in nanoseconds.
@@ -185,7 +185,7 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 	}
 	_, err = f.Write(value)
 	if err == nil && !d.NoSync {
-		err = f.Sync()
+		err = syncData(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

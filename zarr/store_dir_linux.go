@@ -18,3 +18,7 @@ func syncTree(ctx context.Context, r *os.Root) error {
 	defer f.Close()
 	return unix.Syncfs(int(f.Fd()))
 }
+
+// syncData flushes a value's data and what is needed to read it back
+// (fdatasync(2)): its timestamps can wait for the next syncfs.
+func syncData(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }

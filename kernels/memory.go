@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/zarr-dt64/dt64/dtype"
 )
 
 var byteOrderProbe = [2]byte{1, 0}
 
-// hostLittle is the host's byte order, found at run time so that nothing
-// assumes little-endian (s390x and ppc64 are big-endian).
-var hostLittle = binary.NativeEndian.Uint16(byteOrderProbe[:]) == 1
+// hostLittle is the host's byte order (dtype.NativeOrder, the one place
+// it is found), so that nothing assumes little-endian (s390x and ppc64
+// are big-endian).
+var hostLittle = dtype.NativeOrder() == binary.LittleEndian
 
 // isLittle reports the order's endianness; nil means the host's.
 func isLittle(o binary.ByteOrder) bool {

@@ -184,19 +184,3 @@ func (t *Job) checkAllSources(ctx context.Context, parts []partDoc) error {
 	}
 	return nil
 }
-
-// find returns s as a T, looking through Unwrappers.
-func find[T any](s zarr.Store) (T, bool) {
-	for range 100 { // a wrapper that wraps itself must not hang the run
-		if v, ok := s.(T); ok {
-			return v, true
-		}
-		u, ok := s.(Unwrapper)
-		if !ok {
-			break
-		}
-		s = u.Unwrap()
-	}
-	var zero T
-	return zero, false
-}

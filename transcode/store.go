@@ -127,3 +127,19 @@ type Unwrapper interface {
 
 // dirStore returns the zarr.DirStore s is, or wraps through Unwrappers.
 func dirStore(s zarr.Store) (*zarr.DirStore, bool) { return find[*zarr.DirStore](s) }
+
+// find returns s as a T, looking through Unwrappers.
+func find[T any](s zarr.Store) (T, bool) {
+	for range 100 { // a wrapper that wraps itself must not hang the run
+		if v, ok := s.(T); ok {
+			return v, true
+		}
+		u, ok := s.(Unwrapper)
+		if !ok {
+			break
+		}
+		s = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

@@ -88,6 +88,10 @@ v3; v2 has no crc32c or sharding.`,
 			}
 			dstDir := zarr.Dir(args[1])
 			dstDir.NoSync = f.noSync
+			// Each chunk's flush and rename overlaps the next chunk's
+			// conversion; Close waits for those still in flight.
+			dstDir.FlushAhead = flushAhead
+			defer dstDir.Close()
 			var src, dst zarr.Store = zarr.Dir(args[0]), dstDir
 			if _, err := os.Stat(args[0]); err != nil {
 				return fmt.Errorf("source %s: %w", args[0], err)
@@ -191,6 +195,11 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 	o.Resume, o.Overwrite = f.resume, f.overwrite
 	return o, nil
 }
+
+// flushAhead is how many destination chunks may be flushing to disk and
+// renaming while the workers go on: enough to keep a disk's queue busy,
+// few enough that a failed flush stops the run soon after.
+const flushAhead = 16
 
 func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	ctx := cmd.Context()

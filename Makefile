@@ -15,7 +15,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: all build test fmt-check tidy-check test-asm test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
         bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
@@ -25,7 +25,7 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate unit test-asm test-arrow test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate unit test-asm js-deps test-arrow test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -53,6 +53,12 @@ unit:
 ## checked against GNU as.
 test-asm:
 	cd asm && $(GO) test -count=1 ./...
+
+## js-deps: the JavaScript clients of the export tests (DuckDB's
+## @duckdb/node-api, apache-arrow), at the versions tools/js pins, from the
+## npm registry.
+js-deps:
+	cd tools/js && npm ci --no-audit --no-fund --loglevel=error
 
 ## test-arrow: the arrow/ module (its own go.mod, so that the core library
 ## does not depend on arrow-go). It holds no architecture-specific code

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/big"
 	"os"
@@ -378,5 +379,58 @@ func TestTable(t *testing.T) {
 	}
 	if r.Err() != nil || rows != 10 || r.Stats().NaT != 2 {
 		t.Fatalf("%d rows, %v, stats %+v", rows, r.Err(), r.Stats())
+	}
+}
+
+// A 1-D range read chunk by chunk (each converted right after its
+// decoding, several at once) equals the one read whole, bitmap included,
+// and an element error counts from the start of the range.
+func TestReadByChunk(t *testing.T) {
+	ctx := context.Background()
+	ctxA := func(chunk int64) *zarr.Array {
+		a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1},
+			Shape: []int64{203}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]int64, chunk)
+		for c := int64(0); c*chunk < 203; c++ {
+			for i := range buf {
+				j := c*chunk + int64(i)
+				buf[i] = j*1_000_003 - 50_000_000
+				if j%13 == 4 {
+					buf[i] = dtype.NaT
+				}
+				if j == 150 {
+					buf[i] = math.MaxInt64 / 2 // overflows in ns
+				}
+			}
+			if err := a.WriteChunk(ctx, []int64{c}, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	whole, byChunk := ctxA(7), ctxA(16) // 7: read whole; 16: by chunk
+	for _, r := range [][2]int64{{0, 203}, {8, 195}, {16, 100}, {24, 17}} {
+		for _, par := range []int{1, 3} {
+			o := Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT, Parallel: par}
+			want, wst, err := Read(ctx, whole, []int64{r[0]}, []int64{r[1]}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gst, err := Read(ctx, byChunk, []int64{r[0]}, []int64{r[1]}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !array.Equal(got, want) || gst.NaT != wst.NaT || gst.Overflowed != wst.Overflowed {
+				t.Fatalf("range %v, %d at once: by chunk %v (%+v), whole %v (%+v)", r, par, got, gst, want, wst)
+			}
+		}
+	}
+	_, _, err := Read(ctx, byChunk, []int64{8}, []int64{195}, Options{Unit: dtype.Nanosecond, Parallel: 2})
+	var ee *kernels.ElementError
+	if !errors.As(err, &ee) || ee.Index != 142 {
+		t.Fatalf("overflow at element 150 of the array, 142 of the range: %v", err)
 	}
 }

@@ -3,7 +3,9 @@ package arrow
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -140,15 +142,12 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 	values.Resize(int(8 * n))
 	defer values.Release()
 	raw := values.Bytes()
-	if _, err := a.ReadRegionRaw(ctx, start, shape, raw, zarr.RegionOptions{Parallel: o.Parallel}); err != nil {
-		return nil, kernels.Stats{}, err
-	}
 	valid := memory.NewResizableBuffer(mem)
 	valid.Resize(int((n + 7) / 8))
 	defer valid.Release()
-	st, err := k.Run(raw, raw, valid.Bytes())
+	st, err := readConverted(ctx, a, k, start, shape, raw, valid.Bytes(), o.Parallel)
 	if err != nil {
-		return nil, st, fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err)
+		return nil, st, err
 	}
 	bufs := []*memory.Buffer{valid, values}
 	if st.NaT == 0 {
@@ -157,6 +156,97 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 	data := array.NewData(at, int(n), bufs, nil, st.NaT, 0)
 	defer data.Release()
 	return array.MakeFromData(data), st, nil
+}
+
+// readConverted reads the box into raw and converts it in place with k,
+// writing the validity bitmap. A 1-D range is done chunk by chunk, each
+// converted right after it is decoded, while it is still in cache, and
+// up to parallel chunks at once; other boxes are read whole, then
+// converted.
+func readConverted(ctx context.Context, a *zarr.Array, k *kernels.Transcoder, start, shape []int64, raw, bitmap []byte, parallel int) (kernels.Stats, error) {
+	fail := func(err error) error { return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err) }
+	chunk := a.ChunkShape()[0]
+	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 || shape[0] <= chunk {
+		if _, err := a.ReadRegionRaw(ctx, start, shape, raw, zarr.RegionOptions{Parallel: parallel}); err != nil {
+			return kernels.Stats{}, err
+		}
+		st, err := k.Run(raw, raw, bitmap)
+		if err != nil {
+			return st, fail(err)
+		}
+		return st, nil
+	}
+	// Pieces end on chunk boundaries, so each decodes one chunk; their
+	// starts are multiples of 8 elements from the range's, so each has
+	// whole bytes of the bitmap.
+	type piece struct{ lo, hi int64 }
+	var pieces []piece
+	lo, end := start[0], start[0]+shape[0]
+	for lo < end {
+		hi := min((lo/chunk+1)*chunk, end)
+		pieces = append(pieces, piece{lo, hi})
+		lo = hi
+	}
+	var (
+		mu    sync.Mutex
+		total kernels.Stats
+		first error
+		next  = make(chan piece)
+		wg    sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range max(1, min(parallel, len(pieces))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				off := p.lo - start[0]
+				b := raw[8*off : 8*(p.hi-start[0])]
+				_, err := a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, b, zarr.RegionOptions{})
+				var st kernels.Stats
+				if err == nil {
+					st, err = k.Run(b, b, bitmap[off/8:])
+					if err != nil {
+						err = fail(shiftIndex(err, int(off)))
+					}
+				}
+				mu.Lock()
+				total.Add(st)
+				if err != nil && first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+send:
+	for _, p := range pieces {
+		select {
+		case next <- p:
+		case <-ctx.Done():
+			break send
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return total, first
+}
+
+// shiftIndex makes an element error's index count from the start of the
+// range instead of the piece.
+func shiftIndex(err error, off int) error {
+	var ee *kernels.ElementError
+	if errors.As(err, &ee) {
+		e := *ee
+		e.Index += off
+		return &e
+	}
+	return err
 }
 
 // hostOrder is the byte order of Arrow's buffers: the host's.

@@ -1,0 +1,300 @@
+package transcode_test
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// xarrayCase is one fixture of testdata/xarray (tools/xarray/cf_sources.py):
+// a time coordinate xarray wrote, and the values xarray decodes it to.
+type xarrayCase struct {
+	Name     string
+	Units    string   `json:"units"`
+	Calendar string   `json:"calendar"`
+	Dtype    string   `json:"dtype"`
+	Values   []*int64 `json:"values"` // ns since the epoch; nil for NaT
+	Error    string   `json:"error"`
+}
+
+func xarrayCases(t *testing.T) []xarrayCase {
+	t.Helper()
+	paths, err := filepath.Glob("../testdata/xarray/*.values.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures in testdata/xarray (make xarray-fixtures): %v", err)
+	}
+	var cases []xarrayCase
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := xarrayCase{Name: strings.TrimSuffix(filepath.Base(p), ".values.json")}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func (c xarrayCase) source() zarr.Store {
+	return zarr.Dir(filepath.Join("../testdata/xarray", c.Name+".zarr", "time"))
+}
+
+func (c xarrayCase) xarray() []int64 {
+	w := make([]int64, len(c.Values))
+	for i, v := range c.Values {
+		w[i] = dtype.NaT
+		if v != nil {
+			w[i] = *v
+		}
+	}
+	return w
+}
+
+// want returns the exact instants (ns since the epoch, floored) the
+// fixture's stored numbers mean. For integers they are xarray's values.
+// xarray decodes floats through float64, int64(float64(v) × ns per unit)
+// + reference: the test checks that its values are exactly that, and
+// computes the exact ones from the stored floats with math/big.
+func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
+	t.Helper()
+	xr := c.xarray()
+	if !strings.Contains(c.Dtype, "f") {
+		return xr, 0
+	}
+	a, err := zarr.Open(ctx, c.source())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := cf.ParseUnits(c.Units, map[string]cf.Calendar{"standard": cf.Standard, "proleptic_gregorian": cf.ProlepticGregorian}[c.Calendar])
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitNs := map[dtype.Unit]int64{dtype.Day: 86400e9, dtype.Hour: 3600e9, dtype.Minute: 60e9, dtype.Second: 1e9}[u.Unit]
+	refNs := new(big.Rat).Mul(u.Reference, big.NewRat(1e9, 1))
+	if !refNs.IsInt() {
+		t.Fatalf("%s: reference not a whole ns", c.Units)
+	}
+	// A reference outside pandas' ns range sends xarray to cftime, which
+	// works in whole microseconds: round(float64(v) × µs per unit).
+	viaCftime := !refNs.Num().IsInt64()
+	out := make([]int64, len(xr))
+	raw := make([]byte, a.ChunkBytes())
+	for _, coords := range a.ChunkCoords() {
+		order, _, err := a.ReadChunkRaw(ctx, coords, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < a.ChunkLen(); i++ {
+			k := int(coords[0])*a.ChunkLen() + i
+			if k >= len(out) {
+				break
+			}
+			f := math.Float64frombits(order.Uint64(raw[8*i:]))
+			if math.IsNaN(f) {
+				out[k] = dtype.NaT
+				continue
+			}
+			var emulated int64
+			if viaCftime {
+				refUs := new(big.Int).Quo(refNs.Num(), big.NewInt(1000))
+				us := new(big.Int).Add(refUs, big.NewInt(int64(math.Round(f*float64(unitNs/1000)))))
+				emulated = us.Int64() * 1000
+			} else {
+				emulated = int64(f*float64(unitNs)) + refNs.Num().Int64()
+			}
+			if xr[k] != emulated {
+				t.Fatalf("element %d (%v %s): xarray decodes %d, not its float64 rounding %d", k, f, c.Units, xr[k], emulated)
+			}
+			exact := new(big.Rat).SetFloat64(f)
+			exact.Mul(exact, big.NewRat(unitNs, 1)).Add(exact, refNs)
+			q := new(big.Int).Div(exact.Num(), exact.Denom()) // floor: Denom > 0
+			out[k] = q.Int64()
+			if !exact.IsInt() {
+				lossy++
+			}
+		}
+	}
+	return out, lossy
+}
+
+// toNanoseconds converts datetime64 values of d to ns (exactly; the
+// fixtures are well inside the range).
+func toNanoseconds(t *testing.T, d dtype.DataType, v []int64) []int64 {
+	t.Helper()
+	conv, err := dtype.NewConversion(d, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	num, den, ok := conv.Factor64()
+	if !ok || den != 1 {
+		t.Fatalf("%s to ns: not a whole factor", d)
+	}
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = x
+		if x != dtype.NaT {
+			out[i] = x * int64(num)
+		}
+	}
+	return out
+}
+
+func sameValues(t *testing.T, what string, got, want []int64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("%s: element %d is %d, xarray decodes %d", what, i, got[i], want[i])
+			return
+		}
+	}
+}
+
+// TestCFXarrayFixtures transcodes every xarray-written fixture to a
+// datetime64 array, in nanoseconds and in the default unit, and compares
+// the values with xarray's own decoding; the noleap fixture must be
+// refused, naming the calendar.
+func TestCFXarrayFixtures(t *testing.T) {
+	defaults := map[string]dtype.Unit{
+		"hourly_int": dtype.Hour, "hours_int_fill": dtype.Hour, "seconds_int_zone": dtype.Second,
+		"minutes_int32_standard": dtype.Minute,
+	}
+	for _, c := range xarrayCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Error != "" {
+				_, err := transcode.New(ctx, c.source(), zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+				if err == nil || !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), c.Calendar) {
+					t.Fatalf("xarray refuses it (%s); dt64 says %v, want a plan error naming calendar %q", c.Error, err, c.Calendar)
+				}
+				return
+			}
+			for _, o := range []transcode.Options{{Unit: dtype.Nanosecond, Workers: 1}, {Workers: 2}, {Format: 3, Workers: 2}} {
+				dst := zarr.NewMemory()
+				job, err := transcode.New(ctx, c.source(), dst, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(job.Plan().CF, "CF time: "+c.Units) {
+					t.Errorf("plan CF %q does not name the units %q", job.Plan().CF, c.Units)
+				}
+				sum, err := job.Run(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, got := readArray(t, dst)
+				wantUnit := dtype.Nanosecond
+				if o.Unit == dtype.NoUnit {
+					if u, ok := defaults[c.Name]; ok {
+						wantUnit = u
+					}
+				}
+				if a.DataType().Unit != wantUnit || a.DataType().Kind != dtype.Datetime {
+					t.Errorf("options %+v: destination %s, want unit %s", o, a.DataType(), wantUnit)
+				}
+				want, lossy := c.want(t)
+				sameValues(t, a.DataType().String(), toNanoseconds(t, a.DataType(), got), want)
+				nat := 0
+				for _, v := range want {
+					if v == dtype.NaT {
+						nat++
+					}
+				}
+				if sum.Elements != int64(len(want)) || sum.NaT != int64(nat) || sum.Lossy != int64(lossy) || sum.Overflowed != 0 {
+					t.Errorf("summary %+v: want %d elements, %d NaT, %d lossy", sum, len(want), nat, lossy)
+				}
+				attrs := string(a.Metadata().Attributes)
+				if strings.Contains(attrs, "units") || strings.Contains(attrs, "calendar") || !strings.Contains(attrs, "_ARRAY_DIMENSIONS") {
+					t.Errorf("attributes %s: want the CF ones dropped and the others kept", attrs)
+				}
+				if err := job.Verify(ctx); err != nil {
+					t.Errorf("verify: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestCFDestination writes every fixture CF-encoded (the default units
+// and chosen ones) and decodes the result with dt64 again: the instants
+// must be xarray's, floored to the unit.
+func TestCFDestination(t *testing.T) {
+	for _, c := range xarrayCases(t) {
+		if c.Error != "" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			for _, o := range []transcode.Options{
+				{CF: true, Unit: dtype.Nanosecond},
+				{CFUnits: "nanoseconds since 2000-01-01T00:00:00.5"},
+				{CFUnits: "seconds since 2000-01-01 00:00:00.5", Overflow: 0},
+			} {
+				mid := zarr.NewMemory()
+				job, err := transcode.New(ctx, c.source(), mid, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := job.Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := job.Verify(ctx); err != nil {
+					t.Errorf("verify: %v", err)
+				}
+				a, err := zarr.Open(ctx, mid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Numeric() != (zarr.NumericType{Kind: zarr.Int, Size: 8}) {
+					t.Fatalf("CF destination holds %s, want int64", a.Numeric())
+				}
+				var attrs map[string]any
+				if err := json.Unmarshal(a.Metadata().Attributes, &attrs); err != nil {
+					t.Fatal(err)
+				}
+				if attrs["calendar"] != "proleptic_gregorian" || attrs["_FillValue"] == nil || attrs["_ARRAY_DIMENSIONS"] == nil {
+					t.Errorf("attributes %v", attrs)
+				}
+				back := zarr.NewMemory()
+				job, err = transcode.New(ctx, mid, back, transcode.Options{Unit: dtype.Nanosecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := job.Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+				_, got := readArray(t, back)
+				want, _ := c.want(t)
+				if strings.HasPrefix(o.CFUnits, "seconds") {
+					for i, v := range want {
+						if v != dtype.NaT {
+							want[i] = floorTo(v-500_000_000, 1_000_000_000) + 500_000_000
+						}
+					}
+				}
+				sameValues(t, o.CFUnits, got, want)
+			}
+		})
+	}
+}
+
+func floorTo(v, k int64) int64 {
+	q := v / k
+	if v%k < 0 {
+		q--
+	}
+	return q * k
+}

@@ -227,9 +227,33 @@ func XarrayExactBound(u dtype.Unit) int64 {
 	return (1 << 53) / ns
 }
 
-func cloneUnits(u cf.Units) *cf.Units {
-	u.Reference = new(big.Rat).Set(u.Reference)
-	return &u
+// XarrayWarning says, for a CF destination, when xarray 2023.01 would
+// not decode every value a run wrote exactly (see XarrayExactBound), and
+// what to do; "" when it would, or when the plan is not CF.
+func (p Plan) XarrayWarning(s Summary) string {
+	u := p.CFUnits
+	if u == nil || !s.Ranged {
+		return ""
+	}
+	bound := XarrayExactBound(u.Unit)
+	if s.Min >= -bound && s.Max <= bound {
+		return ""
+	}
+	word := cfUnitWord[u.Unit]
+	msg := fmt.Sprintf("the values reach %d..%d %s since the reference; xarray (2023.01 at least) masks int64 times with a _FillValue "+
+		"through float64 and decodes them exactly only within ±%d, so it may round some of these instants", s.Min, s.Max, word, bound)
+	// The first midnight at or before the earliest value, as a reference,
+	// if the values then fit.
+	us := unitSeconds(dtype.DataType{Kind: dtype.Datetime, Unit: u.Unit, Scale: 1})
+	first := new(big.Rat).Add(u.Reference, new(big.Rat).Mul(new(big.Rat).SetInt64(s.Min), us))
+	day := new(big.Int).Div(first.Num(), new(big.Int).Mul(first.Denom(), big.NewInt(86400)))
+	day.Mul(day, big.NewInt(86400))
+	span := new(big.Rat).Add(u.Reference, new(big.Rat).Mul(new(big.Rat).SetInt64(s.Max), us))
+	span.Sub(span, new(big.Rat).SetInt(day)).Quo(span, us)
+	if span.Cmp(new(big.Rat).SetInt64(bound)) <= 0 {
+		return msg + fmt.Sprintf(`; --cf-units "%s since %s" keeps them exact`, word, cf.FormatInstant(new(big.Rat).SetInt(day))[:10])
+	}
+	return msg + "; a coarser unit (--unit, or --cf-units) keeps them exact"
 }
 
 // planKernels compiles the conversion of a job from sm (the source's
@@ -268,7 +292,9 @@ func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error 
 			return planErr("CF time encodes datetimes; the source holds %s", sm.DataType)
 		}
 		t.cf.mid = sm.DataType
-		if t.enc, err = kernels.NewCFEncoder(sm.DataType, *t.cf.dstUnits, ko); err != nil {
+		eo := ko
+		eo.Stats = true // the range of the values, for XarrayWarning
+		if t.enc, err = kernels.NewCFEncoder(sm.DataType, *t.cf.dstUnits, eo); err != nil {
 			return fmt.Errorf("%w: %w", ErrPlan, err)
 		}
 		srcOrder.PutUint64(t.srcFill[:], uint64(sm.FillValue))
@@ -289,7 +315,7 @@ func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error 
 			return fmt.Errorf("%w: %w", ErrPlan, err)
 		}
 		if t.cf.dstUnits != nil {
-			eo := kernels.Options{From: dtype.NativeOrder(), To: dstOrder, Overflow: o.Overflow, Exact: o.Exact}
+			eo := kernels.Options{From: dtype.NativeOrder(), To: dstOrder, Overflow: o.Overflow, Exact: o.Exact, Stats: true}
 			if t.enc, err = kernels.NewCFEncoder(t.cf.mid, *t.cf.dstUnits, eo); err != nil {
 				return fmt.Errorf("%w: %w", ErrPlan, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -55,6 +56,8 @@ type Plan struct {
 	// CF says what CF time the job reads or writes ("" for none), e.g.
 	// "CF time: hours since 1900-01-01 00:00:00, calendar standard, int64".
 	CF string
+	// CFUnits are a CF destination's units (nil for datetime64).
+	CFUnits *cf.Units
 	// Units is the number of work units in the whole array; a unit
 	// covers UnitShape elements (a destination shard made of source
 	// chunks, a source shard split into destination chunks, or one chunk).
@@ -87,13 +90,20 @@ type Summary struct {
 	Complete, AlreadyComplete bool
 	// PartsDone of Parts have finished (for a partitioned run).
 	PartsDone, Parts int
+	// Min and Max are the extremes of the non-NaT values a CF
+	// destination holds, as stored (counts of its units), in the units
+	// of this part; Ranged says there were any. Not computed for
+	// datetime64 destinations.
+	Min, Max int64 `json:",omitempty"`
+	Ranged   bool  `json:",omitempty"`
 }
 
 func (s *Summary) addUnit(u unitStats) {
 	if u.resumed {
 		s.Resumed++
 	}
-	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy})
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy,
+		Min: u.min, Max: u.max, Ranged: u.ranged})
 }
 
 func (s *Summary) add(o Summary) {
@@ -107,6 +117,12 @@ func (s *Summary) add(o Summary) {
 	s.Lossy += o.Lossy
 	s.BytesRead += o.BytesRead
 	s.BytesWritten += o.BytesWritten
+	if o.Ranged {
+		if !s.Ranged {
+			s.Min, s.Max = o.Min, o.Max
+		}
+		s.Min, s.Max, s.Ranged = min(s.Min, o.Min), max(s.Max, o.Max), true
+	}
 }
 
 // Progress is a snapshot of a running transcode.
@@ -188,7 +204,7 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 	}
 	t.plan = Plan{
 		Source: sm, Destination: t.dst.Metadata(), SourceOrder: srcOrder, DestinationOrder: dstOrder,
-		Conversion: t.conv, CF: t.cfText(), Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
+		Conversion: t.conv, CF: t.cfText(), CFUnits: t.cf.dstUnits, Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
 		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.cpus(localStores(src, dst)), InFlight: o.inFlight(localStores(src, dst)), Notes: notes,
 	}
 	t.plan.MemoryBound = int64(t.plan.InFlight) * t.perUnitBytes()

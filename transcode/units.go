@@ -127,6 +127,8 @@ type unitStats struct {
 	resumed                          bool
 	chunks, stored                   int64
 	elements, nat, overflowed, lossy int64
+	min, max                         int64 // of a CF destination's values, when ranged
+	ranged                           bool
 }
 
 // readRegion decodes the source chunks of the region at origin into
@@ -213,6 +215,7 @@ func (t *Job) convertRegion(k cfKernel, b *buffers, origin []int64, st kernels.S
 		}
 		st.Overflowed += est.Overflowed
 		st.Lossy += est.Lossy
+		st.Min, st.Max = est.Min, est.Max
 		if t.opts.Overflow == kernels.OverflowNaT {
 			st.NaT += est.Overflowed
 			st.Valid -= est.Overflowed
@@ -302,6 +305,9 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 		return us, err
 	}
 	us.elements, us.nat, us.overflowed, us.lossy = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy)
+	if t.cf.dstUnits != nil && st.Valid > 0 {
+		us.min, us.max, us.ranged = st.Min, st.Max, true
+	}
 	off := make([]int64, len(origin))
 	err = g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
 		us.chunks++
@@ -387,6 +393,18 @@ func (t *Job) unitDone(ctx context.Context, b *buffers, origin []int64, us *unit
 		us.stored++
 		us.elements += inside
 		us.nat += int64(nat)
+		if t.cf.dstUnits != nil {
+			lo, hi, valid, err := kernels.MinMax(buf, t.plan.DestinationOrder)
+			if err != nil {
+				return err
+			}
+			if valid > 0 {
+				if !us.ranged {
+					us.min, us.max = lo, hi
+				}
+				us.min, us.max, us.ranged = min(us.min, lo), max(us.max, hi), true
+			}
+		}
 		return nil
 	})
 	if errors.Is(err, errStop) {

@@ -207,8 +207,12 @@ func (k *cfKernel) compile() {
 	case len(k.missing) == 1:
 		k.miss = cfMissing{mlo: k.missing[0], single: true}
 	default:
-		first, last := k.missing[0], k.missing[len(k.missing)-1] // sorted as words
-		k.miss = cfMissing{mlo: first, mspan: last - first}
+		// The signed interval that holds them (words are int64s here).
+		first, last := int64(k.missing[0]), int64(k.missing[0])
+		for _, m := range k.missing {
+			first, last = min(first, int64(m)), max(last, int64(m))
+		}
+		k.miss = cfMissing{mlo: uint64(first), mspan: uint64(last) - uint64(first)}
 	}
 	k.loop = cfLoopMulAdd
 	if k.c != 1 {

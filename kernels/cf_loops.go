@@ -47,7 +47,7 @@ const cfFloatMax = 1<<63 - 4096
 func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, lossy int) {
 	switch k.loop {
 	case cfLoopMulAdd:
-		if !k.miss.single || k.miss.mspan == 0 {
+		if k.miss.mspan == 0 { // SIMD compares one missing value at most
 			var m uint64
 			if k.miss.single {
 				m = k.miss.mlo

@@ -51,10 +51,12 @@ type cfKernel struct {
 	small bool
 	a, b  int64
 	c     uint64
-	// mulAdd: C == 1 and integer words; v×A+B fits the value range exactly
-	// when lo <= v <= hi.
-	mulAdd bool
+	div   divisor // C >= 2
+	loop  cfLoopKind
+	// The integer loops: v×A + B fits exactly when lo <= v <= hi.
 	lo, hi int64
+	miss   cfMissing
+	fl     cfFloatParams
 }
 
 // CFDecoder is a compiled decoding of CF time numbers into datetime64
@@ -138,35 +140,99 @@ func NewCFEncoder(from dtype.DataType, u cf.Units, o Options) (*CFEncoder, error
 	return &CFEncoder{k}, nil
 }
 
-// compile derives the fast paths' parameters from the affine map.
+// The fast loop a cfKernel runs (cf_loops.go).
+type cfLoopKind uint8
+
+const (
+	cfLoopExact     cfLoopKind = iota // the exact path only
+	cfLoopMulAdd                      // integers, C == 1: v×A + B
+	cfLoopMulAddDiv                   // integers, C >= 2: floor((v×A + B)/C)
+	cfLoopFloat                       // floats: floor(f×A) exactly, then as above
+)
+
+var cfLoopNames = [...]string{"exact", "multiply-add", "multiply-add-divide", "float"}
+
+// compile derives the fast loop and its parameters from the affine map.
 func (k *cfKernel) compile() {
 	a, b, c := k.aff.A, k.aff.B, k.aff.C
-	if !a.IsInt64() || !b.IsInt64() || !c.IsUint64() || c.Sign() <= 0 {
+	if k.opts.Reference || !a.IsInt64() || !b.IsInt64() || !c.IsUint64() || c.Sign() <= 0 || a.Sign() == 0 {
 		return
 	}
 	k.small, k.a, k.b, k.c = true, a.Int64(), b.Int64(), c.Uint64()
-	if k.c != 1 || k.kind != cfInt {
+	if k.c != 1 {
+		k.div = newDivisor(k.c)
+	}
+	// The integer loops' range: v×A + B in the value range (C == 1) or in
+	// int64 (C >= 2, before the division).
+	tlo, thi := int64(minValue), int64(maxValue)
+	if k.c != 1 {
+		tlo = math.MinInt64
+	}
+	if k.kind == cfFloat {
+		af := float64(k.a)
+		if k.a > 1<<53 || k.a < -(1<<53) || int64(af) != k.a {
+			return
+		}
+		// N = floor(f×A) in [tlo-B, thi-B].
+		nlo, nhi, ok := rangeOf(big.NewInt(1), new(big.Int).Sub(big.NewInt(tlo), b), new(big.Int).Sub(big.NewInt(thi), b))
+		if !ok {
+			return
+		}
+		k.fl = cfFloatParams{af: af, b: uint64(k.b), nlo: uint64(nlo), nspan: uint64(nhi) - uint64(nlo)}
+		for _, m := range k.missing {
+			k.fl.missing = append(k.fl.missing, math.Float64frombits(m))
+		}
+		if len(k.fl.missing) == 1 {
+			k.fl.missF, k.fl.hasMiss = k.fl.missing[0], true
+		}
+		k.loop = cfLoopFloat
 		return
 	}
-	// lo <= v <= hi exactly when MinInt64+1 <= v×A+B <= MaxInt64, for
-	// A != 0: the bounds are ceil and floor of (MinInt64+1-B)/A and
-	// (MaxInt64-B)/A, computed exactly.
-	if k.a == 0 {
-		return // every value maps to B: left to the exact path
+	lo, hi, ok := rangeOf(a, new(big.Int).Sub(big.NewInt(tlo), b), new(big.Int).Sub(big.NewInt(thi), b))
+	if k.kind == cfUint {
+		lo = max(lo, 0) // uint64 words above MaxInt64 read as negative: exact path
 	}
-	lo := new(big.Int).Sub(big.NewInt(minValue), b)
-	hi := new(big.Int).Sub(big.NewInt(maxValue), b)
-	if k.a < 0 {
-		lo, hi = hi, lo
-	}
-	lo = ceilDivBig(lo, a)
-	hi = floorDivBig(hi, a)
-	lo = clipBig(lo, math.MinInt64, math.MaxInt64)
-	hi = clipBig(hi, math.MinInt64, math.MaxInt64)
-	if lo.Cmp(hi) > 0 {
+	if !ok || lo > hi {
 		return
 	}
-	k.mulAdd, k.lo, k.hi = true, lo.Int64(), hi.Int64()
+	k.lo, k.hi = lo, hi
+	switch {
+	case len(k.missing) == 0:
+		// One word outside [lo, hi] (there is one: A != 0 maps [lo, hi]
+		// one to one into fewer than 2^64 values).
+		k.miss.mlo = uint64(lo - 1)
+		if lo == math.MinInt64 {
+			k.miss.mlo = uint64(hi + 1)
+		}
+	case len(k.missing) == 1:
+		k.miss = cfMissing{mlo: k.missing[0], single: true}
+	default:
+		// The signed interval that holds them (words are int64s here).
+		first, last := int64(k.missing[0]), int64(k.missing[0])
+		for _, m := range k.missing {
+			first, last = min(first, int64(m)), max(last, int64(m))
+		}
+		k.miss = cfMissing{mlo: uint64(first), mspan: uint64(last) - uint64(first)}
+	}
+	k.loop = cfLoopMulAdd
+	if k.c != 1 {
+		k.loop = cfLoopMulAddDiv
+	}
+}
+
+// rangeOf returns the int64 values v with lo <= v×a <= hi (a != 0),
+// clipped to int64; ok is false when there are none.
+func rangeOf(a, lo, hi *big.Int) (vlo, vhi int64, ok bool) {
+	if a.Sign() < 0 {
+		lo, hi = new(big.Int).Neg(hi), new(big.Int).Neg(lo)
+		a = new(big.Int).Neg(a)
+	}
+	l := clipBig(ceilDivBig(lo, a), math.MinInt64, math.MaxInt64)
+	h := clipBig(floorDivBig(hi, a), math.MinInt64, math.MaxInt64)
+	if l.Cmp(h) > 0 {
+		return 0, 0, false
+	}
+	return l.Int64(), h.Int64(), true
 }
 
 func floorDivBig(x, d *big.Int) *big.Int {
@@ -213,15 +279,10 @@ func (e *CFEncoder) String() string {
 }
 
 func (k *cfKernel) loopName() string {
-	switch {
-	case k.opts.Reference:
+	if k.opts.Reference {
 		return "reference"
-	case k.mulAdd:
-		return "multiply-add"
-	case k.kind == cfFloat && k.small:
-		return "float"
 	}
-	return "exact"
+	return cfLoopNames[k.loop]
 }
 
 // Run decodes the n stored elements of src (t.Stored's size each, byte
@@ -446,13 +507,6 @@ func (k *cfKernel) runBlock(dst, src []uint64, base int, swapIn, swapOut bool, a
 	return nil
 }
 
-// fastWords converts a prefix of src with the fastest loop the map has and
-// returns its length, NaT and lossy counts; 0 leaves the element to the
-// exact path.
-func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, lossy int) {
-	return 0, 0, 0
-}
-
 // isMissing reports whether the host-order word w decodes to NaT.
 func (k *cfKernel) isMissing(w uint64) bool {
 	if k.kind == cfFloat {
@@ -559,18 +613,22 @@ func (k *cfKernel) slowElement(dst, src []uint64, base, i int, swapIn, swapOut b
 }
 
 // lossAt finds the first lossy element of src[from:to], which a fast loop
-// reported lossy (src is intact, see runWords).
+// reported lossy (src is intact, see runWords), and counts the elements
+// before it.
 func (k *cfKernel) lossAt(src []uint64, base, from, to int, swapIn bool, acc *accumulator) error {
+	nat := 0
 	for j := from; j < to; j++ {
 		w := src[j]
 		if swapIn {
 			w = bits.ReverseBytes64(w)
 		}
 		if k.isMissing(w) {
+			nat++
 			continue
 		}
 		if _, res, _ := k.exact(w); res == cf.Lossy {
 			acc.elements += j - from
+			acc.nat += nat
 			return k.elementError(ReasonLoss, base+j, w)
 		}
 	}

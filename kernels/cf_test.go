@@ -306,7 +306,7 @@ func (cc *cfCompiled) pool(t *testing.T) []uint64 {
 	for _, v := range []int64{0, 1, -1, 2, -2, 7, -3, 100, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, math.MaxInt64 - 1} {
 		add(v)
 	}
-	if k.mulAdd {
+	if k.loop == cfLoopMulAdd || k.loop == cfLoopMulAddDiv {
 		for _, v := range []int64{k.lo - 1, k.lo, k.lo + 1, k.hi - 1, k.hi, k.hi + 1} {
 			add(v)
 		}
@@ -359,7 +359,7 @@ func (cc *cfCompiled) random(t *testing.T, r *rand.Rand, n int, pool []uint64) [
 				f = math.Round(f*4) / 4
 			}
 			w[i] = math.Float64bits(f)
-		case k.mulAdd:
+		case k.loop == cfLoopMulAdd || k.loop == cfLoopMulAddDiv:
 			span := uint64(k.hi) - uint64(k.lo)
 			w[i] = uint64(k.lo) + r.Uint64N(span|1) // span|1: never 0
 		default:

@@ -139,3 +139,13 @@ func unshuffle8SIMD(dst, src []byte, stride int) (n int) {
 	}
 	return unshuffle8NEON(dst[:8*shuffleRoom(len(dst)/8, len(src), stride)], src, stride)
 }
+
+// cf
+
+func cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int) {
+	return 0, 0
+}
+
+func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	return 0, 0, 0
+}

@@ -41,6 +41,15 @@ func main() {
 				mulDiv(isa, o)
 			}
 		}
+		for _, o := range orders {
+			cfMulAdd(isa, o)
+		}
+		if isa.Name == gen.AVX512.Name {
+			// No AVX2 float kernel: AVX2 has no float64 -> int64 conversion.
+			for _, o := range orders {
+				cfFloat(isa, o)
+			}
+		}
 	}
 	Generate()
 }

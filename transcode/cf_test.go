@@ -1,6 +1,7 @@
 package transcode_test
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -297,4 +299,138 @@ func floorTo(v, k int64) int64 {
 		q--
 	}
 	return q * k
+}
+
+// cfSource writes a 1-D v2 CF array of int64 (or float64) elements to a
+// memory store, chunks stored as given (raw little-endian bytes, padding
+// included, as a writer may leave it), and returns the store.
+func cfSource(t *testing.T, attrs string, float bool, n int64, chunk int64, chunks map[string][]uint64) zarr.Store {
+	t.Helper()
+	s := zarr.NewMemory()
+	m := zarr.Metadata{
+		Format: 2, Shape: []int64{n}, ChunkShape: []int64{chunk}, FillNull: true,
+		Numeric:    zarr.NumericType{Kind: zarr.Int, Size: 8},
+		Codecs:     []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}},
+		Attributes: json.RawMessage(attrs),
+	}
+	if float {
+		m.Numeric = zarr.NumericType{Kind: zarr.Float, Size: 8}
+	}
+	a, err := zarr.Create(ctx, s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for key, vals := range chunks {
+		raw := make([]byte, 8*len(vals))
+		for i, v := range vals {
+			binary.LittleEndian.PutUint64(raw[8*i:], v)
+		}
+		if err := s.Set(ctx, key, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestCFPaddingAndErrors: the padding of an edge chunk, left as garbage
+// that would overflow, neither fails nor counts; a value that overflows
+// is an error naming the chunk, the element and its value, or NaT and
+// counted under the nat policy; a resume with other CF units is refused.
+func TestCFPaddingAndErrors(t *testing.T) {
+	days := `{"units": "days since 1970-01-01", "calendar": "proleptic_gregorian", "_ARRAY_DIMENSIONS": ["time"]}`
+	garbage := uint64(math.MaxInt64)
+	src := cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}, "1": {4, 5, garbage, garbage}})
+	dst := zarr.NewMemory()
+	job, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := job.Run(ctx)
+	if err != nil {
+		t.Fatalf("garbage padding: %v", err)
+	}
+	if sum.Elements != 6 || sum.NaT != 0 || sum.Overflowed != 0 {
+		t.Errorf("summary %+v: want 6 elements, none NaT or overflowed", sum)
+	}
+	_, got := readArray(t, dst)
+	for i, v := range got {
+		if v != int64(i)*86400e9 {
+			t.Errorf("element %d: %d", i, v)
+		}
+	}
+
+	// An overflowing value (the first element of chunk 1), and +Inf.
+	src = cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}, "1": {garbage, 5, 0, 0}})
+	if job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = job.Run(ctx)
+	var ee *transcode.ElementError
+	if !errors.As(err, &ee) || ee.Key != "1" || ee.Index != 0 || ee.ArrayIndex[0] != 4 || !strings.Contains(err.Error(), "9223372036854775807") {
+		t.Errorf("overflow: %v, want an ElementError at chunk 1 element 0 (array index 4) naming the value", err)
+	}
+	src = cfSource(t, days, true, 6, 4, map[string][]uint64{"0": {0, math.Float64bits(math.Inf(1)), 0, 0}})
+	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Run(ctx); !errors.As(err, &ee) || !strings.Contains(err.Error(), "+Inf") || ee.Index != 1 {
+		t.Errorf("+Inf: %v", err)
+	}
+	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 1 is missing and the fill null: it reads as zeros, 1970-01-01.
+	if sum, err := job.Run(ctx); err != nil || sum.NaT != 1 || sum.Overflowed != 1 || sum.Elements != 6 || sum.Stored != 2 {
+		t.Errorf("+Inf under nat: %+v, %v", sum, err)
+	}
+
+	// A resume of a run with other CF units is another plan.
+	src = cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}})
+	dst = zarr.NewMemory()
+	job, err = transcode.New(ctx, src, dst, transcode.Options{CFUnits: "hours since 2000-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	job, err = transcode.New(ctx, src, dst, transcode.Options{CFUnits: "minutes since 2000-01-01", Resume: true})
+	if err == nil {
+		_, err = job.Run(ctx)
+	}
+	if err == nil {
+		t.Error("a resume with other CF units went on")
+	}
+}
+
+func TestDefaultCFUnit(t *testing.T) {
+	for _, c := range []struct {
+		attrs  string
+		stored cf.Stored
+		want   dtype.Unit
+	}{
+		{`{"units": "hours since 1900-01-01"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Hour},
+		{`{"units": "days since 1500-01-01", "calendar": "standard"}`, cf.Stored{Kind: cf.StoredInt, Size: 4}, dtype.Day},
+		{`{"units": "hours since 1900-01-01 00:30"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
+		{`{"units": "seconds since 2000-01-01T00:00:00+01:00"}`, cf.Stored{Kind: cf.StoredUint, Size: 2}, dtype.Second},
+		{`{"units": "hours since 1900-01-01 00:00:00+00:30"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01", "scale_factor": 0.5}`, cf.Stored{Kind: cf.StoredInt, Size: 2}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01", "scale_factor": 2, "add_offset": 1}`, cf.Stored{Kind: cf.StoredInt, Size: 2}, dtype.Hour},
+		{`{"units": "weeks since 1970-01-01"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Week},
+		{`{"units": "weeks since 1970-01-02"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
+	} {
+		tm, err := cf.ParseAttributes(json.RawMessage(c.attrs), c.stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := transcode.DefaultCFUnit(tm); got.Unit != c.want || got.Scale != 1 {
+			t.Errorf("%s %s: %s, want %s", c.attrs, c.stored, got, c.want)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,24 +67,35 @@ func (c xarrayCase) xarray() []int64 {
 }
 
 // want returns the exact instants (ns since the epoch, floored) the
-// fixture's stored numbers mean. For integers they are xarray's values.
-// xarray decodes floats through float64, int64(float64(v) × ns per unit)
-// + reference: the test checks that its values are exactly that, and
-// computes the exact ones from the stored floats with math/big.
+// fixture's stored numbers mean, computed from them with math/big, and
+// how many had a fraction of a ns. It checks that xarray's values are
+// exactly its float64 rounding of them: xarray applies scale_factor in
+// float64 (the nearest float64 of the JSON number) and decodes floats as
+// int64(float64(v) × ns per unit) + reference, so for unpacked integers
+// its values are the exact ones.
 func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
 	t.Helper()
 	xr := c.xarray()
-	if !strings.Contains(c.Dtype, "f") {
-		return xr, 0
-	}
 	a, err := zarr.Open(ctx, c.source())
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := cf.ParseUnits(c.Units, map[string]cf.Calendar{"standard": cf.Standard, "proleptic_gregorian": cf.ProlepticGregorian}[c.Calendar])
+	tm, err := a.CFTime()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var attrs struct {
+		Scale *json.Number `json:"scale_factor"`
+	}
+	if err := json.Unmarshal(a.Metadata().Attributes, &attrs); err != nil {
+		t.Fatal(err)
+	}
+	scale, scaleF := big.NewRat(1, 1), 1.0
+	if attrs.Scale != nil {
+		scale.SetString(attrs.Scale.String())
+		scaleF, _ = attrs.Scale.Float64()
+	}
+	u := tm.Units
 	unitNs := map[dtype.Unit]int64{dtype.Day: 86400e9, dtype.Hour: 3600e9, dtype.Minute: 60e9, dtype.Second: 1e9}[u.Unit]
 	refNs := new(big.Rat).Mul(u.Reference, big.NewRat(1e9, 1))
 	if !refNs.IsInt() {
@@ -92,6 +104,7 @@ func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
 	// A reference outside pandas' ns range sends xarray to cftime, which
 	// works in whole microseconds: round(float64(v) × µs per unit).
 	viaCftime := !refNs.Num().IsInt64()
+	nt := a.Numeric()
 	out := make([]int64, len(xr))
 	raw := make([]byte, a.ChunkBytes())
 	for _, coords := range a.ChunkCoords() {
@@ -104,11 +117,29 @@ func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
 			if k >= len(out) {
 				break
 			}
-			f := math.Float64frombits(order.Uint64(raw[8*i:]))
-			if math.IsNaN(f) {
+			bits := nt.Bits(raw[nt.Size*i:], order)[0]
+			var v *big.Rat
+			var f float64
+			switch nt.Kind {
+			case zarr.Float:
+				f = nt.Float64(bits)
+				if !math.IsNaN(f) {
+					v = new(big.Rat).SetFloat64(f)
+				}
+			case zarr.Int:
+				f = float64(int64(bits))
+				v = new(big.Rat).SetInt64(int64(bits))
+			default:
+				t.Fatalf("stored %s", nt)
+			}
+			if v == nil || slices.Contains(tm.Missing, bits) && nt.Kind == zarr.Int {
 				out[k] = dtype.NaT
+				if xr[k] != dtype.NaT {
+					t.Fatalf("element %d: missing, xarray decodes %d", k, xr[k])
+				}
 				continue
 			}
+			f *= scaleF
 			var emulated int64
 			if viaCftime {
 				refUs := new(big.Int).Quo(refNs.Num(), big.NewInt(1000))
@@ -120,7 +151,7 @@ func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
 			if xr[k] != emulated {
 				t.Fatalf("element %d (%v %s): xarray decodes %d, not its float64 rounding %d", k, f, c.Units, xr[k], emulated)
 			}
-			exact := new(big.Rat).SetFloat64(f)
+			exact := v.Mul(v, scale)
 			exact.Mul(exact, big.NewRat(unitNs, 1)).Add(exact, refNs)
 			q := new(big.Int).Div(exact.Num(), exact.Denom()) // floor: Denom > 0
 			out[k] = q.Int64()

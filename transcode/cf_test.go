@@ -250,6 +250,11 @@ func TestCFXarrayFixtures(t *testing.T) {
 				if sum.Elements != int64(len(want)) || sum.NaT != int64(nat) || sum.Lossy != int64(lossy) || sum.Overflowed != 0 {
 					t.Errorf("summary %+v: want %d elements, %d NaT, %d lossy", sum, len(want), nat, lossy)
 				}
+				if cs := a.Metadata().Codecs; len(cs) < 2 {
+					t.Errorf("codecs %v: the source's blosc compressor is not carried over", cs)
+				} else if b, ok := cs[1].(zarr.BloscCodec); !ok || b.CName != "lz4" {
+					t.Errorf("codecs %v: want the source's blosc lz4", cs)
+				}
 				attrs := string(a.Metadata().Attributes)
 				if strings.Contains(attrs, "units") || strings.Contains(attrs, "calendar") || !strings.Contains(attrs, "_ARRAY_DIMENSIONS") {
 					t.Errorf("attributes %s: want the CF ones dropped and the others kept", attrs)

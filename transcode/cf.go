@@ -120,9 +120,9 @@ func midType(u cf.Units) dtype.DataType {
 	return dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Attosecond, Scale: 1}
 }
 
-// DescribeCF says what a CF time description is, for plan lines:
+// describeCF says what a CF time description is, for plan lines:
 // "hours since 1900-01-01 00:00:00, calendar standard, int64".
-func DescribeCF(t *cf.Time) string {
+func describeCF(t *cf.Time) string {
 	s := fmt.Sprintf("%s, calendar %s, %s", strings.TrimSpace(t.Units.Text), t.Calendar, t.Stored)
 	if t.Packing.Scale != nil {
 		s += ", scale_factor " + t.Packing.Scale.RatString()
@@ -158,7 +158,6 @@ func editAttributes(attrs json.RawMessage, set map[string]any) (json.RawMessage,
 // cfSide is what a job does with CF time.
 type cfSide struct {
 	src      *cf.Time       // the source's description; nil for a datetime64 source
-	srcFill  []byte         // a CF source's fill element, in its stored order
 	mid      dtype.DataType // the datetime64 type decoding produces
 	dstUnits *cf.Units      // a CF destination's units; nil for datetime64
 }
@@ -258,13 +257,12 @@ func (p Plan) XarrayWarning(s Summary) string {
 
 // planKernels compiles the conversion of a job from sm (the source's
 // metadata) to dm (the destination's, as destMetadata derived it): a
-// Transcoder between datetime64 arrays, or a CF decoder and, for a CF
-// destination, a CF encoder. It sets the fill values and turns dm into
-// the CF destination's metadata when o.CF.
+// Transcoder between datetime64 arrays, a CF encoder from datetime64 to
+// CF, or a CF decoder (and for a CF destination an encoder after it). It
+// sets the fill values and turns dm into the CF destination's metadata
+// when o.CF.
 func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error {
-	srcOrder, dstOrder := sm.ByteOrder(), dm.ByteOrder()
-	ko := kernels.Options{From: srcOrder, To: dstOrder, Overflow: o.Overflow, Exact: o.Exact}
-	var err error
+	ko := kernels.Options{From: sm.ByteOrder(), To: dm.ByteOrder(), Overflow: o.Overflow, Exact: o.Exact}
 	if o.CF {
 		u, err := cfDestinationUnits(o.CFUnits, dm.DataType)
 		if err != nil {
@@ -272,85 +270,107 @@ func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error 
 		}
 		t.cf.dstUnits = &u
 	}
+	var err error
 	switch {
 	case t.cf.src == nil && t.cf.dstUnits == nil:
-		if t.conv, err = dtype.NewConversion(sm.DataType, dm.DataType); err != nil {
-			return fmt.Errorf("%w: %w", ErrPlan, err)
-		}
-		fill, fillSt, err := convertFill(t.conv, sm.FillValue, o.Exact)
-		if err != nil {
-			return err
-		}
-		t.fillSt, dm.FillValue, t.fillSame, t.dstFillNaT = fillSt, fill, true, fill == dtype.NaT
-		srcOrder.PutUint64(t.srcFill[:], uint64(sm.FillValue))
-		if t.kern, err = kernels.NewTranscoder(t.conv, ko); err != nil {
-			return fmt.Errorf("%w: %w", ErrPlan, err)
-		}
-		return nil
-	case t.cf.src == nil: // datetime64 to CF
-		if sm.DataType.Kind != dtype.Datetime {
-			return planErr("CF time encodes datetimes; the source holds %s", sm.DataType)
-		}
-		t.cf.mid = sm.DataType
-		eo := ko
-		eo.Stats = true // the range of the values, for XarrayWarning
-		if t.enc, err = kernels.NewCFEncoder(sm.DataType, *t.cf.dstUnits, eo); err != nil {
-			return fmt.Errorf("%w: %w", ErrPlan, err)
-		}
-		srcOrder.PutUint64(t.srcFill[:], uint64(sm.FillValue))
-		var out [8]byte
-		st, err := t.fillKernel(sm.DataType, *t.cf.dstUnits, o.Exact).Run(out[:], t.srcFill[:], nil)
-		if err != nil {
-			return planErr("the fill value %d (%s) does not encode as %s: %v", sm.FillValue, sm.DataType, t.cf.dstUnits.Text, err)
-		}
-		t.fillSt, t.fillSame, t.dstFillNaT = st, int64(dstOrder.Uint64(out[:])) == dtype.NaT, true
-	default: // CF to datetime64 or CF
-		t.cf.mid = dm.DataType
-		ko := ko
-		if t.cf.dstUnits != nil {
-			t.cf.mid = midType(*t.cf.dstUnits)
-			ko.To = dtype.NativeOrder()
-		}
-		if t.dec, err = kernels.NewCFDecoder(t.cf.src, t.cf.mid, ko); err != nil {
-			return fmt.Errorf("%w: %w", ErrPlan, err)
-		}
-		if t.cf.dstUnits != nil {
-			eo := kernels.Options{From: dtype.NativeOrder(), To: dstOrder, Overflow: o.Overflow, Exact: o.Exact, Stats: true}
-			if t.enc, err = kernels.NewCFEncoder(t.cf.mid, *t.cf.dstUnits, eo); err != nil {
-				return fmt.Errorf("%w: %w", ErrPlan, err)
-			}
-		}
-		t.cf.srcFill = numericElement(sm.Numeric.Size, sm.NumericFill[0], srcOrder)
-		fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: srcOrder, To: dtype.NativeOrder()})
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrPlan, err)
-		}
-		out := alignedBytes(8)
-		copy(out, t.cf.srcFill)
-		st, err := fk.Run(out, out[:len(t.cf.srcFill)], nil)
-		t.fillSt, t.fillSame = st, err == nil && int64(dtype.NativeOrder().Uint64(out)) == dtype.NaT
-		t.dstFillNaT = true
-		dm.FillValue = dtype.NaT
-		if t.conv, err = dtype.NewConversion(t.cf.mid, t.cf.mid); err != nil {
-			return fmt.Errorf("%w: %w", ErrPlan, err)
-		}
+		return t.planNative(sm, dm, ko)
+	case t.cf.src == nil:
+		err = t.planEncode(sm, ko)
+	default:
+		err = t.planDecode(sm, dm, ko)
+	}
+	if err != nil {
+		return err
 	}
 	if t.cf.dstUnits != nil {
-		if *dm, err = cfDestination(*dm, *t.cf.dstUnits); err != nil {
-			return err
-		}
+		*dm, err = cfDestination(*dm, *t.cf.dstUnits)
+	}
+	return err
+}
+
+// planNative plans datetime64 (or timedelta64) to datetime64.
+func (t *Job) planNative(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options) error {
+	var err error
+	if t.conv, err = dtype.NewConversion(sm.DataType, dm.DataType); err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	fill, fillSt, err := convertFill(t.conv, sm.FillValue, ko.Exact)
+	if err != nil {
+		return err
+	}
+	t.fillSt, dm.FillValue, t.fillSame, t.dstFillNaT = fillSt, fill, true, fill == dtype.NaT
+	ko.From.PutUint64(t.srcFill[:], uint64(sm.FillValue))
+	if t.kern, err = kernels.NewTranscoder(t.conv, ko); err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
 	}
 	return nil
 }
 
-// fillKernel encodes a datetime64 fill value strictly (whatever the
-// overflow policy) in native order.
-func (t *Job) fillKernel(from dtype.DataType, u cf.Units, exact bool) cfKernel {
-	k, err := kernels.NewCFEncoder(from, u, kernels.Options{From: t.src.ByteOrder(), To: dtype.NativeOrder(), Exact: exact})
-	if err != nil {
-		panic(err) // the same plan compiled for the job
+// planEncode plans datetime64 to CF: one encoder pass. The source's fill
+// value must encode (whatever the policy); where it is not NaT, chunks
+// missing in the source are written (the destination's fill is NaT).
+func (t *Job) planEncode(sm zarr.Metadata, ko kernels.Options) error {
+	if sm.DataType.Kind != dtype.Datetime {
+		return planErr("CF time encodes datetimes; the source holds %s", sm.DataType)
 	}
-	return k
+	u := *t.cf.dstUnits
+	t.cf.mid = sm.DataType
+	eo := ko
+	eo.Stats = true // the range of the values, for XarrayWarning
+	var err error
+	if t.enc, err = kernels.NewCFEncoder(sm.DataType, u, eo); err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	ko.From.PutUint64(t.srcFill[:], uint64(sm.FillValue))
+	fk, err := kernels.NewCFEncoder(sm.DataType, u, kernels.Options{From: ko.From, To: dtype.NativeOrder(), Exact: ko.Exact})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	var out [8]byte
+	st, err := fk.Run(out[:], t.srcFill[:], nil)
+	if err != nil {
+		return planErr("the fill value %d (%s) does not encode as %s: %v", sm.FillValue, sm.DataType, u.Text, err)
+	}
+	t.fillSt, t.fillSame, t.dstFillNaT = st, int64(dtype.NativeOrder().Uint64(out[:])) == dtype.NaT, true
+	return nil
+}
+
+// planDecode plans CF to datetime64 (dm's type), or to CF through the
+// datetime64 type midType.
+func (t *Job) planDecode(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options) error {
+	t.cf.mid = dm.DataType
+	do := ko
+	if t.cf.dstUnits != nil {
+		t.cf.mid = midType(*t.cf.dstUnits)
+		do.To = dtype.NativeOrder()
+	}
+	var err error
+	if t.dec, err = kernels.NewCFDecoder(t.cf.src, t.cf.mid, do); err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	if t.cf.dstUnits != nil {
+		eo := ko
+		eo.From, eo.Stats = dtype.NativeOrder(), true
+		if t.enc, err = kernels.NewCFEncoder(t.cf.mid, *t.cf.dstUnits, eo); err != nil {
+			return fmt.Errorf("%w: %w", ErrPlan, err)
+		}
+	}
+	// What missing chunks read as: the fill value, decoded. It is NaT
+	// unless the fill is a v2 null that is no missing value (zeros).
+	fill := numericElement(sm.Numeric.Size, sm.NumericFill[0], ko.From)
+	fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: ko.From, To: dtype.NativeOrder()})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	out := alignedBytes(8)
+	copy(out, fill)
+	st, err := fk.Run(out, out[:len(fill)], nil)
+	t.fillSt, t.fillSame = st, err == nil && int64(dtype.NativeOrder().Uint64(out)) == dtype.NaT
+	t.dstFillNaT, dm.FillValue = true, dtype.NaT
+	if t.conv, err = dtype.NewConversion(t.cf.mid, t.cf.mid); err != nil {
+		return fmt.Errorf("%w: %w", ErrPlan, err)
+	}
+	return nil
 }
 
 // numericElement writes the bits of a numeric value (zarr.Metadata's
@@ -382,7 +402,7 @@ func (t *Job) conversionText() string {
 func (t *Job) cfText() string {
 	var parts []string
 	if t.cf.src != nil {
-		parts = append(parts, "CF time: "+DescribeCF(t.cf.src)+", decoded to "+t.cf.mid.String())
+		parts = append(parts, "CF time: "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String())
 	}
 	if u := t.cf.dstUnits; u != nil {
 		parts = append(parts, fmt.Sprintf("CF destination: int64 %s, calendar proleptic_gregorian, NaT as _FillValue %d", strings.TrimSpace(u.Text), dtype.NaT))

@@ -173,12 +173,7 @@ func (k *cfKernel) compile() {
 		if k.a > 1<<53 || k.a < -(1<<53) || int64(af) != k.a {
 			return
 		}
-		// N = floor(f×A) in [tlo-B, thi-B].
-		nlo, nhi, ok := rangeOf(big.NewInt(1), new(big.Int).Sub(big.NewInt(tlo), b), new(big.Int).Sub(big.NewInt(thi), b))
-		if !ok {
-			return
-		}
-		k.fl = cfFloatParams{af: af, b: uint64(k.b), nlo: uint64(nlo), nspan: uint64(nhi) - uint64(nlo)}
+		k.fl = cfFloatParams{af: af, bf: float64(k.b), b: uint64(k.b)}
 		for _, m := range k.missing {
 			k.fl.missing = append(k.fl.missing, math.Float64frombits(m))
 		}

@@ -27,22 +27,24 @@ type cfMissing struct {
 	single     bool
 }
 
-// cfFloatParams are the float loop's constants: p = f×af exactly checked
-// (|p| <= cfFloatMax), N = floor(f×A) in int64, then N + b for
-// nlo <= N <= nlo+nspan (unsigned span). missF is the one missing value
-// the SIMD kernels compare (hasMiss); the generic loop takes them all.
+// cfFloatParams are the float loop's constants: x = floor(f×af) + b,
+// exactly, in wrapping uint64 arithmetic, for |floor(f×af) + bf| <=
+// cfFloatSumMax in float64 (bf = B rounded): the true sum then fits an
+// int64 with room to spare. missF is the one missing value the SIMD
+// kernels compare (hasMiss); the generic loop takes them all.
 type cfFloatParams struct {
-	af         float64
-	b          uint64
-	nlo, nspan uint64
-	missF      float64
-	hasMiss    bool
-	missing    []float64
+	af, bf  float64
+	b       uint64
+	missF   float64
+	hasMiss bool
+	missing []float64
 }
 
-// cfFloatMax bounds |f×A| on the float fast path: int64(floor(p)) and the
-// correction from the residual (at most 2^9 there) stay inside int64.
-const cfFloatMax = 1<<63 - 4096
+// cfFloatSumMax bounds the float estimate of floor(f×A) + B on the float
+// fast path. The estimate is off by at most 2048 (bf's rounding, the
+// sum's, and the residual's floor, at most 2^10, which it leaves out), so
+// the exact sum is inside ±(2^63 - 4096): valid, never NaT.
+const cfFloatSumMax = 1<<63 - 8192
 
 func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, lossy int) {
 	switch k.loop {
@@ -144,32 +146,37 @@ func cfMulAddDivLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, n
 	return len(src), nat, lossy
 }
 
-// cfFloorProduct returns floor(f×af) exactly for |f×af| <= cfFloatMax
-// (ok false otherwise, NaN and ±Inf included) and whether a fraction was
-// dropped. p = f×af rounded; the FMA residual r = f×af - p is exact (an
-// underflowing residual only comes with a tiny p, which is not an
-// integer, and r is not used then). If p is not an integer, it is within
-// half an ulp of the exact product, and the nearest integers are at least
-// an ulp away: the floor is floor(p), and there was a fraction. If p is
-// an integer, the exact product is p + r: floor(p) + floor(r).
-func cfFloorProduct(f, af float64) (n int64, frac, ok bool) {
+// cfFloorProductAdd returns floor(f×af) + b exactly (ok false when the
+// estimate fp + bf is beyond ±cfFloatSumMax, NaN and ±Inf included) and
+// whether a fraction was dropped. p = f×af rounded; the FMA residual
+// r = f×af - p is exact (an underflowing residual only comes with a tiny p,
+// which is not an integer, and r is not used then). If p is not an
+// integer, it is within half an ulp of the exact product, and the nearest
+// integers are at least an ulp away: the floor is floor(p), and there was
+// a fraction. If p is an integer, the exact product is p + r: p +
+// floor(r). |p| < 2^64, converted through its magnitude.
+func cfFloorProductAdd(f, af, bf float64, b uint64) (x uint64, frac, ok bool) {
 	p := f * af
-	if !(p >= -cfFloatMax && p <= cfFloatMax) {
+	fp := math.Floor(p)
+	if t := fp + bf; !(t >= -cfFloatSumMax && t <= cfFloatSumMax) {
 		return 0, false, false
 	}
-	fp := math.Floor(p)
+	u := uint64(math.Abs(fp))
+	if fp < 0 {
+		u = -u
+	}
 	if fp != p {
-		return int64(fp), true, true
+		return u + b, true, true
 	}
 	r := math.FMA(f, af, -p)
 	fr := math.Floor(r)
-	return int64(p) + int64(fr), fr != r, true
+	return u + uint64(int64(fr)) + b, fr != r, true
 }
 
 func cfFloatLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	p := &k.fl
-	af, b, nlo, nspan := p.af, p.b, p.nlo, p.nspan
+	af, bf, b := p.af, p.bf, p.b
 	div := k.c != 1
 	dv := k.div
 	for i, w := range src {
@@ -186,14 +193,14 @@ func cfFloatLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat, 
 		if missing {
 			nat++
 		} else {
-			x, frac, ok := cfFloorProduct(f, af)
-			if !ok || uint64(x)-nlo > nspan {
+			x, frac, ok := cfFloorProductAdd(f, af, bf, b)
+			if !ok {
 				return i, nat, lossy
 			}
-			r = uint64(x) + b
+			r = x
 			if div {
-				q := dv.floorQuo(int64(r))
-				frac = frac || uint64(q)*dv.d != r
+				q := dv.floorQuo(int64(x))
+				frac = frac || uint64(q)*dv.d != x
 				r = uint64(q)
 			}
 			lossy += b2i(frac)

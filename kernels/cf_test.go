@@ -545,3 +545,100 @@ func TestCFErrors(t *testing.T) {
 		t.Error("policy 9: no error")
 	}
 }
+
+// TestCFKernelsLengths runs every length 0..4096 with a tail, the case,
+// option set, byte orders, byte offsets 0..7 and in place rotating with
+// the length (-short: every 7th length above 300).
+func TestCFKernelsLengths(t *testing.T) {
+	const maxLen = 4096
+	r := rand.New(rand.NewPCG(13, 14))
+	cases := cfCases()
+	type prepared struct {
+		cc    *cfCompiled
+		words []uint64
+		model []oracleElement
+	}
+	var ps []prepared
+	for _, c := range cases {
+		cc := compileCase(t, c)
+		w := cc.random(t, r, maxLen, cc.pool(t))
+		ps = append(ps, prepared{cc, w, cc.oracle(t, w)})
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for n := 0; n <= maxLen; n++ {
+			if testing.Short() && n > 300 && n%7 != 0 {
+				continue
+			}
+			p := ps[n%len(ps)]
+			o := cfOptionSets[n/len(ps)%len(cfOptionSets)]
+			ord := orders[n%len(orders)]
+			o.From, o.To = ord.from, ord.to
+			soff, doff := n%8, (n/8)%8
+			// A window that starts anywhere, so each lane meets the pool.
+			start := (n * 37) % (maxLen - n + 1)
+			w, m := p.words[start:start+n], p.model[start:start+n]
+			checkRun(t, p.cc, o, w, m, soff, doff, n%3 == 0)
+		}
+	})
+}
+
+// TestCFKernelsRandomMaps draws random affine maps: units, reference
+// dates with fractions and zones, packing, stored types and destination
+// units.
+func TestCFKernelsRandomMaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	units := []string{"days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds", "weeks"}
+	stored := []cf.Stored{i64, i64, i64, f64, f64, f64, i32, i16, i8, u8, u16, u32, u64, f32}
+	tos := []dtype.DataType{ns, us, ms, secs, days, {Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 10},
+		{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 1}, {Kind: dtype.Datetime, Unit: dtype.Second, Scale: 7}}
+	cases := 60
+	if testing.Short() {
+		cases = 25
+	}
+	var ccs []*cfCompiled
+	for i := range cases {
+		frac := ""
+		if r.IntN(2) == 0 {
+			frac = fmt.Sprintf(".%0*d", 1+r.IntN(9), r.IntN(1000))
+		}
+		zone := []string{"", "Z", "+05:30", "-0800", " UTC"}[r.IntN(5)]
+		attrs := fmt.Sprintf(`"units": "%s since %04d-%02d-%02d %02d:%02d:%02d%s%s"`, units[r.IntN(len(units))],
+			1+r.IntN(2500), 1+r.IntN(12), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60), frac, zone)
+		switch r.IntN(4) {
+		case 0:
+			attrs += fmt.Sprintf(`, "scale_factor": %d`, r.IntN(20)-10)
+		case 1:
+			attrs += fmt.Sprintf(`, "scale_factor": %g, "add_offset": %d`, float64(1+r.IntN(7))/4, r.IntN(2000)-1000)
+		}
+		if r.IntN(2) == 0 {
+			attrs += fmt.Sprintf(`, "_FillValue": %d`, r.IntN(5))
+		}
+		c := cfCase{name: fmt.Sprintf("random %d", i), attrs: "{" + attrs + "}", stored: stored[r.IntN(len(stored))], to: tos[r.IntN(len(tos))]}
+		if r.IntN(5) == 0 {
+			c = cfCase{name: c.name, encode: true, from: tos[r.IntN(len(tos))],
+				units: fmt.Sprintf("%s since %04d-01-01T00:00:00%s", units[r.IntN(len(units))], 1+r.IntN(2500), frac)}
+		}
+		tm, err := cf.ParseAttributes([]byte(c.attrs), c.stored)
+		if !c.encode && (err != nil || tm == nil) {
+			t.Fatalf("%s: %v", c.attrs, err)
+		}
+		if !c.encode && tm.Packing.Scale != nil && tm.Packing.Scale.Sign() == 0 {
+			continue
+		}
+		ccs = append(ccs, compileCase(t, c))
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for i, cc := range ccs {
+			pool := cc.pool(t)
+			for _, n := range []int{0, 5, 64, 333} {
+				words := cc.random(t, r, n, pool)
+				model := cc.oracle(t, words)
+				for oi, o := range cfOptionSets {
+					ord := orders[(i+oi)%len(orders)]
+					o.From, o.To = ord.from, ord.to
+					checkRun(t, cc, o, words, model, (i+n)%8, oi%8, n%2 == 1)
+				}
+			}
+		}
+	})
+}

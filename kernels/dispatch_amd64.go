@@ -338,11 +338,11 @@ func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, 
 	af := math.Float64bits(p.af)
 	switch {
 	case !swapIn && !swapOut:
-		return cfFloatAVX512(dst, src, af, p.b, p.nlo, p.nspan, miss)
+		return cfFloatAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
 	case !swapOut:
-		return cfFloatSwapInAVX512(dst, src, af, p.b, p.nlo, p.nspan, miss)
+		return cfFloatSwapInAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
 	case !swapIn:
-		return cfFloatSwapOutAVX512(dst, src, af, p.b, p.nlo, p.nspan, miss)
+		return cfFloatSwapOutAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
 	}
-	return cfFloatSwapAVX512(dst, src, af, p.b, p.nlo, p.nspan, miss)
+	return cfFloatSwapAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
 }

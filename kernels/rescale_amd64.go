@@ -266,48 +266,48 @@ func cfMulAddSwapOutAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo in
 func cfMulAddSwapAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
 
 // cfFloatAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
-// for the leading n elements, n a multiple of the vector width; af and
-// missF are float64 bits. Every f among them has |f*af| <= 2^63-4096 and
-// nlo <= floor(f*af) <= nlo+nspan (unsigned nspan), or is NaN or missF
-// (stored as NaT and counted; missF NaN: no missing value). lossy counts
-// the other elements whose product had a fraction. It stops before the
-// first vector holding another value; dst may be src.
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
 //
 //go:noescape
-func cfFloatAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+func cfFloatAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 
 // cfFloatSwapInAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
-// for the leading n elements, n a multiple of the vector width; af and
-// missF are float64 bits. Every f among them has |f*af| <= 2^63-4096 and
-// nlo <= floor(f*af) <= nlo+nspan (unsigned nspan), or is NaN or missF
-// (stored as NaT and counted; missF NaN: no missing value). lossy counts
-// the other elements whose product had a fraction. It stops before the
-// first vector holding another value; dst may be src.
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
 // Source words are byte-swapped.
 //
 //go:noescape
-func cfFloatSwapInAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+func cfFloatSwapInAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 
 // cfFloatSwapOutAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
-// for the leading n elements, n a multiple of the vector width; af and
-// missF are float64 bits. Every f among them has |f*af| <= 2^63-4096 and
-// nlo <= floor(f*af) <= nlo+nspan (unsigned nspan), or is NaN or missF
-// (stored as NaT and counted; missF NaN: no missing value). lossy counts
-// the other elements whose product had a fraction. It stops before the
-// first vector holding another value; dst may be src.
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
 // Destination words are byte-swapped.
 //
 //go:noescape
-func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 
 // cfFloatSwapAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
-// for the leading n elements, n a multiple of the vector width; af and
-// missF are float64 bits. Every f among them has |f*af| <= 2^63-4096 and
-// nlo <= floor(f*af) <= nlo+nspan (unsigned nspan), or is NaN or missF
-// (stored as NaT and counted; missF NaN: no missing value). lossy counts
-// the other elements whose product had a fraction. It stops before the
-// first vector holding another value; dst may be src.
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
 // Source and destination words are byte-swapped.
 //
 //go:noescape
-func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)

@@ -3667,9 +3667,9 @@ vectors_done:
 	VZEROUPPER
 	RET
 
-// func cfFloatAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+// func cfFloatAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
-TEXT ·cfFloatAVX512(SB), NOSPLIT, $0-112
+TEXT ·cfFloatAVX512(SB), NOSPLIT, $0-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -3681,18 +3681,17 @@ TEXT ·cfFloatAVX512(SB), NOSPLIT, $0-112
 	XORQ         BX, BX
 	MOVQ         af+48(FP), SI
 	VPBROADCASTQ SI, Z1
-	MOVQ         b+56(FP), SI
+	MOVQ         bf+56(FP), SI
 	VPBROADCASTQ SI, Z2
-	MOVQ         nlo+64(FP), SI
-	MOVQ         nspan+72(FP), DI
+	MOVQ         b+64(FP), SI
 	VPBROADCASTQ SI, Z3
-	VPBROADCASTQ DI, Z4
-	MOVQ         missF+80(FP), SI
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z4
+	MOVQ         $0x43dffffffffffff8, SI
 	VPBROADCASTQ SI, Z5
-	MOVQ         $0x43dffffffffffffc, SI
-	VPBROADCASTQ SI, Z6
 	MOVQ         $0x7fffffffffffffff, SI
-	VPBROADCASTQ SI, Z7
+	VPBROADCASTQ SI, Z6
+	VPXORQ       Z7, Z7, Z7
 	VPXORQ       Z8, Z8, Z8
 	VPXORQ       Z9, Z9, Z9
 	MOVQ         $0x0000000000000001, SI
@@ -3704,34 +3703,35 @@ vectors:
 	JA          vectors_done
 	VMOVDQU64   (DX)(BX*8), Z11
 	VCMPPD      $0x07, Z11, Z11, K1
-	VCMPPD      $0x04, Z5, Z11, K1, K1
+	VCMPPD      $0x04, Z4, Z11, K1, K1
 	VMULPD      Z1, Z11, Z12
-	VANDPD      Z7, Z12, Z13
-	VCMPPD      $0x06, Z6, Z13, K1, K2
-	VMOVAPD     Z12, Z13
-	VFMSUB231PD Z1, Z11, Z13
-	VRNDSCALEPD $0x09, Z12, Z11
-	VCMPPD      $0x00, Z11, Z12, K1, K3
-	VRNDSCALEPD $0x09, Z13, Z12
-	VCMPPD      $0x00, Z12, Z13, K3, K4
+	VRNDSCALEPD $0x09, Z12, Z13
+	VADDPD      Z2, Z13, Z14
+	VANDPD      Z6, Z14, Z14
+	VCMPPD      $0x06, Z5, Z14, K1, K2
+	VMOVAPD     Z12, Z14
+	VFMSUB231PD Z1, Z11, Z14
+	VCMPPD      $0x00, Z13, Z12, K1, K3
+	VRNDSCALEPD $0x09, Z14, Z11
+	VCMPPD      $0x00, Z11, Z14, K3, K4
+	VPMOVQ2M    Z13, K5
+	VANDPD      Z6, Z13, Z13
+	VCVTTPD2UQQ Z13, Z12
+	VPSUBQ      Z12, Z7, K5, Z12
 	VCVTTPD2QQ  Z11, Z11
-	VCVTTPD2QQ  Z12, Z12
-	VPADDQ      Z12, Z11, K3, Z11
-	VPSUBQ      Z3, Z11, Z12
-	VPCMPUQ     $0x06, Z4, Z12, K1, K3
-	KORB        K2, K3, K3
-	VPADDQ      Z2, Z11, Z11
-	VPBLENDMQ   Z11, Z0, K1, Z14
-	KORTESTB    K3, K3
+	VPADDQ      Z11, Z12, K3, Z12
+	VPADDQ      Z3, Z12, Z12
+	VPBLENDMQ   Z12, Z0, K1, Z15
+	KORTESTB    K2, K2
 	JNZ         vectors_done
-	VMOVDQU64   Z14, (AX)(BX*8)
+	VMOVDQU64   Z15, (AX)(BX*8)
 	VPADDQ      Z10, Z8, K1, Z8
 	VPADDQ      Z10, Z9, K4, Z9
 	MOVQ        SI, BX
 	JMP         vectors
 
 vectors_done:
-	MOVQ          BX, n+88(FP)
+	MOVQ          BX, n+80(FP)
 	VEXTRACTI64X4 $0x01, Z8, Y0
 	VPADDQ        Y8, Y0, Y0
 	VEXTRACTI128  $0x01, Y0, X1
@@ -3748,15 +3748,15 @@ vectors_done:
 	VMOVQ         X1, CX
 	MOVQ          BX, DX
 	SUBQ          AX, DX
-	MOVQ          DX, nat+96(FP)
+	MOVQ          DX, nat+88(FP)
 	SUBQ          CX, AX
-	MOVQ          AX, lossy+104(FP)
+	MOVQ          AX, lossy+96(FP)
 	VZEROUPPER
 	RET
 
-// func cfFloatSwapInAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+// func cfFloatSwapInAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
-TEXT ·cfFloatSwapInAVX512(SB), NOSPLIT, $0-112
+TEXT ·cfFloatSwapInAVX512(SB), NOSPLIT, $0-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -3769,18 +3769,17 @@ TEXT ·cfFloatSwapInAVX512(SB), NOSPLIT, $0-112
 	XORQ         BX, BX
 	MOVQ         af+48(FP), SI
 	VPBROADCASTQ SI, Z2
-	MOVQ         b+56(FP), SI
+	MOVQ         bf+56(FP), SI
 	VPBROADCASTQ SI, Z3
-	MOVQ         nlo+64(FP), SI
-	MOVQ         nspan+72(FP), DI
+	MOVQ         b+64(FP), SI
 	VPBROADCASTQ SI, Z4
-	VPBROADCASTQ DI, Z5
-	MOVQ         missF+80(FP), SI
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x43dffffffffffff8, SI
 	VPBROADCASTQ SI, Z6
-	MOVQ         $0x43dffffffffffffc, SI
-	VPBROADCASTQ SI, Z7
 	MOVQ         $0x7fffffffffffffff, SI
-	VPBROADCASTQ SI, Z8
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
 	VPXORQ       Z9, Z9, Z9
 	VPXORQ       Z10, Z10, Z10
 	MOVQ         $0x0000000000000001, SI
@@ -3793,34 +3792,35 @@ vectors:
 	VMOVDQU64   (DX)(BX*8), Z12
 	VPSHUFB     Z0, Z12, Z12
 	VCMPPD      $0x07, Z12, Z12, K1
-	VCMPPD      $0x04, Z6, Z12, K1, K1
+	VCMPPD      $0x04, Z5, Z12, K1, K1
 	VMULPD      Z2, Z12, Z13
-	VANDPD      Z8, Z13, Z14
-	VCMPPD      $0x06, Z7, Z14, K1, K2
-	VMOVAPD     Z13, Z14
-	VFMSUB231PD Z2, Z12, Z14
-	VRNDSCALEPD $0x09, Z13, Z12
-	VCMPPD      $0x00, Z12, Z13, K1, K3
-	VRNDSCALEPD $0x09, Z14, Z13
-	VCMPPD      $0x00, Z13, Z14, K3, K4
+	VRNDSCALEPD $0x09, Z13, Z14
+	VADDPD      Z3, Z14, Z15
+	VANDPD      Z7, Z15, Z15
+	VCMPPD      $0x06, Z6, Z15, K1, K2
+	VMOVAPD     Z13, Z15
+	VFMSUB231PD Z2, Z12, Z15
+	VCMPPD      $0x00, Z14, Z13, K1, K3
+	VRNDSCALEPD $0x09, Z15, Z12
+	VCMPPD      $0x00, Z12, Z15, K3, K4
+	VPMOVQ2M    Z14, K5
+	VANDPD      Z7, Z14, Z14
+	VCVTTPD2UQQ Z14, Z13
+	VPSUBQ      Z13, Z8, K5, Z13
 	VCVTTPD2QQ  Z12, Z12
-	VCVTTPD2QQ  Z13, Z13
-	VPADDQ      Z13, Z12, K3, Z12
-	VPSUBQ      Z4, Z12, Z13
-	VPCMPUQ     $0x06, Z5, Z13, K1, K3
-	KORB        K2, K3, K3
-	VPADDQ      Z3, Z12, Z12
-	VPBLENDMQ   Z12, Z1, K1, Z15
-	KORTESTB    K3, K3
+	VPADDQ      Z12, Z13, K3, Z13
+	VPADDQ      Z4, Z13, Z13
+	VPBLENDMQ   Z13, Z1, K1, Z16
+	KORTESTB    K2, K2
 	JNZ         vectors_done
-	VMOVDQU64   Z15, (AX)(BX*8)
+	VMOVDQU64   Z16, (AX)(BX*8)
 	VPADDQ      Z11, Z9, K1, Z9
 	VPADDQ      Z11, Z10, K4, Z10
 	MOVQ        SI, BX
 	JMP         vectors
 
 vectors_done:
-	MOVQ          BX, n+88(FP)
+	MOVQ          BX, n+80(FP)
 	VEXTRACTI64X4 $0x01, Z9, Y0
 	VPADDQ        Y9, Y0, Y0
 	VEXTRACTI128  $0x01, Y0, X1
@@ -3837,15 +3837,15 @@ vectors_done:
 	VMOVQ         X1, CX
 	MOVQ          BX, DX
 	SUBQ          AX, DX
-	MOVQ          DX, nat+96(FP)
+	MOVQ          DX, nat+88(FP)
 	SUBQ          CX, AX
-	MOVQ          AX, lossy+104(FP)
+	MOVQ          AX, lossy+96(FP)
 	VZEROUPPER
 	RET
 
-// func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+// func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
-TEXT ·cfFloatSwapOutAVX512(SB), NOSPLIT, $0-112
+TEXT ·cfFloatSwapOutAVX512(SB), NOSPLIT, $0-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -3858,18 +3858,17 @@ TEXT ·cfFloatSwapOutAVX512(SB), NOSPLIT, $0-112
 	XORQ         BX, BX
 	MOVQ         af+48(FP), SI
 	VPBROADCASTQ SI, Z2
-	MOVQ         b+56(FP), SI
+	MOVQ         bf+56(FP), SI
 	VPBROADCASTQ SI, Z3
-	MOVQ         nlo+64(FP), SI
-	MOVQ         nspan+72(FP), DI
+	MOVQ         b+64(FP), SI
 	VPBROADCASTQ SI, Z4
-	VPBROADCASTQ DI, Z5
-	MOVQ         missF+80(FP), SI
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x43dffffffffffff8, SI
 	VPBROADCASTQ SI, Z6
-	MOVQ         $0x43dffffffffffffc, SI
-	VPBROADCASTQ SI, Z7
 	MOVQ         $0x7fffffffffffffff, SI
-	VPBROADCASTQ SI, Z8
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
 	VPXORQ       Z9, Z9, Z9
 	VPXORQ       Z10, Z10, Z10
 	MOVQ         $0x0000000000000001, SI
@@ -3881,35 +3880,36 @@ vectors:
 	JA          vectors_done
 	VMOVDQU64   (DX)(BX*8), Z12
 	VCMPPD      $0x07, Z12, Z12, K1
-	VCMPPD      $0x04, Z6, Z12, K1, K1
+	VCMPPD      $0x04, Z5, Z12, K1, K1
 	VMULPD      Z2, Z12, Z13
-	VANDPD      Z8, Z13, Z14
-	VCMPPD      $0x06, Z7, Z14, K1, K2
-	VMOVAPD     Z13, Z14
-	VFMSUB231PD Z2, Z12, Z14
-	VRNDSCALEPD $0x09, Z13, Z12
-	VCMPPD      $0x00, Z12, Z13, K1, K3
-	VRNDSCALEPD $0x09, Z14, Z13
-	VCMPPD      $0x00, Z13, Z14, K3, K4
+	VRNDSCALEPD $0x09, Z13, Z14
+	VADDPD      Z3, Z14, Z15
+	VANDPD      Z7, Z15, Z15
+	VCMPPD      $0x06, Z6, Z15, K1, K2
+	VMOVAPD     Z13, Z15
+	VFMSUB231PD Z2, Z12, Z15
+	VCMPPD      $0x00, Z14, Z13, K1, K3
+	VRNDSCALEPD $0x09, Z15, Z12
+	VCMPPD      $0x00, Z12, Z15, K3, K4
+	VPMOVQ2M    Z14, K5
+	VANDPD      Z7, Z14, Z14
+	VCVTTPD2UQQ Z14, Z13
+	VPSUBQ      Z13, Z8, K5, Z13
 	VCVTTPD2QQ  Z12, Z12
-	VCVTTPD2QQ  Z13, Z13
-	VPADDQ      Z13, Z12, K3, Z12
-	VPSUBQ      Z4, Z12, Z13
-	VPCMPUQ     $0x06, Z5, Z13, K1, K3
-	KORB        K2, K3, K3
-	VPADDQ      Z3, Z12, Z12
-	VPBLENDMQ   Z12, Z1, K1, Z15
-	KORTESTB    K3, K3
+	VPADDQ      Z12, Z13, K3, Z13
+	VPADDQ      Z4, Z13, Z13
+	VPBLENDMQ   Z13, Z1, K1, Z16
+	KORTESTB    K2, K2
 	JNZ         vectors_done
-	VPSHUFB     Z0, Z15, Z15
-	VMOVDQU64   Z15, (AX)(BX*8)
+	VPSHUFB     Z0, Z16, Z16
+	VMOVDQU64   Z16, (AX)(BX*8)
 	VPADDQ      Z11, Z9, K1, Z9
 	VPADDQ      Z11, Z10, K4, Z10
 	MOVQ        SI, BX
 	JMP         vectors
 
 vectors_done:
-	MOVQ          BX, n+88(FP)
+	MOVQ          BX, n+80(FP)
 	VEXTRACTI64X4 $0x01, Z9, Y0
 	VPADDQ        Y9, Y0, Y0
 	VEXTRACTI128  $0x01, Y0, X1
@@ -3926,15 +3926,15 @@ vectors_done:
 	VMOVQ         X1, CX
 	MOVQ          BX, DX
 	SUBQ          AX, DX
-	MOVQ          DX, nat+96(FP)
+	MOVQ          DX, nat+88(FP)
 	SUBQ          CX, AX
-	MOVQ          AX, lossy+104(FP)
+	MOVQ          AX, lossy+96(FP)
 	VZEROUPPER
 	RET
 
-// func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, b uint64, nlo uint64, nspan uint64, missF uint64) (n int, nat int, lossy int)
+// func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
-TEXT ·cfFloatSwapAVX512(SB), NOSPLIT, $0-112
+TEXT ·cfFloatSwapAVX512(SB), NOSPLIT, $0-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -3947,18 +3947,17 @@ TEXT ·cfFloatSwapAVX512(SB), NOSPLIT, $0-112
 	XORQ         BX, BX
 	MOVQ         af+48(FP), SI
 	VPBROADCASTQ SI, Z2
-	MOVQ         b+56(FP), SI
+	MOVQ         bf+56(FP), SI
 	VPBROADCASTQ SI, Z3
-	MOVQ         nlo+64(FP), SI
-	MOVQ         nspan+72(FP), DI
+	MOVQ         b+64(FP), SI
 	VPBROADCASTQ SI, Z4
-	VPBROADCASTQ DI, Z5
-	MOVQ         missF+80(FP), SI
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x43dffffffffffff8, SI
 	VPBROADCASTQ SI, Z6
-	MOVQ         $0x43dffffffffffffc, SI
-	VPBROADCASTQ SI, Z7
 	MOVQ         $0x7fffffffffffffff, SI
-	VPBROADCASTQ SI, Z8
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
 	VPXORQ       Z9, Z9, Z9
 	VPXORQ       Z10, Z10, Z10
 	MOVQ         $0x0000000000000001, SI
@@ -3971,35 +3970,36 @@ vectors:
 	VMOVDQU64   (DX)(BX*8), Z12
 	VPSHUFB     Z0, Z12, Z12
 	VCMPPD      $0x07, Z12, Z12, K1
-	VCMPPD      $0x04, Z6, Z12, K1, K1
+	VCMPPD      $0x04, Z5, Z12, K1, K1
 	VMULPD      Z2, Z12, Z13
-	VANDPD      Z8, Z13, Z14
-	VCMPPD      $0x06, Z7, Z14, K1, K2
-	VMOVAPD     Z13, Z14
-	VFMSUB231PD Z2, Z12, Z14
-	VRNDSCALEPD $0x09, Z13, Z12
-	VCMPPD      $0x00, Z12, Z13, K1, K3
-	VRNDSCALEPD $0x09, Z14, Z13
-	VCMPPD      $0x00, Z13, Z14, K3, K4
+	VRNDSCALEPD $0x09, Z13, Z14
+	VADDPD      Z3, Z14, Z15
+	VANDPD      Z7, Z15, Z15
+	VCMPPD      $0x06, Z6, Z15, K1, K2
+	VMOVAPD     Z13, Z15
+	VFMSUB231PD Z2, Z12, Z15
+	VCMPPD      $0x00, Z14, Z13, K1, K3
+	VRNDSCALEPD $0x09, Z15, Z12
+	VCMPPD      $0x00, Z12, Z15, K3, K4
+	VPMOVQ2M    Z14, K5
+	VANDPD      Z7, Z14, Z14
+	VCVTTPD2UQQ Z14, Z13
+	VPSUBQ      Z13, Z8, K5, Z13
 	VCVTTPD2QQ  Z12, Z12
-	VCVTTPD2QQ  Z13, Z13
-	VPADDQ      Z13, Z12, K3, Z12
-	VPSUBQ      Z4, Z12, Z13
-	VPCMPUQ     $0x06, Z5, Z13, K1, K3
-	KORB        K2, K3, K3
-	VPADDQ      Z3, Z12, Z12
-	VPBLENDMQ   Z12, Z1, K1, Z15
-	KORTESTB    K3, K3
+	VPADDQ      Z12, Z13, K3, Z13
+	VPADDQ      Z4, Z13, Z13
+	VPBLENDMQ   Z13, Z1, K1, Z16
+	KORTESTB    K2, K2
 	JNZ         vectors_done
-	VPSHUFB     Z0, Z15, Z15
-	VMOVDQU64   Z15, (AX)(BX*8)
+	VPSHUFB     Z0, Z16, Z16
+	VMOVDQU64   Z16, (AX)(BX*8)
 	VPADDQ      Z11, Z9, K1, Z9
 	VPADDQ      Z11, Z10, K4, Z10
 	MOVQ        SI, BX
 	JMP         vectors
 
 vectors_done:
-	MOVQ          BX, n+88(FP)
+	MOVQ          BX, n+80(FP)
 	VEXTRACTI64X4 $0x01, Z9, Y0
 	VPADDQ        Y9, Y0, Y0
 	VEXTRACTI128  $0x01, Y0, X1
@@ -4016,8 +4016,8 @@ vectors_done:
 	VMOVQ         X1, CX
 	MOVQ          BX, DX
 	SUBQ          AX, DX
-	MOVQ          DX, nat+96(FP)
+	MOVQ          DX, nat+88(FP)
 	SUBQ          CX, AX
-	MOVQ          AX, lossy+104(FP)
+	MOVQ          AX, lossy+96(FP)
 	VZEROUPPER
 	RET

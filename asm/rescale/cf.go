@@ -69,27 +69,30 @@ func cfMulAdd(isa gen.ISA, o order) {
 	k.finish(c, false)
 }
 
-// cfFloat (AVX-512): float64 source words f; N = floor(f*af) exactly, from
-// the rounded product p and its FMA residual r = f*af - p (exact): if p is
-// not an integer, N = floor(p) (and the element is lossy); else N = p +
-// floor(r) (lossy when r has a fraction). dst = N + b for N in
-// [nlo, nlo+nspan]. NaN and missF are missing (missF NaN: none).
+// cfFloat (AVX-512): float64 source words f; x = floor(f*af) + b exactly,
+// from the rounded product p and its FMA residual r = f*af - p (exact): if
+// p is not an integer, floor(f*af) = floor(p) (and the element is lossy);
+// else it is p + floor(r) (lossy when r has a fraction). |p| < 2^64 is
+// converted through its magnitude (VCVTTPD2UQQ) and the sign, the sums
+// wrap: the estimate |floor(p) + bf| <= 2^63-8192 guarantees the exact
+// result fits. NaN and missF are missing (missF NaN: none).
 func cfFloat(isa gen.ISA, o order) {
 	k := begin(isa, o, false, "cfFloat",
-		"func(dst, src []uint64, af, b, nlo, nspan, missF uint64) (n, nat, lossy int)",
+		"func(dst, src []uint64, af, bf, b, missF uint64) (n, nat, lossy int)",
 		"stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,",
-		"for the leading n elements, n a multiple of the vector width; af and",
-		"missF are float64 bits. Every f among them has |f*af| <= 2^63-4096 and",
-		"nlo <= floor(f*af) <= nlo+nspan (unsigned nspan), or is NaN or missF",
-		"(stored as NaT and counted; missF NaN: no missing value). lossy counts",
-		"the other elements whose product had a fraction. It stops before the",
-		"first vector holding another value; dst may be src.")
+		"for the leading n elements, n a multiple of the vector width; af, bf",
+		"(b as a float64) and missF are float64 bits. Every f among them has",
+		"|floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and",
+		"counted; missF NaN: no missing value). lossy counts the other elements",
+		"whose product had a fraction. It stops before the first vector holding",
+		"another value; dst may be src.")
 	af := k.broadcast("af")
+	bf := k.broadcast("bf")
 	b := k.broadcast("b")
-	nlo, nspan := k.rangeArgs("nlo", "nspan")
 	missF := k.broadcast("missF")
-	pmax := gen.BroadcastConst(isa, 0x43dffffffffffffc) // float64(2^63 - 4096)
+	tmax := gen.BroadcastConst(isa, 0x43dffffffffffff8) // float64(2^63 - 8192)
 	abs := gen.BroadcastConst(isa, 0x7fffffffffffffff)
+	zero := gen.Zero(isa)
 	c := k.counters(true)
 	k.loops(1, true, true, c, func(v reg.VecVirtual) lane {
 		var l lane
@@ -99,31 +102,33 @@ func cfFloat(isa gen.ISA, o order) {
 		VCMPPD(Imm(cmpPDNeqUQ), missF, v, ord, l.valid) // ordered, and not missF
 		p := k.isa.Vec()
 		VMULPD(af, v, p)
-		ap := k.isa.Vec()
-		VANDPD(abs, p, ap)
-		huge := K()
-		VCMPPD(Imm(cmpPDNleUQ), pmax, ap, l.valid, huge) // not |p| <= pmax
+		fp := k.isa.Vec()
+		VRNDSCALEPD(Imm(roundFloorX), p, fp)
+		t := k.isa.Vec()
+		VADDPD(bf, fp, t)
+		VANDPD(abs, t, t)
+		l.badK = K()
+		VCMPPD(Imm(cmpPDNleUQ), tmax, t, l.valid, l.badK) // not |fp + bf| <= tmax
 		r := k.isa.Vec()
 		VMOVAPD(p, r)
 		VFMSUB231PD(af, v, r) // r = f*af - p
-		fp := k.isa.Vec()
-		VRNDSCALEPD(Imm(roundFloorX), p, fp)
 		integer := K()
 		VCMPPD(Imm(cmpPDEqOQ), fp, p, l.valid, integer)
 		fr := k.isa.Vec()
 		VRNDSCALEPD(Imm(roundFloorX), r, fr)
 		l.exactK = K()
 		VCMPPD(Imm(cmpPDEqOQ), fr, r, integer, l.exactK)
-		nv := k.isa.Vec()
-		VCVTTPD2QQ(fp, nv)
+		neg := K()
+		VPMOVQ2M(fp, neg) // the sign bit; floor(-0) = -0 converts to 0 either way
+		VANDPD(abs, fp, fp)
+		x := k.isa.Vec()
+		VCVTTPD2UQQ(fp, x)
+		VPSUBQ(x, zero, neg, x) // -|floor(p)| where it is negative
 		fix := k.isa.Vec()
 		VCVTTPD2QQ(fr, fix)
-		VPADDQ(fix, nv, integer, nv) // + floor(r) where p is an integer
-		k.outside(nv, nlo, nspan, &l)
-		KORB(huge, l.badK, l.badK)
-		out := k.isa.Vec()
-		VPADDQ(b, nv, out)
-		l.out = k.keepNaT(out, &l)
+		VPADDQ(fix, x, integer, x) // + floor(r) where p is an integer
+		VPADDQ(b, x, x)
+		l.out = k.keepNaT(x, &l)
 		return l
 	})
 	k.finish(c, true)

@@ -155,6 +155,15 @@ func editAttributes(attrs json.RawMessage, set map[string]any) (json.RawMessage,
 	return json.Marshal(obj) // keys sorted, as zarr-python writes them
 }
 
+func hasAttribute(attrs json.RawMessage, name string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(attrs, &obj) != nil {
+		return false
+	}
+	_, ok := obj[name]
+	return ok
+}
+
 // cfSide is what a job does with CF time.
 type cfSide struct {
 	src      *cf.Time       // the source's description; nil for a datetime64 source
@@ -187,17 +196,24 @@ func cfSourceAsTime(sm zarr.Metadata, t *cf.Time, o *Options) (zarr.Metadata, er
 // cfDestination turns dm, the metadata of a datetime64 destination, into
 // that of the CF-encoded one with units u: int64 counts, NaT as
 // MinInt64, declared as the fill value and _FillValue.
-func cfDestination(dm zarr.Metadata, u cf.Units) (zarr.Metadata, error) {
+// A v2 destination gets the xarray attribute _ARRAY_DIMENSIONS from a v3
+// source's dimension_names (dims) when it has none.
+func cfDestination(dm zarr.Metadata, u cf.Units, dims json.RawMessage) (zarr.Metadata, error) {
 	m := dm.Clone()
 	m.DataType, m.FillValue = dtype.DataType{}, 0
 	m.Numeric = zarr.NumericType{Kind: zarr.Int, Size: 8}
 	m.NumericFill = [2]uint64{uint64(1) << 63}
 	m.FillNull = false
-	attrs, err := editAttributes(dm.Attributes, map[string]any{
+	set := map[string]any{
 		"units":      strings.TrimSpace(u.Text),
 		"calendar":   "proleptic_gregorian",
 		"_FillValue": int64(math.MinInt64),
-	})
+	}
+	var names []string // null names fail to unmarshal: no attribute then
+	if m.Format == 2 && len(dims) > 0 && json.Unmarshal(dims, &names) == nil && !hasAttribute(dm.Attributes, "_ARRAY_DIMENSIONS") {
+		set["_ARRAY_DIMENSIONS"] = names
+	}
+	attrs, err := editAttributes(dm.Attributes, set)
 	if err != nil {
 		return m, err
 	}
@@ -283,7 +299,7 @@ func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error 
 		return err
 	}
 	if t.cf.dstUnits != nil {
-		*dm, err = cfDestination(*dm, *t.cf.dstUnits)
+		*dm, err = cfDestination(*dm, *t.cf.dstUnits, sm.DimensionNames)
 	}
 	return err
 }

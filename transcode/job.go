@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -179,6 +180,13 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 	t.cf.src = cft
 	if err := t.planKernels(sm, &dm, o); err != nil {
 		return nil, err
+	}
+	if t.cf.dstUnits != nil && dm.Format == 2 && len(sm.DimensionNames) > 0 && hasAttribute(dm.Attributes, "_ARRAY_DIMENSIONS") {
+		for i, n := range notes {
+			if strings.HasPrefix(n, "dimension_names") {
+				notes[i] = fmt.Sprintf("dimension_names %s become the attribute _ARRAY_DIMENSIONS (xarray's convention in v2)", sm.DimensionNames)
+			}
+		}
 	}
 	if t.dst, err = zarr.Create(ctx, t.dstIO, dm); err != nil {
 		return nil, fmt.Errorf("%w: destination metadata: %w", ErrPlan, err)

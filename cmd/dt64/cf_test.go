@@ -226,6 +226,35 @@ func xarrayNamed(t *testing.T, dir string) string {
 	return dir
 }
 
+// writeV3Named writes a v3 datetime64[s] array with dimension_names and
+// no attributes, and returns its directory.
+func writeV3Named(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "v3.zarr")
+	ctx := context.Background()
+	a, err := zarr.Create(ctx, zarr.Dir(dir), zarr.Metadata{
+		Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
+		Shape: []int64{100}, ChunkShape: []int64{30}, FillValue: dtype.NaT, DimensionNames: json.RawMessage(`["time"]`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]int64, 30)
+	for _, c := range a.ChunkCoords() {
+		for i := range buf {
+			buf[i] = 1_600_000_000 + 3607*(c[0]*30+int64(i))
+		}
+		buf[c[0]] = dtype.NaT
+		if err := a.WriteChunk(ctx, c, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 var suggestedUnits = regexp.MustCompile(`--cf-units "([^"]+)" keeps them exact`)
 
 // TestCFXarrayReadsOutput writes every fixture, and a CF and a datetime64
@@ -257,6 +286,7 @@ func TestCFXarrayReadsOutput(t *testing.T) {
 		job{writeCFSource(t, 500, 64, true), []string{"--cf-units", "milliseconds since 2000-01-01"}},
 		job{xarrayNamed(t, writeSample(t, 500, 64)), []string{"--cf", "--unit", "s"}},
 		job{xarrayNamed(t, writeSample(t, 500, 64)), []string{"--cf"}},
+		job{writeV3Named(t), []string{"--cf"}}, // dimension_names become _ARRAY_DIMENSIONS
 	)
 	tmp := t.TempDir()
 	retried := 0

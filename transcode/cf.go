@@ -73,7 +73,7 @@ func cfUnitFor(d dtype.DataType) (dtype.Unit, error) {
 	case dtype.Picosecond, dtype.Femtosecond, dtype.Attosecond:
 		return dtype.Nanosecond, nil
 	}
-	return 0, fmt.Errorf("%s has no fixed length, so no CF unit: give --unit or --cf-units", d)
+	return 0, fmt.Errorf("%s has no fixed length, so no CF unit counts it: choose a unit or CF units", d)
 }
 
 var cfUnitWord = map[dtype.Unit]string{
@@ -188,7 +188,7 @@ func cfSourceAsTime(sm zarr.Metadata, t *cf.Time, o *Options) (zarr.Metadata, er
 	}
 	m.Attributes = attrs
 	if o.Unit == dtype.NoUnit && o.Scale != 0 {
-		return m, planErr("--scale needs --unit with a CF source")
+		return m, planErr("a scale needs a unit with a CF source")
 	}
 	return m, nil
 }
@@ -242,23 +242,24 @@ func XarrayExactBound(u dtype.Unit) int64 {
 	return (1 << 53) / ns
 }
 
-// XarrayWarning says, for a CF destination, when xarray 2023.01 would
-// not decode every value a run wrote exactly (see XarrayExactBound), and
-// what to do; "" when it would, or when the plan is not CF.
-func (p Plan) XarrayWarning(s Summary) string {
+// XarrayRounding says, for a CF destination, when xarray 2023.01 would
+// not decode every value a run wrote exactly (see XarrayExactBound):
+// reason is "" when it would (or the plan is not CF); exact are CF units
+// with the same unit that would keep the values exact (the first midnight
+// at or before the earliest value as the reference), "" when none would
+// (a coarser unit is needed).
+func (p Plan) XarrayRounding(s Summary) (reason, exact string) {
 	u := p.CFUnits
 	if u == nil || !s.Ranged {
-		return ""
+		return "", ""
 	}
 	bound := XarrayExactBound(u.Unit)
 	if s.Min >= -bound && s.Max <= bound {
-		return ""
+		return "", ""
 	}
 	word := cfUnitWord[u.Unit]
-	msg := fmt.Sprintf("the values reach %d..%d %s since the reference; xarray (2023.01 at least) masks int64 times with a _FillValue "+
+	reason = fmt.Sprintf("the values reach %d..%d %s since the reference; xarray (2023.01 at least) masks int64 times with a _FillValue "+
 		"through float64 and decodes them exactly only within ±%d, so it may round some of these instants", s.Min, s.Max, word, bound)
-	// The first midnight at or before the earliest value, as a reference,
-	// if the values then fit.
 	us := unitSeconds(dtype.DataType{Kind: dtype.Datetime, Unit: u.Unit, Scale: 1})
 	first := new(big.Rat).Add(u.Reference, new(big.Rat).Mul(new(big.Rat).SetInt64(s.Min), us))
 	day := new(big.Int).Div(first.Num(), new(big.Int).Mul(first.Denom(), big.NewInt(86400)))
@@ -266,9 +267,9 @@ func (p Plan) XarrayWarning(s Summary) string {
 	span := new(big.Rat).Add(u.Reference, new(big.Rat).Mul(new(big.Rat).SetInt64(s.Max), us))
 	span.Sub(span, new(big.Rat).SetInt(day)).Quo(span, us)
 	if span.Cmp(new(big.Rat).SetInt64(bound)) <= 0 {
-		return msg + fmt.Sprintf(`; --cf-units "%s since %s" keeps them exact`, word, cf.FormatInstant(new(big.Rat).SetInt(day))[:10])
+		exact = fmt.Sprintf("%s since %s", word, cf.FormatInstant(new(big.Rat).SetInt(day))[:10])
 	}
-	return msg + "; a coarser unit (--unit, or --cf-units) keeps them exact"
+	return reason, exact
 }
 
 // planKernels compiles the conversion of a job from sm (the source's
@@ -332,7 +333,7 @@ func (t *Job) planEncode(sm zarr.Metadata, ko kernels.Options) error {
 	u := *t.cf.dstUnits
 	t.cf.mid = sm.DataType
 	eo := ko
-	eo.Stats = true // the range of the values, for XarrayWarning
+	eo.Stats = true // the range of the values, for XarrayRounding
 	var err error
 	if t.enc, err = kernels.NewCFEncoder(sm.DataType, u, eo); err != nil {
 		return fmt.Errorf("%w: %w", ErrPlan, err)

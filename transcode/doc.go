@@ -29,7 +29,7 @@
 // attributes. Options.CF writes the destination CF-encoded instead
 // (kernels.CFEncoder): int64 counts of Options.CFUnits, by default of the
 // destination unit since 1970-01-01, with NaT as _FillValue;
-// Plan.XarrayWarning says when xarray's float64 masking would round what
+// Plan.XarrayRounding says when xarray's float64 masking would round what
 // was written. Plan.CF describes both.
 //
 // # Nothing lost

@@ -248,8 +248,12 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 		return err
 	}
 	printTranscodeSummary(cmd.OutOrStdout(), sum)
-	if w := p.XarrayWarning(sum); w != "" {
-		fmt.Fprintf(errw, "warning: %s\n", w)
+	if reason, exact := p.XarrayRounding(sum); reason != "" {
+		fix := "a coarser unit (--unit, or --cf-units) keeps them exact"
+		if exact != "" {
+			fix = fmt.Sprintf("--cf-units %q keeps them exact", exact)
+		}
+		fmt.Fprintf(errw, "warning: %s; %s\n", reason, fix)
 	}
 	if !sum.Complete {
 		fmt.Fprintf(cmd.OutOrStdout(), "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)

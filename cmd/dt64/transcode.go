@@ -114,6 +114,10 @@ so after the run.`,
 			}
 			dstDir := zarr.Dir(args[1])
 			dstDir.NoSync = f.noSync
+			// Each chunk's flush and rename overlaps the next chunk's
+			// conversion; Close waits for those still in flight.
+			dstDir.FlushAhead = flushAhead
+			defer dstDir.Close()
 			var src, dst zarr.Store = zarr.Dir(args[0]), dstDir
 			if _, err := os.Stat(args[0]); err != nil {
 				return fmt.Errorf("source %s: %w", args[0], err)
@@ -223,6 +227,11 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 	o.CF, o.CFUnits = f.cf || f.cfUnits != "", f.cfUnits
 	return o, nil
 }
+
+// flushAhead is how many destination chunks may be flushing to disk and
+// renaming while the workers go on: enough to keep a disk's queue busy,
+// few enough that a failed flush stops the run soon after.
+const flushAhead = 16
 
 func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	ctx := cmd.Context()

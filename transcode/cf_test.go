@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"os"
@@ -467,6 +468,88 @@ func TestDefaultCFUnit(t *testing.T) {
 		}
 		if got := transcode.DefaultCFUnit(tm); got.Unit != c.want || got.Scale != 1 {
 			t.Errorf("%s %s: %s, want %s", c.attrs, c.stored, got, c.want)
+		}
+	}
+}
+
+// TestCFResumeCounts: a run from a CF source interrupted by a failing
+// store and resumed ends as the uninterrupted run, byte for byte, and its
+// summary counts the whole array (NaT, overflowed and lossy elements of
+// the units the first run did), to datetime64 and to CF.
+func TestCFResumeCounts(t *testing.T) {
+	srcDir := t.TempDir()
+	chunks := map[string][]uint64{}
+	for c := range 40 {
+		if c%9 == 4 {
+			continue // missing: NaN, the fill value
+		}
+		vals := make([]uint64, 25)
+		for i := range vals {
+			k := c*25 + i
+			f := 18000 + float64(k)/10 // tenths of a day: lossy in ns
+			switch {
+			case k%31 == 7:
+				f = 1e300 // overflows
+			case k%29 == 3:
+				f = math.NaN()
+			}
+			vals[i] = math.Float64bits(f)
+		}
+		chunks[fmt.Sprint(c)] = vals
+	}
+	src := cfSource(t, `{"units": "days since 1970-01-01", "_ARRAY_DIMENSIONS": ["time"]}`, true, 1000, 25, chunks)
+	// The same array in a directory (failStore and sameTrees work there).
+	mem := src.(*zarr.MemoryStore)
+	keys, err := mem.List(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		b, err := mem.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := zarr.Dir(srcDir).Set(ctx, k, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []transcode.Options{
+		{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT, Workers: 2},
+		{CFUnits: "seconds since 2019-01-01", Overflow: kernels.OverflowClamp, Workers: 2},
+	} {
+		ref := filepath.Join(t.TempDir(), "ref")
+		job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := job.Run(ctx)
+		if err != nil || want.Overflowed == 0 || want.Lossy == 0 || want.NaT == 0 {
+			t.Fatalf("%+v: uninterrupted run %+v, %v (want NaT, overflowed and lossy elements)", o, want, err)
+		}
+		for _, after := range []int64{4, 13, 27} {
+			dst := filepath.Join(t.TempDir(), "d")
+			job, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+			if _, err := job.Run(ctx); err == nil {
+				t.Fatalf("after %d: no failure", after)
+			}
+			r := o
+			r.Resume = true
+			job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := job.Run(ctx)
+			if err != nil || got.Resumed == 0 {
+				t.Fatalf("after %d: resume %+v, %v", after, got, err)
+			}
+			if got.Elements != want.Elements || got.NaT != want.NaT || got.Overflowed != want.Overflowed || got.Lossy != want.Lossy ||
+				got.Chunks != want.Chunks || got.Stored != want.Stored || got.Min != want.Min || got.Max != want.Max {
+				t.Errorf("%+v after %d: resumed summary %+v, uninterrupted %+v", o, after, got, want)
+			}
+			sameTrees(t, ref, dst)
+			if err := job.Verify(ctx); err != nil {
+				t.Errorf("verify: %v", err)
+			}
 		}
 	}
 }

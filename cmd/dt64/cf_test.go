@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -478,5 +479,40 @@ func TestCFValidateLeftovers(t *testing.T) {
 	out, _, err = run(t, nil, "validate", src)
 	if err == nil || !strings.Contains(out, "c/1") && !strings.Contains(out, "1:") || !strings.Contains(out, "+Inf") {
 		t.Errorf("validate of +Inf in a CF array: %v\n%s", err, out)
+	}
+}
+
+// TestCFGarbagePadding: inspect and validate read a CF array whose edge
+// chunk's padding holds values that do not decode (a writer may leave it
+// uninitialized): padding is not data.
+func TestCFGarbagePadding(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t.zarr")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		".zarray": `{"chunks":[4],"compressor":null,"dtype":"<i8","fill_value":null,"filters":null,"order":"C","shape":[6],"zarr_format":2}`,
+		".zattrs": `{"units":"days since 1970-01-01 12:00","calendar":"proleptic_gregorian"}`, // decoded to ns: the garbage overflows
+	}
+	for k, v := range files {
+		if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c, vals := range [][]uint64{{0, 1, 2, 3}, {4, 5, math.MaxInt64, math.MaxInt64}} {
+		b := make([]byte, 32)
+		for i, v := range vals {
+			binary.LittleEndian.PutUint64(b[8*i:], v)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(c)), b, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := run(t, nil, "inspect", dir)
+	if err != nil || !strings.Contains(out, "6: 6 valid, 0 NaT") || !strings.Contains(out, "1970-01-06T12:00:00") {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
+	if out, _, err := run(t, nil, "validate", dir); err != nil || !strings.HasPrefix(out, "ok:") {
+		t.Errorf("validate: %v\n%s", err, out)
 	}
 }

@@ -516,3 +516,25 @@ func TestCFGarbagePadding(t *testing.T) {
 		t.Errorf("validate: %v\n%s", err, out)
 	}
 }
+
+// TestCFFlags: --cf-units with --unit is a mistake on the command line;
+// units that do not parse, weeks (xarray reads none) and a calendar unit
+// are plan errors naming what is wrong.
+func TestCFFlags(t *testing.T) {
+	src := writeSample(t, 100, 10)
+	dst := filepath.Join(t.TempDir(), "d.zarr")
+	if _, _, err := run(t, nil, "transcode", src, dst, "--cf-units", "seconds since 2000-01-01", "--unit", "s"); !isUsage(err) {
+		t.Errorf("--cf-units with --unit: %v, want a usage error", err)
+	}
+	for want, args := range map[string][]string{
+		"fortnights":    {"--cf-units", "fortnights since 2000-01-01"},
+		"2000-13-01":    {"--cf-units", "seconds since 2000-13-01"},
+		"weeks":         {"--cf-units", "weeks since 2000-01-01"},
+		"datetime64[M]": {"--cf", "--unit", "M"},
+	} {
+		_, _, err := run(t, nil, append([]string{"transcode", src, dst}, args...)...)
+		if err == nil || isUsage(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want a plan error naming %q", args, err, want)
+		}
+	}
+}

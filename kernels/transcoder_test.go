@@ -352,6 +352,7 @@ func TestHugeFactors(t *testing.T) {
 		}
 	}
 }
+
 // TestExactStatsCountNaT: in exact mode a lossy element stops the run, and
 // the Stats of the elements before it count their NaT.
 func TestExactStatsCountNaT(t *testing.T) {

@@ -146,33 +146,17 @@ func cfMulAddDivLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, n
 	return len(src), nat, lossy
 }
 
-// cfFloorProductAdd returns floor(f×af) + b exactly (ok false when the
-// estimate fp + bf is beyond ±cfFloatSumMax, NaN and ±Inf included) and
-// whether a fraction was dropped. p = f×af rounded; the FMA residual
-// r = f×af - p is exact (an underflowing residual only comes with a tiny p,
-// which is not an integer, and r is not used then). If p is not an
+// cfFloatLoop converts float64 words: x = floor(f×A) + B exactly (then
+// divided by C when C >= 2: floor((floor(f×A) + B)/C) is the floor of the
+// exact quotient, B being an integer). p = f×A rounded; the FMA residual
+// e = f×A - p is exact (an underflowing residual only comes with a tiny
+// p, which is not an integer, and e is not used then). If p is not an
 // integer, it is within half an ulp of the exact product, and the nearest
 // integers are at least an ulp away: the floor is floor(p), and there was
-// a fraction. If p is an integer, the exact product is p + r: p +
-// floor(r). |p| < 2^64, converted through its magnitude.
-func cfFloorProductAdd(f, af, bf float64, b uint64) (x uint64, frac, ok bool) {
-	p := f * af
-	fp := math.Floor(p)
-	if t := fp + bf; !(t >= -cfFloatSumMax && t <= cfFloatSumMax) {
-		return 0, false, false
-	}
-	u := uint64(math.Abs(fp))
-	if fp < 0 {
-		u = -u
-	}
-	if fp != p {
-		return u + b, true, true
-	}
-	r := math.FMA(f, af, -p)
-	fr := math.Floor(r)
-	return u + uint64(int64(fr)) + b, fr != r, true
-}
-
+// a fraction. If p is an integer, the exact product is p + e: p +
+// floor(e). |p| < 2^64, converted through its magnitude; the sums wrap,
+// and the float estimate floor(p) + bf within ±cfFloatSumMax guarantees
+// the exact result fits.
 func cfFloatLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat, lossy int) {
 	dst = dst[:len(src)]
 	p := &k.fl
@@ -193,10 +177,22 @@ func cfFloatLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat, 
 		if missing {
 			nat++
 		} else {
-			x, frac, ok := cfFloorProductAdd(f, af, bf, b)
-			if !ok {
+			p := f * af
+			fp := math.Floor(p)
+			if t := fp + bf; !(t >= -cfFloatSumMax && t <= cfFloatSumMax) {
 				return i, nat, lossy
 			}
+			e := math.FMA(f, af, -p)
+			fe := math.Floor(e)
+			u := uint64(math.Abs(fp))
+			if fp < 0 {
+				u = -u
+			}
+			frac := fp != p || fe != e
+			if fp == p {
+				u += uint64(int64(fe))
+			}
+			x := u + b
 			r = x
 			if div {
 				q := dv.floorQuo(int64(x))

@@ -122,7 +122,7 @@ func OpenTable(ctx context.Context, store zarr.Store, o TableOptions) (*Table, e
 		col := tableColumn{name: c.node.Path, array: a, time: isTime(a)}
 		var at arrow.DataType
 		if col.time {
-			if _, at, err = ColumnType(a.DataType(), o.Unit); err != nil {
+			if _, _, at, err = timeColumn(a, o.Options); err != nil {
 				return nil, fmt.Errorf("array %q: %w", c.node.Path, err)
 			}
 		} else if nt, ok := NumericType(a.Numeric()); ok {
@@ -162,8 +162,8 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 	var at arrow.DataType
 	var err error
 	if col.time {
-		if _, at, err = ColumnType(a.DataType(), o.Unit); err != nil {
-			return nil, fmt.Errorf("%s: %w", a, err)
+		if _, _, at, err = timeColumn(a, o.Options); err != nil {
+			return nil, err
 		}
 	} else if nt, ok := NumericType(a.Numeric()); ok {
 		at = nt
@@ -178,8 +178,16 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 	return t, nil
 }
 
-// isTime reports whether a reads as a time column.
-func isTime(a *zarr.Array) bool { return a.IsTime() }
+// isTime reports whether a reads as a time column: a datetime64 or
+// timedelta64 array, or a CF time array (one whose CF attributes do not
+// parse, a noleap calendar say, fails when its column is planned).
+func isTime(a *zarr.Array) bool {
+	if a.IsTime() {
+		return true
+	}
+	t, err := a.CFTime()
+	return t != nil || err != nil
+}
 
 // dimensionName is the name of a 1-D array's dimension: v3
 // dimension_names, or xarray's v2 _ARRAY_DIMENSIONS attribute; "" when

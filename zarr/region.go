@@ -22,6 +22,10 @@ type RangeGetter interface {
 	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
 }
 
+// errNoRanges is a RangeGetter's answer when it stands for a store that
+// cannot read ranges (a Sub view of one).
+var errNoRanges = errors.New("the store reads no ranges")
+
 // RegionOptions tune a region read.
 type RegionOptions struct {
 	// Parallel is how many chunks are read and decoded at once; 0 or 1
@@ -177,7 +181,11 @@ func (r *regionRead) chunk(ctx context.Context, coords []int64, buf *[]byte) err
 		whole = whole && ext[d] == cs[d]
 	}
 	if r.shard != nil && r.ranges != nil && !whole {
-		return r.shardPart(ctx, coords, inChunk, inBox, ext)
+		err := r.shardPart(ctx, coords, inChunk, inBox, ext)
+		if !errors.Is(err, errNoRanges) {
+			return err
+		}
+		// A view over a store without ranges: read the whole shard.
 	}
 	if whole {
 		if off, ok := contiguous(r.shape, cs, inBox); ok {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -52,6 +53,28 @@ func (p noRanges) Set(ctx context.Context, k string, v []byte) error { return p.
 func (p noRanges) Delete(ctx context.Context, k string) error        { return p.s.Delete(ctx, k) }
 func (p noRanges) List(ctx context.Context, pre string) ([]string, error) {
 	return p.s.List(ctx, pre)
+}
+
+// prefixed is a store whose keys live under "grp/t/" of s: the array
+// seen as a node of a hierarchy.
+type prefixed struct{ s Store }
+
+func (p prefixed) strip(k string) string { return strings.TrimPrefix(k, "grp/t/") }
+func (p prefixed) Get(ctx context.Context, k string) ([]byte, error) {
+	return p.s.Get(ctx, p.strip(k))
+}
+func (p prefixed) GetRange(ctx context.Context, k string, off, n int64) ([]byte, error) {
+	if rg, ok := p.s.(RangeGetter); ok {
+		return rg.GetRange(ctx, p.strip(k), off, n)
+	}
+	return nil, errNoRanges
+}
+func (p prefixed) Set(ctx context.Context, k string, v []byte) error {
+	return p.s.Set(ctx, p.strip(k), v)
+}
+func (p prefixed) Delete(ctx context.Context, k string) error { return p.s.Delete(ctx, p.strip(k)) }
+func (p prefixed) List(ctx context.Context, pre string) ([]string, error) {
+	return nil, errors.New("not listed")
 }
 
 // regionTruth returns the box [start, start+shape) of truth (an array of
@@ -169,6 +192,9 @@ func TestReadRegionReadsOnlyWhatItNeeds(t *testing.T) {
 			}
 			truth := truthValues(1000, 5)
 			writeAll(t, a, truth)
+			if err := a.WriteMetadata(ctx); err != nil {
+				t.Fatal(err)
+			}
 			mem.gets, mem.bytes = nil, 0
 			got := make([]int64, 15)
 			if err := a.ReadRegion(ctx, []int64{195}, []int64{15}, got, RegionOptions{}); err != nil {
@@ -188,6 +214,30 @@ func TestReadRegionReadsOnlyWhatItNeeds(t *testing.T) {
 			}
 			if mem.bytes != want {
 				t.Fatalf("read %d bytes, want %d", mem.bytes, want)
+			}
+			// The same through a Sub view of a hierarchy (ranges pass
+			// through), and through one over a store without ranges
+			// (whole shards).
+			for _, inner := range []Store{mem, noRanges{mem}} {
+				sub, err := Sub(prefixed{inner}, "grp/t")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := Open(ctx, sub)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mem.gets, mem.bytes = nil, 0
+				if err := b.ReadRegion(ctx, []int64{195}, []int64{15}, got, RegionOptions{}); err != nil || !slices.Equal(got, truth[195:210]) {
+					t.Fatalf("through %T: %v, %v", inner, got, err)
+				}
+				w := want
+				if _, ok := inner.(noRanges); ok && sharded {
+					w = 2 * (160 + 800)
+				}
+				if mem.bytes != w {
+					t.Fatalf("through a Sub of %T: read %d bytes, want %d", inner, mem.bytes, w)
+				}
 			}
 		})
 	}

@@ -93,6 +93,20 @@ func (s *subStore) GetInto(ctx context.Context, k string, buf []byte, limit int)
 	return b, err
 }
 
+// GetRange implements RangeGetter through the wrapped store's; without
+// one it reports errNoRanges, and a region read falls back to whole
+// chunks.
+func (s *subStore) GetRange(ctx context.Context, k string, off, n int64) ([]byte, error) {
+	key, err := s.key(k)
+	if err != nil {
+		return nil, err
+	}
+	if rg, ok := s.inner.(RangeGetter); ok {
+		return rg.GetRange(ctx, key, off, n)
+	}
+	return nil, errNoRanges
+}
+
 func (s *subStore) Set(ctx context.Context, k string, value []byte) error {
 	key, err := s.key(k)
 	if err != nil {

@@ -84,13 +84,14 @@ func BenchmarkColumn(b *testing.B) {
 	b.SetBytes(8 * n)
 }
 
-// BenchmarkExportParquet exports a table of the same array (16 Mi rows)
-// to Parquet (discarded), next to the floor of decoding its chunks:
+// BenchmarkExportParquet exports a table of a 64 Mi-element array (512
+// MiB, the end-to-end benchmark's size) to Parquet (discarded), next to
+// the floor of decoding its chunks:
 // export-x is the median ratio; Parquet's own encoding (zstd, levels,
 // statistics) is most of it.
 func BenchmarkExportParquet(b *testing.B) {
 	ctx := context.Background()
-	const n = 16 << 20
+	const n = 64 << 20
 	a := benchArray(b, n, binary.LittleEndian)
 	store := zarr.NewMemory()
 	// A group holding the array as "time".

@@ -36,7 +36,7 @@ var (
 func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return nil, fmt.Errorf("%q: want http://HOST/PATH or https://HOST/PATH", redactURL(u))
+		return nil, fmt.Errorf("%q: want http://HOST/PATH or https://HOST/PATH", RedactURL(u))
 	}
 	p.RawQuery, p.Fragment = "", ""
 	base := strings.TrimSuffix(p.String(), "/") + "/"
@@ -48,7 +48,8 @@ func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 	return &HTTP{base: base, name: strings.TrimSuffix(p.Redacted(), "/"), client: client, retry: r}, nil
 }
 
-func redactURL(u string) string {
+// RedactURL returns u with any password replaced by "xxxxx", for messages.
+func RedactURL(u string) string {
 	if p, err := url.Parse(u); err == nil {
 		return p.Redacted()
 	}

@@ -231,7 +231,7 @@ func (s *S3) Set(ctx context.Context, key string, value []byte) error {
 
 // ErrNoConditionalWrite is returned by SetIfAbsent when the server does
 // not support conditional writes.
-var ErrNoConditionalWrite = errors.New("the store does not support conditional writes (If-None-Match)")
+var ErrNoConditionalWrite = fmt.Errorf("the store does not support conditional writes (If-None-Match): %w", errors.ErrUnsupported)
 
 // SetIfAbsent stores value under key only if no object is there, with
 // one conditional PUT (If-None-Match: *). It reports whether it created
@@ -247,6 +247,10 @@ func (s *S3) SetIfAbsent(ctx context.Context, key string, value []byte) (bool, e
 			Bucket: &s.bucket, Key: aws.String(s.prefix + key), IfNoneMatch: aws.String("*"),
 			Body: bytes.NewReader(value), ContentLength: aws.Int64(int64(len(value))),
 		})
+		var ae smithy.APIError
+		if errors.As(err, &ae) && ae.ErrorCode() == "NotImplemented" {
+			return ErrNoConditionalWrite
+		}
 		switch s3Status(err) {
 		case http.StatusPreconditionFailed:
 			created = false

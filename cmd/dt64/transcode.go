@@ -86,16 +86,15 @@ v3; v2 has no crc32c or sharding.`,
 			if err != nil {
 				return err
 			}
-			dstDir := zarr.Dir(args[1])
-			dstDir.NoSync = f.noSync
-			var src, dst zarr.Store = zarr.Dir(args[0]), dstDir
-			if _, err := os.Stat(args[0]); err != nil {
-				return fmt.Errorf("source %s: %w", args[0], err)
+			src, dst, err := openTranscodeStores(cmd.Context(), args[0], args[1], f.noSync)
+			if err != nil {
+				return err
 			}
+			srcName, dstName := storeLabel(src, args[0]), storeLabel(dst, args[1])
 			if transcodeStores != nil {
 				src, dst = transcodeStores(src, dst)
 			}
-			return runTranscodeCmd(cmd, src, dst, args[0], args[1], o, &f)
+			return runTranscodeCmd(cmd, src, dst, srcName, dstName, o, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -107,7 +106,7 @@ v3; v2 has no crc32c or sharding.`,
 	fl.StringVar(&f.shard, "shard-chunks", "", "shard with N,... source chunks per shard per dimension, or none to remove sharding")
 	fl.IntVar(&f.format, "format", 0, "destination Zarr format, 2 or 3; default: the source's")
 	fl.IntVar(&f.workers, "workers", 0, "chunks converted at once (default: the number of CPUs)")
-	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store: the memory bound's multiplier (default: --workers; fewer also converts fewer at once)")
+	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store: the memory bound's multiplier (default: --workers, twice that when a store is remote; fewer also converts fewer at once)")
 	fl.StringVar(&f.part, "part", "", "do part I of N (I/N, 0 <= I < N) of the chunks")
 	fl.BoolVar(&f.finalize, "finalize", false, "write the metadata of a partitioned run whose parts are all done")
 	fl.StringVar(&f.overflow, "overflow", "error", "overflow policy: error, nat or clamp")

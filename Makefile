@@ -16,7 +16,7 @@ endif
 export DT64_REQUIRE
 
 .PHONY: all build test fmt-check tidy-check test-asm vet unit test-purego test-arm64 test-s390x generate check-generate \
-        bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
+        versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
@@ -25,7 +25,7 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate unit test-asm test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate versitygw unit test-asm test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -51,6 +51,16 @@ unit:
 ## checked against GNU as.
 test-asm:
 	cd asm && $(GO) test -count=1 ./...
+
+## versitygw: build the S3 server the object-store tests start (a real S3
+## implementation over a directory, on 127.0.0.1) into the user cache
+## directory, once (internal/s3test says where). In CI a failed build fails.
+versitygw:
+	$(GO) test -count=1 -run '^TestBuildServer$$' ./internal/s3test
+
+## test-s3: only the object-store tests (S3 and HTTP(S)), natively with -race.
+test-s3: versitygw
+	$(GO) test -race -count=1 -run '^(TestS3|TestHTTP|TestServer)' ./internal/s3test ./objstore ./cmd/dt64
 
 test-purego:
 	DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS)
@@ -83,7 +93,12 @@ check-generate: generate
 ## (dt64 bench), then dt64 cast of a 256 MiB file next to cp of the same
 ## file, without and with fsync (dt64 bench --cast; BENCH_DIR picks the
 ## filesystem, default the temporary directory); bench-go: the same kernels
-## as Go benchmarks for benchstat; bench-numpy: NumPy on the same
+## as Go benchmarks for benchstat; ## bench-s3: the end-to-end job through a local S3 server (versitygw) next
+## to the same job directory to directory (medians of 7 rounds).
+bench-s3: versitygw
+	$(GO) test -run '^$$' -bench S3E2E -benchtime 7x ./bench/
+
+bench-numpy: NumPy on the same
 ## operations, as a ratio to its own copy.
 BENCH_DIR ?= $(or $(TMPDIR),/tmp)
 bench: build

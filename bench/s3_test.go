@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/s3test"
+	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// BenchmarkS3E2E runs the end-to-end job (gzip:1 big-endian ns -> zstd:3
+// little-endian us, v2 -> v3) between a directory and a real S3 server
+// (versitygw over a directory on 127.0.0.1), against the same job
+// directory to directory, back to back in every round; it reports the
+// median of the per-round ratios to the directory job, and its MB/s
+// (decoded bytes):
+//
+//	go test -run '^$' -bench S3E2E -benchtime 7x ./bench/
+//
+// The engine's default in-flight count applies: Workers for two
+// directories, 2 × Workers as soon as one store is S3. The array is a
+// quarter of BenchmarkE2ERatio's (64 MiB, 32 chunks of 2 MiB), so a round
+// stays short on a shared machine.
+func BenchmarkS3E2E(b *testing.B) {
+	const elements, chunk = 8 << 20, 256 << 10
+	srv := s3test.Start(b)
+	srv.Setenv(b)
+	bucket := srv.Bucket(b)
+	ctx := context.Background()
+	c := e2eCases[0]
+	srcDir := filepath.Join(b.TempDir(), "src.zarr")
+	writeSampleArray(b, zarr.Dir(srcDir), elements, chunk, append([]zarr.Codec{zarr.BytesCodec{Endian: c.order}}, c.src...), 1)
+	open := func(prefix string) zarr.Store {
+		s, err := objstore.OpenS3(ctx, "s3://"+bucket+"/"+prefix, objstore.S3Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	copyJob, err := transcode.New(ctx, zarr.Dir(srcDir), open("src.zarr"), transcode.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := copyJob.Run(ctx); err != nil {
+		b.Fatal(err)
+	}
+	workers := 2
+	job := func(src, dst zarr.Store) time.Duration {
+		comp := c.dst
+		t, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Microsecond, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: workers})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := t.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	variants := []string{"dir-s3", "s3-s3", "s3-dir"}
+	ratios := map[string][]float64{}
+	var dirMBps []float64
+	mbps := map[string][]float64{}
+	tmp := b.TempDir()
+	b.ResetTimer()
+	for i := range b.N {
+		round := fmt.Sprint(i)
+		dd := filepath.Join(tmp, "dir-"+round)
+		base := job(zarr.Dir(srcDir), zarr.Dir(dd))
+		dirMBps = append(dirMBps, float64(elements*8)/1e6/base.Seconds())
+		for _, v := range variants {
+			var src, dst zarr.Store = zarr.Dir(srcDir), zarr.Dir(filepath.Join(tmp, v+"-"+round))
+			if v[:2] == "s3" {
+				src = open("src.zarr")
+			}
+			if v[len(v)-2:] == "s3" {
+				dst = open(v + "-" + round + ".zarr")
+			}
+			d := job(src, dst)
+			ratios[v] = append(ratios[v], d.Seconds()/base.Seconds())
+			mbps[v] = append(mbps[v], float64(elements*8)/1e6/d.Seconds())
+		}
+		// Keep the disk use of a long run flat.
+		b.StopTimer()
+		for _, v := range variants {
+			os.RemoveAll(filepath.Join(tmp, v+"-"+round))
+			os.RemoveAll(filepath.Join(srv.Dir, bucket, v+"-"+round+".zarr"))
+		}
+		os.RemoveAll(dd)
+		b.StartTimer()
+	}
+	b.ReportMetric(medianOf(dirMBps), "MB/s-dir-dir")
+	for _, v := range variants {
+		b.ReportMetric(medianOf(ratios[v]), "x-"+v)
+		b.ReportMetric(medianOf(mbps[v]), "MB/s-"+v)
+	}
+}

@@ -100,6 +100,8 @@ func (h *HTTP) request(ctx context.Context, method, op, key string, ok func(*htt
 		case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 			missing = true
 			return nil
+		case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+			return rangeShort(key, 0, 0, -1)
 		case resp.StatusCode/100 != 2:
 			msg, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 			return &errStatus{resp.StatusCode, strings.TrimSpace(string(msg))}
@@ -141,28 +143,34 @@ func (h *HTTP) GetInto(ctx context.Context, key string, buf []byte, limit int) (
 	return out, nil
 }
 
-// GetRange reads n bytes of key from offset off with one range request
-// (n < 0: to the end). A server that ignores the range (200 instead of
-// 206) is answered from the whole body.
+// GetRange reads the n bytes at offset off of key (its last n bytes when
+// off is negative) with one range request, as zarr.RangeGetter asks: a
+// value shorter than the range is an error wrapping io.ErrUnexpectedEOF.
+// A server that ignores the range (200 instead of 206) is answered from
+// the whole body.
 func (h *HTTP) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	var out []byte
-	rng := fmt.Sprintf("bytes=%d-", off)
-	if n >= 0 {
-		rng += fmt.Sprint(off + n - 1)
+	rng, err := rangeHeader(key, off, n)
+	if err != nil {
+		return nil, err
 	}
+	var out []byte
 	missing, err := h.requestHeader(ctx, key, "Range", rng, func(r *http.Response) error {
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
 			return err
 		}
 		if r.StatusCode == http.StatusOK { // the whole value
-			if off > int64(len(b)) {
-				off = int64(len(b))
+			o := off
+			if o < 0 {
+				o = int64(len(b)) - n
 			}
-			b = b[off:]
-			if n >= 0 && n < int64(len(b)) {
-				b = b[:n]
+			if o < 0 || o+n > int64(len(b)) {
+				return rangeShort(key, off, n, int64(len(b)))
 			}
+			b = b[o : o+n]
+		}
+		if int64(len(b)) != n {
+			return rangeShort(key, off, n, -1)
 		}
 		out = b
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -55,6 +56,19 @@ func TestS3Store(t *testing.T) {
 	}
 	if _, err := s.GetInto(ctx, "c/0/1", nil, 3); !errors.Is(err, zarr.ErrTooLarge) || !strings.Contains(err.Error(), "c/0/1") {
 		t.Fatalf("GetInto over the limit: %v", err)
+	}
+	// Ranges: the bytes at an offset, the last bytes, a range too long.
+	if b, err := s.GetRange(ctx, "c/0/1", 6, 2); err != nil || string(b) != "of" {
+		t.Errorf("GetRange(6, 2) = %q, %v", b, err)
+	}
+	if b, err := s.GetRange(ctx, "c/0/1", -3, 3); err != nil || string(b) != "0/1" {
+		t.Errorf("GetRange(-3, 3) = %q, %v", b, err)
+	}
+	if _, err := s.GetRange(ctx, "c/0/1", 10, 100); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("GetRange past the end: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if _, err := s.GetRange(ctx, "c/9/9", 0, 1); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("GetRange of a missing key: %v", err)
 	}
 	keys, err := s.List(ctx, "c/0/")
 	if err != nil || !slices.Equal(keys, []string{"c/0/0", "c/0/1"}) {

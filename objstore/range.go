@@ -76,3 +76,12 @@ func (s *S3) GetRange(ctx context.Context, key string, off, n int64) ([]byte, er
 	}
 	return out, err
 }
+
+var (
+	_ zarr.RangeGetter  = (*S3)(nil)
+	_ zarr.RangeGetter  = (*HTTP)(nil)
+	_ zarr.BufferGetter = (*S3)(nil)
+	_ zarr.Versioner    = (*S3)(nil)
+	_ zarr.Versioner    = (*HTTP)(nil)
+	_ zarr.EntryLister  = (*S3)(nil)
+)

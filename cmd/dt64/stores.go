@@ -120,6 +120,9 @@ func openTranscodeStores(ctx context.Context, srcArg, dstArg string, noSync bool
 	}
 	if d, ok := dst.(*zarr.DirStore); ok {
 		d.NoSync = noSync
+		// Each chunk's flush and rename overlaps the next chunk's
+		// conversion; Close waits for those still in flight.
+		d.FlushAhead = flushAhead
 	}
 	return src, dst, nil
 }

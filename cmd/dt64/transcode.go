@@ -90,6 +90,9 @@ v3; v2 has no crc32c or sharding.`,
 			if err != nil {
 				return err
 			}
+			if d, ok := dst.(*zarr.DirStore); ok {
+				defer d.Close() // waits for the flushes still in flight (FlushAhead)
+			}
 			srcName, dstName := storeLabel(src, args[0]), storeLabel(dst, args[1])
 			if transcodeStores != nil {
 				src, dst = transcodeStores(src, dst)
@@ -190,6 +193,11 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 	o.Resume, o.Overwrite = f.resume, f.overwrite
 	return o, nil
 }
+
+// flushAhead is how many destination chunks may be flushing to disk and
+// renaming while the workers go on: enough to keep a disk's queue busy,
+// few enough that a failed flush stops the run soon after.
+const flushAhead = 16
 
 func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	ctx := cmd.Context()

@@ -88,6 +88,12 @@ func TestS3TranscodeInspectValidate(t *testing.T) {
 	if _, _, err := run(t, nil, append([]string{"transcode", f.srcURL, f.url("from-s3.zarr")}, f.flags...)...); err == nil || !strings.Contains(err.Error(), "destination exists") {
 		t.Errorf("an existing S3 destination: %v", err)
 	}
+	// --overwrite deletes the array in S3 (listing and deleting objects)
+	// and writes it again: a plain copy this time.
+	if _, _, err := run(t, nil, "transcode", f.srcURL, f.url("from-dir.zarr"), "--overwrite", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	sameDirs(t, f.src, f.path("from-dir.zarr"))
 	// The source is never the destination.
 	if _, _, err := run(t, nil, "transcode", f.srcURL, f.url("src.zarr/inner"), "-q"); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("a destination inside the source: %v", err)

@@ -84,6 +84,16 @@ func TestS3Store(t *testing.T) {
 	if v2, _ := s.Version(ctx, "c/0/0"); v2 == v1 {
 		t.Errorf("Version did not change with the value: %q", v2)
 	}
+	// A listing gives the versions HEAD gives.
+	vs, err := s.Versions(ctx, "")
+	if err != nil || len(vs) != 4 {
+		t.Fatalf("Versions = %v, %v", vs, err)
+	}
+	for k, lv := range vs {
+		if hv, _ := s.Version(ctx, k); hv != lv {
+			t.Errorf("%s: listed version %q, HEAD %q", k, lv, hv)
+		}
+	}
 	if err := s.Delete(ctx, "c/0/0"); err != nil {
 		t.Fatal(err)
 	}

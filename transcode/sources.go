@@ -64,6 +64,10 @@ func (t *Job) unitSourceKeys(u int64, fn func(key string) error) error {
 // sourceVersions returns the versions of the source chunks of units
 // [lo, hi).
 func (t *Job) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
+	v, err := t.bulkVersioner(ctx, v, lo, hi) // versions.go
+	if err != nil {
+		return nil, err
+	}
 	vs := map[string]string{}
 	for u := lo; u < hi; u++ {
 		err := t.unitSourceKeys(u, func(k string) error {

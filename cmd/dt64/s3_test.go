@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -21,6 +23,8 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/internal/s3test"
+	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/transcode"
 )
 
 // The object-store tests run dt64 against a real S3 server (versitygw over
@@ -346,4 +350,32 @@ func TestS3PartsRace(t *testing.T) {
 // certPEM is the test server's certificate, for SSL_CERT_FILE.
 func certPEM(s *httptest.Server) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+}
+
+// TestS3SourceChanged rewrites a source chunk in S3 between the parts of
+// a run: the finalize notices it by its ETag and names it.
+func TestS3SourceChanged(t *testing.T) {
+	f := newS3Fixture(t)
+	dst := f.url("changed.zarr")
+	if _, _, err := run(t, nil, append([]string{"transcode", f.srcURL, dst, "--part", "0/2"}, f.flags...)...); err != nil {
+		t.Fatal(err)
+	}
+	src, err := objstore.OpenS3(context.Background(), f.srcURL, objstore.S3Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 1's bytes as chunk 0 (an ETag is the MD5 of the bytes: the
+	// same bytes again would rightly be the same version).
+	b, err := src.Get(context.Background(), "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Set(context.Background(), "0", b); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, nil, append([]string{"transcode", f.srcURL, dst, "--part", "1/2"}, f.flags...)...)
+	var sc *transcode.SourceChangedError
+	if !errors.As(err, &sc) || sc.Key != "0" {
+		t.Fatalf("a source chunk rewritten between parts: %v, want a SourceChangedError naming chunk 0", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // A ConditionalSetter is a store that can create a value only where none
@@ -28,7 +29,7 @@ type ConditionalSetter interface {
 // claimFinalize records the finalize (finalKey) and reports whether this
 // run is the one to do it.
 func (t *Job) claimFinalize(ctx context.Context, sum Summary, explicit bool) (bool, error) {
-	me := partName(t.opts.Part)
+	me := strings.TrimSuffix(partName(t.opts.Part), ".json") // "3-of-8"
 	doc := finalDoc{Tool: "dt64 transcode", Summary: sum, Claim: me}
 	cs, ok := find[ConditionalSetter](t.dstStore)
 	if !ok || explicit {

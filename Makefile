@@ -15,7 +15,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: all build test fmt-check tidy-check test-asm vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
         versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
@@ -25,7 +25,7 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate versitygw unit test-asm test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate versitygw unit test-asm js-deps test-arrow test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -35,9 +35,11 @@ fmt-check:
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
 	@cd asm && $(GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && go mod tidy' and commit"; exit 1; }
+	@cd arrow && $(GO) mod tidy -diff || { echo "arrow/go.mod/go.sum are not tidy: run 'cd arrow && go mod tidy' and commit"; exit 1; }
 
 vet:
 	cd asm && $(GO) vet ./...
+	cd arrow && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./...
 	$(GO) vet $(PKGS)
 	GOARCH=arm64 $(GO) vet $(PKGS)
 	GOARCH=s390x $(GO) vet $(PKGS)
@@ -61,6 +63,20 @@ versitygw:
 ## test-s3: only the object-store tests (S3 and HTTP(S)), natively with -race.
 test-s3: versitygw
 	$(GO) test -race -count=1 -run '^(TestS3|TestHTTP|TestServer)' ./internal/s3test ./objstore ./cmd/dt64
+
+## js-deps: the JavaScript clients of the export tests (DuckDB's
+## @duckdb/node-api, apache-arrow), at the versions tools/js pins, from the
+## npm registry.
+js-deps:
+	cd tools/js && npm ci --no-audit --no-fund --loglevel=error
+
+## test-arrow: the arrow/ module (its own go.mod, so that the core library
+## does not depend on arrow-go). It holds no architecture-specific code
+## (the kernels it calls are tested on every target above), and building
+## arrow-go again for the race detector and for arm64 would cost CI
+## minutes for nothing: one native run.
+test-arrow:
+	cd arrow && $(GO) test -count=1 ./...
 
 test-purego:
 	DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS)

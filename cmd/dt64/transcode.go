@@ -78,8 +78,8 @@ v3; v2 has no crc32c or sharding.`,
   dt64 transcode a.zarr b.zarr --codec zstd --crc32c --shard-chunks 16 --verify
   dt64 transcode a.zarr b.zarr --unit s --overflow nat --resume
   # four machines, one array (Kubernetes Indexed Job, Slurm array, xargs -P):
-  dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3mnt/a.zarr s3mnt/b.zarr
-  dt64 transcode --finalize --unit us s3mnt/a.zarr s3mnt/b.zarr`,
+  dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3://bucket/a.zarr s3://bucket/b.zarr
+  dt64 transcode --finalize --unit us s3://bucket/a.zarr s3://bucket/b.zarr`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options(cmd)

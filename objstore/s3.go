@@ -29,6 +29,7 @@ type S3 struct {
 	bucket, prefix string // prefix is "" or ends in "/"
 	name           string
 	retry          Retry
+	reads          readVersions // the ETags GETs saw (readversions.go)
 }
 
 // S3Options configure OpenS3. The zero value takes everything from the
@@ -186,9 +187,13 @@ func (s *S3) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]
 			return fmt.Errorf("%s is %d bytes: %w (at most %d)", key, n, zarr.ErrTooLarge, limit)
 		}
 		out, err = readBody(r.Body, n, buf)
+		if err == nil && r.ETag != nil {
+			s.reads.remember(key, etagVersion(*r.ETag))
+		}
 		return err
 	})
 	if missing {
+		s.reads.remember(key, "")
 		return nil, notFound("get", key)
 	}
 	if err != nil {

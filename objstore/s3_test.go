@@ -81,8 +81,24 @@ func TestS3Store(t *testing.T) {
 	if err := s.Set(ctx, "c/0/0", []byte("another value")); err != nil {
 		t.Fatal(err)
 	}
-	if v2, _ := s.Version(ctx, "c/0/0"); v2 == v1 {
+	v2, _ := s.Version(ctx, "c/0/0")
+	if v2 == v1 {
 		t.Errorf("Version did not change with the value: %q", v2)
+	}
+	// A GET's own ETag, remembered once tracking is on, is HEAD's version.
+	s.TrackReadVersions()
+	if _, err := s.Get(ctx, "c/0/0"); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = s.Get(ctx, "c/7/7")
+	if rv, ok := s.ReadVersion("c/0/0"); !ok || rv != v2 {
+		t.Errorf("ReadVersion = %q, %v; HEAD says %q", rv, ok, v2)
+	}
+	if _, ok := s.ReadVersion("c/0/0"); ok {
+		t.Error("ReadVersion handed the same read out twice")
+	}
+	if rv, ok := s.ReadVersion("c/7/7"); !ok || rv != "" {
+		t.Errorf("ReadVersion of a missing key = %q, %v", rv, ok)
 	}
 	// A listing gives the versions HEAD gives.
 	vs, err := s.Versions(ctx, "")

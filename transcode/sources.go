@@ -127,6 +127,7 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 				return err
 			}
 			t.sources = d.Versions
+			t.trackReadVersions()
 			return nil
 		}
 		// No record: the killed run wrote no chunk of this part (the
@@ -141,6 +142,7 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 		return err
 	}
 	t.sources = vs
+	t.trackReadVersions()
 	return t.sync(ctx)
 }
 
@@ -155,9 +157,12 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 		return nil
 	}
 	return t.unitSourceKeys(u, func(k string) error {
-		now, err := v.Version(ctx, k)
-		if err != nil {
-			return fmt.Errorf("reading the source: %w", err)
+		now, ok := t.readVersion(k) // the version the read itself saw (versions.go)
+		if !ok {
+			var err error
+			if now, err = v.Version(ctx, k); err != nil {
+				return fmt.Errorf("reading the source: %w", err)
+			}
 		}
 		if now != t.sources[k] {
 			return &SourceChangedError{Source: storeName(t.srcStore), Key: k, Was: t.sources[k], Now: now}

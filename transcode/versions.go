@@ -35,3 +35,33 @@ func (t *Job) bulkVersioner(ctx context.Context, v zarr.Versioner, lo, hi int64)
 	}
 	return listedVersions(all), nil
 }
+
+// A ReadVersioner is a source store that can tell the version of the
+// value a read returned, from the read's own answer (an object's GET
+// carries its ETag), so that checking a chunk just read needs no second
+// request. After TrackReadVersions, the store remembers the version of
+// each value Get (or GetInto) returns, and "" for a key it found missing;
+// ReadVersion hands one out, once, and forgets it. A store may remember a
+// bounded number and report false for the others: the engine then asks
+// Version.
+type ReadVersioner interface {
+	TrackReadVersions()
+	ReadVersion(key string) (version string, ok bool)
+}
+
+// readVersion is the version of the value of key the unit just read, if
+// the source can tell it without a request.
+func (t *Job) readVersion(key string) (string, bool) {
+	if rv, ok := find[ReadVersioner](t.srcStore); ok {
+		return rv.ReadVersion(key)
+	}
+	return "", false
+}
+
+// trackReadVersions asks the source to remember its reads' versions (a
+// ReadVersioner), once the per-unit checks have something to check.
+func (t *Job) trackReadVersions() {
+	if rv, ok := find[ReadVersioner](t.srcStore); ok {
+		rv.TrackReadVersions()
+	}
+}

@@ -399,3 +399,35 @@ func TestS3SourceChanged(t *testing.T) {
 		t.Fatalf("a source chunk rewritten between parts: %v, want a SourceChangedError naming chunk 0", err)
 	}
 }
+
+// TestS3SourceChangedMidRun rewrites a source chunk in S3 while a run is
+// under way, after its versions were recorded: the unit that reads it
+// checks the ETag its GET saw and stops the run, naming the chunk.
+func TestS3SourceChangedMidRun(t *testing.T) {
+	f := newS3Fixture(t)
+	dst := f.url("midrun.zarr")
+	cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=40ms"}, append([]string{"transcode", f.srcURL, dst}, f.flags...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 30*time.Second && chunkFiles(f.path("midrun.zarr")) < 1; {
+		time.Sleep(time.Millisecond)
+	}
+	src, err := objstore.OpenS3(context.Background(), f.srcURL, objstore.S3Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := src.Get(context.Background(), "92")
+	if err == nil {
+		err = src.Set(context.Background(), "93", b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), `chunk "93" changed`) {
+		t.Fatalf("a source chunk rewritten mid-run: %v\n%s", err, stderr.String())
+	}
+}

@@ -4,6 +4,12 @@
 GO      ?= go
 PYTHON  ?= /usr/bin/python3
 PKGS    := ./...
+# The command is a module of its own (cmd/dt64/go.mod), so that the core
+# library does not depend on what only the CLI needs (arrow-go, cobra),
+# and so are the object stores (objstore/go.mod: the AWS SDK); every test
+# target runs in each: each runs its command in every one.
+MODS    := . cmd/dt64 objstore
+each     = for m in $(MODS); do (cd $$m && $(1)) || exit 1; done
 
 # On a CPU that has them, the tests must prove the SIMD paths were selected:
 # a dispatch bug that silently fell back to generic code would otherwise pass.
@@ -21,7 +27,7 @@ export DT64_REQUIRE
 all: build
 
 build:
-	$(GO) build -o bin/dt64 ./cmd/dt64
+	cd cmd/dt64 && $(GO) build -o ../../bin/dt64 .
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
@@ -31,22 +37,24 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## tidy-check: both modules' go.mod and go.sum say exactly what the code imports.
+## tidy-check: every module's go.mod and go.sum say exactly what the code imports.
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
+	@cd cmd/dt64 && $(GO) mod tidy -diff || { echo "cmd/dt64/go.mod/go.sum are not tidy: run 'cd cmd/dt64 && go mod tidy' and commit"; exit 1; }
+	@cd objstore && $(GO) mod tidy -diff || { echo "objstore/go.mod/go.sum are not tidy: run 'cd objstore && go mod tidy' and commit"; exit 1; }
 	@cd asm && $(GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && go mod tidy' and commit"; exit 1; }
 	@cd arrow && $(GO) mod tidy -diff || { echo "arrow/go.mod/go.sum are not tidy: run 'cd arrow && go mod tidy' and commit"; exit 1; }
 
 vet:
 	cd asm && $(GO) vet ./...
 	cd arrow && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./...
-	$(GO) vet $(PKGS)
-	GOARCH=arm64 $(GO) vet $(PKGS)
-	GOARCH=s390x $(GO) vet $(PKGS)
-	$(GO) vet -tags purego $(PKGS)
+	$(call each,$(GO) vet $(PKGS))
+	$(call each,GOARCH=arm64 $(GO) vet $(PKGS))
+	$(call each,GOARCH=s390x $(GO) vet $(PKGS))
+	$(call each,$(GO) vet -tags purego $(PKGS))
 
 unit:
-	$(GO) test -race -count=1 $(PKGS)
+	$(call each,$(GO) test -race -count=1 $(PKGS))
 
 ## test-asm: the generators' own tests (the asm/ module is separate, so
 ## `go test ./...` never enters it): every hand-encoded arm64 WORD is
@@ -56,13 +64,14 @@ test-asm:
 
 ## versitygw: build the S3 server the object-store tests start (a real S3
 ## implementation over a directory, on 127.0.0.1) into the user cache
-## directory, once (internal/s3test says where). In CI a failed build fails.
+## directory, once (objstore/s3test says where). In CI a failed build fails.
 versitygw:
-	$(GO) test -count=1 -run '^TestBuildServer$$' ./internal/s3test
+	cd objstore && $(GO) test -count=1 -run '^TestBuildServer$$' ./s3test
 
 ## test-s3: only the object-store tests (S3 and HTTP(S)), natively with -race.
 test-s3: versitygw
-	$(GO) test -race -count=1 -run '^(TestS3|TestHTTP|TestServer)' ./internal/s3test ./objstore ./cmd/dt64
+	cd objstore && $(GO) test -race -count=1 ./...
+	cd cmd/dt64 && $(GO) test -race -count=1 -run '^(TestS3|TestHTTP|TestOpenStore)' .
 
 ## js-deps: the JavaScript clients of the export tests (DuckDB's
 ## @duckdb/node-api, apache-arrow), at the versions tools/js pins, from the
@@ -79,21 +88,21 @@ test-arrow:
 	cd arrow && $(GO) test -count=1 ./...
 
 test-purego:
-	DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS)
+	$(call each,DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS))
 
 ## test-arm64: every package on arm64 under qemu, NEON required
 ## (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer extensions).
 ## -short trims the heaviest loops (each test still covers every case
 ## kind); DT64_TEST_EXEC lets tests that re-run themselves go through qemu.
 test-arm64:
-	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
-		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS)
+	$(call each,QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
+		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS))
 
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order.
 test-s390x:
-	DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
-		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS)
+	$(call each,DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
+		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS))
 
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.
@@ -112,7 +121,7 @@ check-generate: generate
 ## as Go benchmarks for benchstat; ## bench-s3: the end-to-end job through a local S3 server (versitygw) next
 ## to the same job directory to directory (medians of 7 rounds).
 bench-s3: versitygw
-	$(GO) test -run '^$$' -bench S3E2E -benchtime 7x ./bench/
+	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .
 
 bench-numpy: NumPy on the same
 ## operations, as a ratio to its own copy.

@@ -434,3 +434,57 @@ func TestReadByChunk(t *testing.T) {
 		t.Fatalf("overflow at element 150 of the array, 142 of the range: %v", err)
 	}
 }
+
+// xarray's CF-encoded time coordinates (testdata/xarray, written by
+// Debian's xarray 2023.01) read as timestamp columns equal to xarray's own
+// decoding where that is exact (integer encodings), missing values null;
+// a noleap calendar is refused naming it.
+func TestTableCF(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"hourly_int", "hours_int_fill", "minutes_int32_standard", "seconds_int_zone"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("..", "testdata", "xarray", name+".values.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want struct{ Values []*int64 }
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			tab, err := OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", name+".zarr")), TableOptions{Options: Options{Unit: dtype.Nanosecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := tab.RecordReader(ctx)
+			defer r.Release()
+			if !r.Next() {
+				t.Fatal(r.Err())
+			}
+			col := r.RecordBatch().Column(0).(*array.Timestamp)
+			if col.Len() != len(want.Values) {
+				t.Fatalf("%d rows, xarray %d", col.Len(), len(want.Values))
+			}
+			for i, w := range want.Values {
+				if (w == nil) != col.IsNull(i) || (w != nil && int64(col.Value(i)) != *w) {
+					t.Fatalf("row %d: %v (null %v), xarray %v", i, col.Value(i), col.IsNull(i), w)
+				}
+			}
+		})
+	}
+	// scale_factor 0.001 on 1025 s/1000: dt64 takes the decimal as
+	// written, exactly 1.025 s; xarray multiplies by the float64 nearest
+	// 0.001 and lands one nanosecond short.
+	tab, err := OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", "packed_int32_ms.zarr")), TableOptions{Options: Options{Unit: dtype.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.RecordReader(ctx)
+	defer r.Release()
+	if !r.Next() || int64(r.RecordBatch().Column(0).(*array.Timestamp).Value(0)) != 1577836801025000000 {
+		t.Fatalf("packed: %v %v", r.Err(), r.RecordBatch())
+	}
+	_, err = OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", "noleap.zarr")), TableOptions{})
+	if err == nil || !strings.Contains(err.Error(), "noleap") {
+		t.Fatalf("noleap: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -107,31 +108,70 @@ func exactIn(from, to dtype.DataType) bool {
 	return ok && den == 1
 }
 
+// converter converts stored elements to the column's int64 values in
+// place, writing the validity bitmap: a kernels.Transcoder for datetime64
+// and timedelta64 arrays, a kernels.CFDecoder for CF time arrays.
+type converter interface {
+	Run(dst, src, validity []byte) (kernels.Stats, error)
+}
+
+// timeColumn plans reading the time array a (native, or CF-encoded as
+// xarray writes it) as an Arrow column: the converter, the size of a
+// stored element, and the column's type. It returns a nil converter for
+// an array that holds no time.
+func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error) {
+	ko := kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact}
+	if a.IsTime() {
+		to, at, err := ColumnType(a.DataType(), o.Unit)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+		}
+		conv, err := dtype.NewConversion(a.DataType(), to)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+		}
+		k, err := kernels.NewTranscoder(conv, ko)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+		}
+		return k, 8, at, nil
+	}
+	t, err := a.CFTime()
+	if err != nil || t == nil {
+		return nil, 0, nil, err
+	}
+	// The CF unit itself when every value is exact in it, as transcode
+	// decodes; then the coarsest Arrow unit exact for that.
+	to, at, err := ColumnType(transcode.DefaultCFUnit(t), o.Unit)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	k, err := kernels.NewCFDecoder(t, to, ko)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	return k, t.Stored.Size, at, nil
+}
+
 // Read reads the box [start, start+shape) of the time array a (C order,
 // so an N-D box is flattened row by row) into an Arrow Timestamp
-// (datetime64) or Duration (timedelta64) column. The returned Stats count
-// the nulls (NaT), and the values clamped, made null or floored. The
-// caller releases the column.
+// (datetime64, or a CF time array as xarray encodes it) or Duration
+// (timedelta64) column. The returned Stats count the nulls (NaT, and a
+// CF array's missing values), and the values clamped, made null or
+// floored. The caller releases the column.
 //
 // The chunks are decoded straight into the column's value buffer, and
 // converted there in place in one pass that also writes the validity
-// bitmap; where the stored values are little-endian int64 of the column's
-// unit that pass only finds the NaT.
+// bitmap (a CF array's narrower stored numbers are widened in place);
+// where the stored values are little-endian int64 of the column's unit
+// that pass only finds the NaT.
 func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (arrow.Array, kernels.Stats, error) {
-	if !a.IsTime() {
-		return nil, kernels.Stats{}, fmt.Errorf("%s: %s is not a datetime64 or timedelta64 array", a, a.Numeric())
-	}
-	to, at, err := ColumnType(a.DataType(), o.Unit)
+	k, size, at, err := timeColumn(a, o)
 	if err != nil {
-		return nil, kernels.Stats{}, fmt.Errorf("%s: %w", a, err)
+		return nil, kernels.Stats{}, err
 	}
-	conv, err := dtype.NewConversion(a.DataType(), to)
-	if err != nil {
-		return nil, kernels.Stats{}, fmt.Errorf("%s: %w", a, err)
-	}
-	k, err := kernels.NewTranscoder(conv, kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact})
-	if err != nil {
-		return nil, kernels.Stats{}, fmt.Errorf("%s: %w", a, err)
+	if k == nil {
+		return nil, kernels.Stats{}, fmt.Errorf("%s: %s holds no time (neither datetime64, timedelta64 nor CF time)", a, a.Numeric())
 	}
 	n := int64(1)
 	for _, s := range shape {
@@ -145,7 +185,7 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 	valid := memory.NewResizableBuffer(mem)
 	valid.Resize(int((n + 7) / 8))
 	defer valid.Release()
-	st, err := readConverted(ctx, a, k, start, shape, raw, valid.Bytes(), o.Parallel)
+	st, err := readConverted(ctx, a, k, size, start, shape, raw, valid.Bytes(), o.Parallel)
 	if err != nil {
 		return nil, st, err
 	}
@@ -163,14 +203,15 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 // converted right after it is decoded, while it is still in cache, and
 // up to parallel chunks at once; other boxes are read whole, then
 // converted.
-func readConverted(ctx context.Context, a *zarr.Array, k *kernels.Transcoder, start, shape []int64, raw, bitmap []byte, parallel int) (kernels.Stats, error) {
+func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, start, shape []int64, raw, bitmap []byte, parallel int) (kernels.Stats, error) {
 	fail := func(err error) error { return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err) }
 	chunk := a.ChunkShape()[0]
 	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 || shape[0] <= chunk {
-		if _, err := a.ReadRegionRaw(ctx, start, shape, raw, zarr.RegionOptions{Parallel: parallel}); err != nil {
+		stored := raw[:len(raw)/8*size]
+		if _, err := a.ReadRegionRaw(ctx, start, shape, stored, zarr.RegionOptions{Parallel: parallel}); err != nil {
 			return kernels.Stats{}, err
 		}
-		st, err := k.Run(raw, raw, bitmap)
+		st, err := k.Run(raw, stored, bitmap)
 		if err != nil {
 			return st, fail(err)
 		}
@@ -203,10 +244,11 @@ func readConverted(ctx context.Context, a *zarr.Array, k *kernels.Transcoder, st
 			for p := range next {
 				off := p.lo - start[0]
 				b := raw[8*off : 8*(p.hi-start[0])]
-				_, err := a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, b, zarr.RegionOptions{})
+				stored := b[:(p.hi-p.lo)*int64(size)]
+				_, err := a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, stored, zarr.RegionOptions{})
 				var st kernels.Stats
 				if err == nil {
-					st, err = k.Run(b, b, bitmap[off/8:])
+					st, err = k.Run(b, stored, bitmap[off/8:])
 					if err != nil {
 						err = fail(shiftIndex(err, int(off)))
 					}

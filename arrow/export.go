@@ -17,7 +17,8 @@ type ExportFormat uint8
 
 const (
 	// Parquet: zstd-compressed column chunks, timestamps annotated with
-	// their unit (not adjusted to UTC: NumPy's datetimes are naive),
+	// their unit (not adjusted to UTC: NumPy's datetimes are naive;
+	// Parquet has no seconds, so a seconds column is stored in ms),
 	// durations as int64 with the Arrow schema stored so that Arrow
 	// readers get durations back.
 	Parquet ExportFormat = iota + 1

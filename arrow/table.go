@@ -34,7 +34,8 @@ type TableOptions struct {
 type Table struct {
 	schema  *arrow.Schema
 	cols    []tableColumn
-	rows    int64
+	rows    int64   // along the first dimension
+	inner   []int64 // an ArrayTable's other dimensions, read whole
 	opts    TableOptions
 	skipped []string
 }
@@ -121,7 +122,7 @@ func OpenTable(ctx context.Context, store zarr.Store, o TableOptions) (*Table, e
 		col := tableColumn{name: c.node.Path, array: a, time: isTime(a)}
 		var at arrow.DataType
 		if col.time {
-			if _, at, err = ColumnType(a.DataType(), o.Unit); err != nil {
+			if _, _, at, err = timeColumn(a, o.Options); err != nil {
 				return nil, fmt.Errorf("array %q: %w", c.node.Path, err)
 			}
 		} else if nt, ok := NumericType(a.Numeric()); ok {
@@ -148,8 +149,45 @@ func OpenTable(ctx context.Context, store zarr.Store, o TableOptions) (*Table, e
 	return t, nil
 }
 
-// isTime reports whether a reads as a time column.
-func isTime(a *zarr.Array) bool { return a.IsTime() }
+// ArrayTable is the table of one array: a column named name holding
+// every element in C order (an N-D array flattened row by row, batches
+// cut along its first dimension).
+func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
+	shape := a.Shape()
+	if len(shape) == 0 {
+		shape = []int64{1}
+	}
+	t := &Table{opts: o, rows: shape[0], inner: shape[1:]}
+	col := tableColumn{name: name, array: a, time: isTime(a)}
+	var at arrow.DataType
+	var err error
+	if col.time {
+		if _, _, at, err = timeColumn(a, o.Options); err != nil {
+			return nil, err
+		}
+	} else if nt, ok := NumericType(a.Numeric()); ok {
+		at = nt
+	} else {
+		return nil, fmt.Errorf("%s: %s has no Arrow type", a, a.Numeric())
+	}
+	t.cols = []tableColumn{col}
+	t.schema = arrow.NewSchema([]arrow.Field{{Name: name, Type: at, Nullable: col.time}}, nil)
+	if t.opts.BatchRows <= 0 {
+		t.opts.BatchRows = 1 << 20
+	}
+	return t, nil
+}
+
+// isTime reports whether a reads as a time column: a datetime64 or
+// timedelta64 array, or a CF time array (one whose CF attributes do not
+// parse, a noleap calendar say, fails when its column is planned).
+func isTime(a *zarr.Array) bool {
+	if a.IsTime() {
+		return true
+	}
+	t, err := a.CFTime()
+	return t != nil || err != nil
+}
 
 // dimensionName is the name of a 1-D array's dimension: v3
 // dimension_names, or xarray's v2 _ARRAY_DIMENSIONS attribute; "" when
@@ -170,8 +208,18 @@ func dimensionName(n zarr.Node) string {
 // Schema is the table's schema: a field per column, in path order.
 func (t *Table) Schema() *arrow.Schema { return t.schema }
 
-// Rows is the length of the dimension.
-func (t *Table) Rows() int64 { return t.rows }
+// Rows is the number of rows: the length of the dimension (of an
+// ArrayTable, its element count).
+func (t *Table) Rows() int64 {
+	n := t.rows
+	for _, d := range t.inner {
+		n *= d
+	}
+	return n
+}
+
+// Columns is the number of columns.
+func (t *Table) Columns() int { return len(t.cols) }
 
 // Skipped names the arrays along the dimension that are not columns.
 func (t *Table) Skipped() []string { return t.skipped }
@@ -186,15 +234,24 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 		}
 	}
 	var st kernels.Stats
+	start := append([]int64{lo}, make([]int64, len(t.inner))...)
+	shape := append([]int64{n}, t.inner...)
+	if len(c0shape(t)) == 0 { // a 0-d array: one element, no box dimensions
+		start, shape = nil, nil
+	}
+	rows := n
+	for _, d := range t.inner {
+		rows *= d
+	}
 	for _, c := range t.cols {
 		var col arrow.Array
 		var err error
 		if c.time {
 			var s kernels.Stats
-			col, s, err = Read(ctx, c.array, []int64{lo}, []int64{n}, t.opts.Options)
+			col, s, err = Read(ctx, c.array, start, shape, t.opts.Options)
 			st.Add(s)
 		} else {
-			col, err = ReadNumeric(ctx, c.array, []int64{lo}, []int64{n}, t.opts.Options)
+			col, err = ReadNumeric(ctx, c.array, start, shape, t.opts.Options)
 		}
 		if err != nil {
 			release()
@@ -202,10 +259,13 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 		}
 		cols = append(cols, col)
 	}
-	rec := array.NewRecordBatch(t.schema, cols, n)
+	rec := array.NewRecordBatch(t.schema, cols, rows)
 	release() // the record holds its own references
 	return rec, st, nil
 }
+
+// c0shape is the shape of the table's first column's array.
+func c0shape(t *Table) []int64 { return t.cols[0].array.Shape() }
 
 // RecordReader streams the table as record batches of at most BatchRows
 // rows, each read when Next asks for it, so memory stays bounded by one

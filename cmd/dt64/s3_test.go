@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zarr-dt64/dt64/internal/s3test"
 	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/objstore/s3test"
 	"github.com/zarr-dt64/dt64/transcode"
 )
 

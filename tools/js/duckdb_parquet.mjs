@@ -8,7 +8,8 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const [file, unit, ...columns] = process.argv.slice(2);
-const epoch = { s: 'epoch', ms: 'epoch_ms', us: 'epoch_us', ns: 'epoch_ns' }[unit];
+// Parquet has no seconds unit: a seconds column is stored in ms.
+const epoch = { s: (c) => `(epoch_ms(${c}) // 1000)`, ms: (c) => `epoch_ms(${c})`, us: (c) => `epoch_us(${c})`, ns: (c) => `epoch_ns(${c})` }[unit];
 const db = await DuckDBInstance.create(':memory:');
 const con = await db.connect();
 const q = (sql) => con.runAndReadAll(sql).then((r) => r.getRowObjectsJson());
@@ -17,7 +18,7 @@ const out = { rows: (await q(`SELECT count(*)::VARCHAR AS n FROM ${src}`))[0].n,
 const types = Object.fromEntries((await q(`DESCRIBE SELECT * FROM ${src}`)).map((r) => [r.column_name, r.column_type]));
 for (const c of columns) {
   const id = `"${c.replaceAll('"', '""')}"`;
-  const v = types[c].startsWith('TIMESTAMP') ? `${epoch}(${id})` : id;
+  const v = types[c].startsWith('TIMESTAMP') ? epoch(id) : id;
   const [r] = await q(`SELECT (count(*) - count(${id}))::VARCHAR AS nulls, min(${v})::VARCHAR AS min,
     max(${v})::VARCHAR AS max, sum(${v})::VARCHAR AS sum FROM ${src}`);
   out.columns[c] = { type: types[c], ...r };

@@ -5,9 +5,10 @@ GO      ?= go
 PYTHON  ?= /usr/bin/python3
 PKGS    := ./...
 # The command is a module of its own (cmd/dt64/go.mod), so that the core
-# library does not depend on what only the CLI needs (arrow-go, cobra);
-# every test target runs in both: each runs its command in every one.
-MODS    := . cmd/dt64
+# library does not depend on what only the CLI needs (arrow-go, cobra),
+# and so are the object stores (objstore/go.mod: the AWS SDK); every test
+# target runs in each: each runs its command in every one.
+MODS    := . cmd/dt64 objstore
 each     = for m in $(MODS); do (cd $$m && $(1)) || exit 1; done
 
 # On a CPU that has them, the tests must prove the SIMD paths were selected:
@@ -21,7 +22,7 @@ endif
 export DT64_REQUIRE
 
 .PHONY: all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
-        bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
+        versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
@@ -30,16 +31,17 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate unit test-asm js-deps test-arrow test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate versitygw unit test-asm js-deps test-arrow test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## tidy-check: both modules' go.mod and go.sum say exactly what the code imports.
+## tidy-check: every module's go.mod and go.sum say exactly what the code imports.
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
 	@cd cmd/dt64 && $(GO) mod tidy -diff || { echo "cmd/dt64/go.mod/go.sum are not tidy: run 'cd cmd/dt64 && go mod tidy' and commit"; exit 1; }
+	@cd objstore && $(GO) mod tidy -diff || { echo "objstore/go.mod/go.sum are not tidy: run 'cd objstore && go mod tidy' and commit"; exit 1; }
 	@cd asm && $(GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && go mod tidy' and commit"; exit 1; }
 	@cd arrow && $(GO) mod tidy -diff || { echo "arrow/go.mod/go.sum are not tidy: run 'cd arrow && go mod tidy' and commit"; exit 1; }
 
@@ -59,6 +61,17 @@ unit:
 ## checked against GNU as.
 test-asm:
 	cd asm && $(GO) test -count=1 ./...
+
+## versitygw: build the S3 server the object-store tests start (a real S3
+## implementation over a directory, on 127.0.0.1) into the user cache
+## directory, once (objstore/s3test says where). In CI a failed build fails.
+versitygw:
+	cd objstore && $(GO) test -count=1 -run '^TestBuildServer$$' ./s3test
+
+## test-s3: only the object-store tests (S3 and HTTP(S)), natively with -race.
+test-s3: versitygw
+	cd objstore && $(GO) test -race -count=1 ./...
+	cd cmd/dt64 && $(GO) test -race -count=1 -run '^(TestS3|TestHTTP|TestOpenStore)' .
 
 ## js-deps: the JavaScript clients of the export tests (DuckDB's
 ## @duckdb/node-api, apache-arrow), at the versions tools/js pins, from the
@@ -105,7 +118,12 @@ check-generate: generate
 ## (dt64 bench), then dt64 cast of a 256 MiB file next to cp of the same
 ## file, without and with fsync (dt64 bench --cast; BENCH_DIR picks the
 ## filesystem, default the temporary directory); bench-go: the same kernels
-## as Go benchmarks for benchstat; bench-numpy: NumPy on the same
+## as Go benchmarks for benchstat; ## bench-s3: the end-to-end job through a local S3 server (versitygw) next
+## to the same job directory to directory (medians of 7 rounds).
+bench-s3: versitygw
+	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .
+
+bench-numpy: NumPy on the same
 ## operations, as a ratio to its own copy.
 BENCH_DIR ?= $(or $(TMPDIR),/tmp)
 bench: build

@@ -76,7 +76,10 @@
 // order, so N processes on N machines share one array without talking to
 // each other. Each finished part stores .dt64-parts/I-of-N.json with its
 // statistics; the part that finds all N markers (or Finalize, if it died)
-// writes the metadata and removes the markers and the plan.
+// writes the metadata and removes the markers and the plan. On a store
+// with conditional writes (a ConditionalSetter: S3's If-None-Match) that
+// part first claims the finalize, so of parts finishing at once exactly
+// one writes the metadata (claim.go).
 //
 // # Memory and concurrency
 //

@@ -19,10 +19,12 @@ func (t *Job) Finalize(ctx context.Context) (Summary, error) {
 	if err := t.checkOverlap(); err != nil {
 		return Summary{}, err
 	}
-	return t.finalize(ctx)
+	return t.finalize(ctx, true)
 }
 
-func (t *Job) finalize(ctx context.Context) (Summary, error) {
+// finalize writes the metadata if every part is done; explicit (Finalize)
+// takes over another part's claim (claim.go).
+func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 	stored, err := t.storedPlan(ctx)
 	if err != nil {
 		return Summary{}, err
@@ -59,7 +61,10 @@ func (t *Job) finalize(ctx context.Context) (Summary, error) {
 	// Every part synced its chunks before its marker, so they are durable
 	// now. The metadata goes last: until it exists nobody takes the
 	// destination for a complete array.
-	if err := t.writeState(ctx, finalKey, &finalDoc{Tool: "dt64 transcode", Summary: sum}); err != nil {
+	if mine, err := t.claimFinalize(ctx, sum, explicit); err != nil || !mine {
+		if err == nil {
+			err = finalizeClaimed(t, sum)
+		}
 		return sum, err
 	}
 	if err := t.dst.WriteMetadata(ctx); err != nil {

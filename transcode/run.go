@@ -46,7 +46,7 @@ func (t *Job) Run(ctx context.Context) (Summary, error) {
 			return sum, err
 		}
 	}
-	fin, err := t.finalize(ctx)
+	fin, err := t.finalize(ctx, false)
 	sum.PartsDone = fin.PartsDone
 	sum.Elapsed = time.Since(start)
 	if errors.Is(err, ErrIncomplete) {

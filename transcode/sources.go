@@ -64,6 +64,10 @@ func (t *Job) unitSourceKeys(u int64, fn func(key string) error) error {
 // sourceVersions returns the versions of the source chunks of units
 // [lo, hi).
 func (t *Job) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
+	v, err := t.bulkVersioner(ctx, v, lo, hi) // versions.go
+	if err != nil {
+		return nil, err
+	}
 	vs := map[string]string{}
 	for u := lo; u < hi; u++ {
 		err := t.unitSourceKeys(u, func(k string) error {
@@ -123,6 +127,7 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 				return err
 			}
 			t.sources = d.Versions
+			t.trackReadVersions()
 			return nil
 		}
 		// No record: the killed run wrote no chunk of this part (the
@@ -137,6 +142,7 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 		return err
 	}
 	t.sources = vs
+	t.trackReadVersions()
 	return t.sync(ctx)
 }
 
@@ -151,9 +157,12 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 		return nil
 	}
 	return t.unitSourceKeys(u, func(k string) error {
-		now, err := v.Version(ctx, k)
-		if err != nil {
-			return fmt.Errorf("reading the source: %w", err)
+		now, ok := t.readVersion(k) // the version the read itself saw (versions.go)
+		if !ok {
+			var err error
+			if now, err = v.Version(ctx, k); err != nil {
+				return fmt.Errorf("reading the source: %w", err)
+			}
 		}
 		if now != t.sources[k] {
 			return &SourceChangedError{Source: storeName(t.srcStore), Key: k, Was: t.sources[k], Now: now}

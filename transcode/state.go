@@ -57,6 +57,8 @@ type partDoc struct {
 type finalDoc struct {
 	Tool    string  `json:"tool"`
 	Summary Summary `json:"summary"`
+	// Claim is the part that claimed the finalize ("3-of-8"; claim.go).
+	Claim string `json:"claim,omitempty"`
 }
 
 type startMode int
@@ -262,7 +264,7 @@ func (t *Job) checkOverlap() error {
 	s, ok1 := dirStore(t.srcStore)
 	d, ok2 := dirStore(t.dstStore)
 	if !ok1 || !ok2 {
-		return nil
+		return checkURLOverlap(storeName(t.srcStore), storeName(t.dstStore))
 	}
 	sp, dp := canonical(s.String()), canonical(d.String())
 	inside := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -507,15 +506,11 @@ func describeCodecs(cs []zarr.Codec) ([]codecJSON, string) {
 // ---- shared by inspect and validate ----
 
 // openArrayDir opens the array in directory dir. The caller closes the store.
-func openArrayDir(ctx context.Context, dir string) (*zarr.Array, *zarr.DirStore, error) {
-	fi, err := os.Stat(dir)
+func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, error) {
+	store, err := openArrayStore(ctx, dir) // a directory or an object store (stores.go)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("%s: not a directory (a Zarr array is a directory holding zarr.json or .zarray)", dir)
-	}
-	store := zarr.Dir(dir)
 	a, err := zarr.Open(ctx, store)
 	if err != nil {
 		store.Close()
@@ -573,7 +568,7 @@ var metadataFiles = map[string]bool{
 // scanArrayFiles lists what the store holds and classifies it. Listing
 // the store, rather than the chunk grid, keeps the cost proportional to
 // what is stored: a sparse array may have a grid of billions of chunks.
-func scanArrayFiles(ctx context.Context, store *zarr.DirStore, a *zarr.Array) (arrayFiles, error) {
+func scanArrayFiles(ctx context.Context, store arrayStore, a *zarr.Array) (arrayFiles, error) {
 	var out arrayFiles
 	temps, err := store.Temps(ctx)
 	if err != nil {

@@ -101,8 +101,8 @@ so after the run.`,
   dt64 transcode a.zarr b.zarr --codec zstd --crc32c --shard-chunks 16 --verify
   dt64 transcode a.zarr b.zarr --unit s --overflow nat --resume
   # four machines, one array (Kubernetes Indexed Job, Slurm array, xargs -P):
-  dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3mnt/a.zarr s3mnt/b.zarr
-  dt64 transcode --finalize --unit us s3mnt/a.zarr s3mnt/b.zarr
+  dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3://bucket/a.zarr s3://bucket/b.zarr
+  dt64 transcode --finalize --unit us s3://bucket/a.zarr s3://bucket/b.zarr
   # CF time written by xarray to datetime64, and back:
   dt64 transcode era5.zarr/time time.zarr --unit ns --format 3
   dt64 transcode time.zarr cf.zarr --cf-units "seconds since 2000-01-01" --format 2`,
@@ -112,20 +112,18 @@ so after the run.`,
 			if err != nil {
 				return err
 			}
-			dstDir := zarr.Dir(args[1])
-			dstDir.NoSync = f.noSync
-			// Each chunk's flush and rename overlaps the next chunk's
-			// conversion; Close waits for those still in flight.
-			dstDir.FlushAhead = flushAhead
-			defer dstDir.Close()
-			var src, dst zarr.Store = zarr.Dir(args[0]), dstDir
-			if _, err := os.Stat(args[0]); err != nil {
-				return fmt.Errorf("source %s: %w", args[0], err)
+			src, dst, err := openTranscodeStores(cmd.Context(), args[0], args[1], f.noSync)
+			if err != nil {
+				return err
 			}
+			if d, ok := dst.(*zarr.DirStore); ok {
+				defer d.Close() // waits for the flushes still in flight (FlushAhead)
+			}
+			srcName, dstName := storeLabel(src, args[0]), storeLabel(dst, args[1])
 			if transcodeStores != nil {
 				src, dst = transcodeStores(src, dst)
 			}
-			return runTranscodeCmd(cmd, src, dst, args[0], args[1], o, &f)
+			return runTranscodeCmd(cmd, src, dst, srcName, dstName, o, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -137,7 +135,7 @@ so after the run.`,
 	fl.StringVar(&f.shard, "shard-chunks", "", "shard with N,... source chunks per shard per dimension, or none to remove sharding")
 	fl.IntVar(&f.format, "format", 0, "destination Zarr format, 2 or 3; default: the source's")
 	fl.IntVar(&f.workers, "workers", 0, "chunks converted at once (default: the number of CPUs)")
-	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store: the memory bound's multiplier (default: --workers; fewer also converts fewer at once)")
+	fl.IntVar(&f.inFlight, "in-flight", 0, "chunks in progress at once, including those waiting for the store: the memory bound's multiplier (default: --workers, twice that when a store is remote; fewer also converts fewer at once)")
 	fl.StringVar(&f.part, "part", "", "do part I of N (I/N, 0 <= I < N) of the chunks")
 	fl.BoolVar(&f.finalize, "finalize", false, "write the metadata of a partitioned run whose parts are all done")
 	fl.StringVar(&f.overflow, "overflow", "error", "overflow policy: error, nat or clamp")

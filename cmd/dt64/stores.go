@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// Every command names an array by one argument, and openStore is the one
+// place that turns it into a store:
+//
+//	PATH, file://PATH          a directory (zarr.DirStore)
+//	s3://BUCKET/PREFIX         an S3 bucket or S3-compatible server (objstore.S3)
+//	http://…, https://…        read-only, GET and range requests (objstore.HTTP)
+//	gs://…, azblob://…         not built in: refused with what to use instead
+//
+// DT64_REQUEST_TIMEOUT (a Go duration, default 60s) bounds each attempt of
+// a request to a remote store, DT64_REQUEST_ATTEMPTS (default 6) how many
+// are made.
+
+// storeKind says how an argument names a store.
+func storeKind(arg string) string {
+	scheme, _, ok := strings.Cut(arg, "://")
+	if !ok || strings.ContainsAny(scheme, "/\\.") {
+		return "dir"
+	}
+	return strings.ToLower(scheme)
+}
+
+// isRemote reports whether arg names a store that is not a directory.
+func isRemote(arg string) bool { k := storeKind(arg); return k != "dir" && k != "file" }
+
+// storeRetry reads DT64_REQUEST_TIMEOUT and DT64_REQUEST_ATTEMPTS.
+func storeRetry() (objstore.Retry, error) {
+	var r objstore.Retry
+	if v := os.Getenv("DT64_REQUEST_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return r, usageError{fmt.Errorf("DT64_REQUEST_TIMEOUT=%q: want a positive duration such as 30s", v)}
+		}
+		r.Timeout = d
+	}
+	if v := os.Getenv("DT64_REQUEST_ATTEMPTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return r, usageError{fmt.Errorf("DT64_REQUEST_ATTEMPTS=%q: want a positive integer", v)}
+		}
+		r.Attempts = n
+	}
+	return r, nil
+}
+
+// openStore returns the store arg names. A directory source must exist
+// (source true); a destination directory is created by its first write.
+func openStore(ctx context.Context, arg string, source bool) (zarr.Store, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	role := "destination"
+	if source {
+		role = "source"
+	}
+	path := arg
+	switch k := storeKind(arg); k {
+	case "dir":
+	case "file":
+		path = strings.TrimPrefix(arg[len("file://"):], "localhost")
+		if path == "" {
+			return nil, usageError{fmt.Errorf("%s %s: no path (want file:///PATH)", role, arg)}
+		}
+	case "s3", "http", "https":
+		r, err := storeRetry()
+		if err != nil {
+			return nil, err
+		}
+		if k == "s3" {
+			return objstore.OpenS3(ctx, arg, objstore.S3Options{Retry: r})
+		}
+		if !source {
+			return nil, usageError{fmt.Errorf("destination %s: an http(s) location is read-only: write to a directory or s3://", objstore.RedactURL(arg))}
+		}
+		return objstore.OpenHTTP(arg, nil, r)
+	case "gs":
+		return nil, usageError{fmt.Errorf("%s %s: gs:// is not built in; Cloud Storage speaks S3: use s3://BUCKET/PREFIX with AWS_ENDPOINT_URL_S3=https://storage.googleapis.com and an HMAC key as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", role, arg)}
+	case "azblob", "az", "abfs", "abfss":
+		return nil, usageError{fmt.Errorf("%s %s: Azure Blob Storage is not built in; use an S3 gateway in front of it (versitygw azure) and s3://", role, arg)}
+	default:
+		return nil, usageError{fmt.Errorf("%s %s: unknown scheme %q (want a path, file://, s3://, http:// or https://)", role, objstore.RedactURL(arg), k)}
+	}
+	if source {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("source %s: %w", arg, err)
+		}
+	}
+	return zarr.Dir(path), nil
+}
+
+// storeLabel is how a command names the store: the argument for a
+// directory, the store's own (credential-free) URL otherwise.
+func storeLabel(s zarr.Store, arg string) string {
+	if st, ok := s.(fmt.Stringer); ok && isRemote(arg) {
+		return st.String()
+	}
+	return arg
+}
+
+// openTranscodeStores opens a transcode's source and destination.
+func openTranscodeStores(ctx context.Context, srcArg, dstArg string, noSync bool) (src, dst zarr.Store, err error) {
+	if src, err = openStore(ctx, srcArg, true); err != nil {
+		return nil, nil, err
+	}
+	if dst, err = openStore(ctx, dstArg, false); err != nil {
+		return nil, nil, err
+	}
+	if d, ok := dst.(*zarr.DirStore); ok {
+		d.NoSync = noSync
+		// Each chunk's flush and rename overlaps the next chunk's
+		// conversion; Close waits for those still in flight.
+		d.FlushAhead = flushAhead
+	}
+	return src, dst, nil
+}
+
+// arrayStore is what inspect and validate read: a store they can list,
+// with the temporary values of interrupted writes (none on an object
+// store).
+type arrayStore interface {
+	zarr.Store
+	zarr.EntryLister
+	Temps(ctx context.Context) (map[string]string, error)
+	Close() error
+}
+
+// openArrayStore returns the store of an array that inspect or validate
+// reads: a directory that exists, or an object store that can list.
+func openArrayStore(ctx context.Context, arg string) (arrayStore, error) {
+	if !isRemote(arg) {
+		s, err := openStore(ctx, arg, false)
+		if err != nil {
+			return nil, err
+		}
+		d := s.(*zarr.DirStore)
+		fi, err := os.Stat(d.String())
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s: not a directory (a Zarr array is a directory holding zarr.json or .zarray)", arg)
+		}
+		return d, nil
+	}
+	s, err := openStore(ctx, arg, true)
+	if err != nil {
+		return nil, err
+	}
+	as, ok := s.(arrayStore)
+	if !ok {
+		return nil, usageError{fmt.Errorf("%s cannot be listed, and this command reads every stored chunk: copy it with dt64 transcode first", storeLabel(s, arg))}
+	}
+	return as, nil
+}

@@ -1,0 +1,112 @@
+package objstore_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+func TestHTTPStore(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "c", "0"), 0o755)
+	os.WriteFile(filepath.Join(dir, "zarr.json"), []byte(`{"zarr_format":3}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "c", "0", "1"), []byte("0123456789"), 0o644)
+	var fails atomic.Int64
+	fails.Store(2)
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a.zarr/c/0/1" && fails.Add(-1) >= 0 {
+			http.Error(w, "busy", http.StatusServiceUnavailable) // the first two GETs of the chunk
+			return
+		}
+		if r.URL.Query().Get("norange") != "" || r.Header.Get("X-No-Range") != "" {
+			r.Header.Del("Range")
+		}
+		http.StripPrefix("/a.zarr", files).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	u := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1) + "/a.zarr/"
+	h, err := objstore.OpenHTTP(u, nil, objstore.Retry{Base: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(h.String(), "hunter2") {
+		t.Errorf("String holds the password: %s", h)
+	}
+	b, err := h.Get(ctx, "c/0/1")
+	if err != nil || string(b) != "0123456789" {
+		t.Fatalf("Get after two 503s = %q, %v", b, err)
+	}
+	if _, err := h.Get(ctx, "c/0/2"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Get of a missing chunk (404): %v", err)
+	}
+	if _, err := h.GetInto(ctx, "c/0/1", nil, 4); !errors.Is(err, zarr.ErrTooLarge) {
+		t.Errorf("GetInto over the limit: %v", err)
+	}
+	if b, err := h.GetRange(ctx, "c/0/1", 2, 3); err != nil || string(b) != "234" {
+		t.Errorf("GetRange(2, 3) = %q, %v", b, err)
+	}
+	if b, err := h.GetRange(ctx, "c/0/1", -4, 4); err != nil || string(b) != "6789" {
+		t.Errorf("GetRange(-4, 4) = %q, %v", b, err)
+	}
+	if _, err := h.GetRange(ctx, "c/0/1", 8, 4); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("GetRange past the end: %v", err)
+	}
+	v1, err := h.Version(ctx, "c/0/1")
+	if err != nil || v1 == "" {
+		t.Errorf("Version = %q, %v", v1, err)
+	}
+	if v, err := h.Version(ctx, "c/0/2"); v != "" || err != nil {
+		t.Errorf("Version of a missing key = %q, %v", v, err)
+	}
+	if err := h.Set(ctx, "c/0/1", nil); !errors.Is(err, objstore.ErrReadOnly) {
+		t.Errorf("Set: %v", err)
+	}
+	if _, err := h.List(ctx, ""); !errors.Is(err, objstore.ErrNoListing) {
+		t.Errorf("List: %v", err)
+	}
+	// A server that always fails: the error names the key, the attempts,
+	// never the password.
+	fails.Store(1 << 30)
+	_, err = h.Get(ctx, "c/0/1")
+	var oe *objstore.Error
+	if !errors.As(err, &oe) || oe.Key != "c/0/1" || oe.Attempts != 6 || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("Get from a failing server: %v", err)
+	}
+}
+
+// TestHTTPTimeout: an attempt that takes longer than the timeout is cut
+// and retried.
+func TestHTTPTimeout(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			select {
+			case <-time.After(5 * time.Second):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	h, _ := objstore.OpenHTTP(srv.URL, nil, objstore.Retry{Timeout: 100 * time.Millisecond, Base: time.Millisecond})
+	start := time.Now()
+	b, err := h.Get(context.Background(), "k")
+	if err != nil || string(b) != "ok" || time.Since(start) > 3*time.Second {
+		t.Fatalf("Get = %q, %v after %v", b, err, time.Since(start))
+	}
+}

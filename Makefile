@@ -118,13 +118,10 @@ check-generate: generate
 ## (dt64 bench), then dt64 cast of a 256 MiB file next to cp of the same
 ## file, without and with fsync (dt64 bench --cast; BENCH_DIR picks the
 ## filesystem, default the temporary directory); bench-go: the same kernels
-## as Go benchmarks for benchstat; ## bench-s3: the end-to-end job through a local S3 server (versitygw) next
-## to the same job directory to directory (medians of 7 rounds).
-bench-s3: versitygw
-	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .
-
-bench-numpy: NumPy on the same
-## operations, as a ratio to its own copy.
+## as Go benchmarks for benchstat; bench-numpy: NumPy on the same
+## operations, as a ratio to its own copy; bench-s3: the end-to-end job
+## through a local S3 server (versitygw) next to the same job directory to
+## directory (medians of 7 rounds).
 BENCH_DIR ?= $(or $(TMPDIR),/tmp)
 bench: build
 	./bin/dt64 bench --rounds 5
@@ -135,6 +132,9 @@ bench-go:
 
 bench-numpy:
 	$(PYTHON) tools/bench/numpy_bench.py --rounds 5
+
+bench-s3: versitygw
+	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .
 
 ## fuzz: every fuzz target for FUZZTIME (default 30s) each; fuzz-short:
 ## one second each, the smoke run `make test` includes. The seed corpora

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -118,16 +119,16 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if to.Parallel <= 0 {
 		to.Parallel = runtime.NumCPU()
 	}
-	if _, err := os.Stat(src); err != nil {
-		return fmt.Errorf("source %s: %w", src, err)
+	store, err := openStore(ctx, src, true) // a path, file://, s3:// or http(s)://
+	if err != nil {
+		return err
 	}
-	store := zarr.Dir(src)
 	var tab *dtarrow.Table
 	if a, err := zarr.Open(ctx, store); err == nil {
 		if f.dim != "" {
 			return usageError{fmt.Errorf("--dim is for a group; %s is an array", src)}
 		}
-		tab, err = dtarrow.ArrayTable(a, filepath.Base(filepath.Clean(src)), to)
+		tab, err = dtarrow.ArrayTable(a, path.Base(strings.TrimRight(src, "/")), to)
 		if err != nil {
 			return err
 		}

@@ -51,7 +51,8 @@ type cfKernel struct {
 	small bool
 	a, b  int64
 	c     uint64
-	div   divisor // C >= 2
+	div   divisor      // C >= 2
+	lin   linearParams // C >= 2: lin.div for the floor-divide loops
 	loop  cfLoopKind
 	// The integer loops: v×A + B fits exactly when lo <= v <= hi.
 	lo, hi int64
@@ -161,13 +162,12 @@ func (k *cfKernel) compile() {
 	k.small, k.a, k.b, k.c = true, a.Int64(), b.Int64(), c.Uint64()
 	if k.c != 1 {
 		k.div = newDivisor(k.c)
+		k.lin.div = k.div
 	}
-	// The integer loops' range: v×A + B in the value range (C == 1) or in
-	// int64 (C >= 2, before the division).
+	// The integer loops' range: v×A + B in the value range, never NaT (C
+	// >= 2: the multiply-add kernels' output is the division's input,
+	// where NaT stays NaT).
 	tlo, thi := int64(minValue), int64(maxValue)
-	if k.c != 1 {
-		tlo = math.MinInt64
-	}
 	if k.kind == cfFloat {
 		af := float64(k.a)
 		if k.a > 1<<53 || k.a < -(1<<53) || int64(af) != k.a {

@@ -59,7 +59,25 @@ func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, l
 		m, nat2 := cfMulAddLoop(dst[n:], src[n:], k, swapIn, swapOut)
 		return n + m, nat + nat2, 0
 	case cfLoopMulAddDiv:
-		return cfMulAddDivLoop(dst, src, k, swapIn, swapOut)
+		// Two passes over the block while it is in L1: the multiply-add
+		// kernel (host order out), then the floor-divide hook and loop in
+		// place, which keep NaT. Several missing values: generic only.
+		if k.miss.mspan == 0 {
+			var m uint64
+			if k.miss.single {
+				m = k.miss.mlo
+			}
+			n, nat = cfMulAddSIMD(dst, src, uint64(k.a), uint64(k.b), k.lo, k.hi, m, k.miss.single, swapIn, false)
+			if n > 0 {
+				d := dst[:n]
+				dv := &k.lin.div
+				q, _, l1 := floorDivSIMD(d, d, dv.d, dv.magic, dv.shift, false, swapOut)
+				_, _, l2 := divLoop(d[q:], d[q:], &k.lin, false, swapOut)
+				lossy = l1 + l2
+			}
+		}
+		m, nat2, lossy2 := cfMulAddDivLoop(dst[n:], src[n:], k, swapIn, swapOut)
+		return n + m, nat + nat2, lossy + lossy2
 	case cfLoopFloat:
 		if k.c == 1 {
 			n, nat, lossy = cfFloatSIMD(dst, src, &k.fl, swapIn, swapOut)

@@ -46,10 +46,11 @@ func main() {
 		for _, o := range orders {
 			cfMulAdd(isa, o)
 		}
-		if isa.Name == gen.AVX512.Name {
-			// No AVX2 float kernel: AVX2 has no float64 -> int64 conversion.
-			for _, o := range orders {
+		for _, o := range orders {
+			if isa.Name == gen.AVX512.Name {
 				cfFloat(isa, o)
+			} else {
+				cfFloatAVX2(o)
 			}
 		}
 	}

@@ -394,10 +394,22 @@ func (a *accumulator) add(b *accumulator) {
 }
 
 // widen reads the stored elements of src into w as host-order words.
+// (binary.ByteOrder as an interface value would make src escape: the
+// concrete orders are picked per element, a branch always taken the same
+// way.)
 func (k *cfKernel) widen(w []uint64, src []byte) {
-	var o binary.ByteOrder = binary.BigEndian
-	if k.srcLittle {
-		o = binary.LittleEndian
+	little := k.srcLittle
+	u16 := func(b []byte) uint16 {
+		if little {
+			return binary.LittleEndian.Uint16(b)
+		}
+		return binary.BigEndian.Uint16(b)
+	}
+	u32 := func(b []byte) uint32 {
+		if little {
+			return binary.LittleEndian.Uint32(b)
+		}
+		return binary.BigEndian.Uint32(b)
 	}
 	signed := k.stored.Kind == cf.StoredInt
 	switch {
@@ -411,23 +423,23 @@ func (k *cfKernel) widen(w []uint64, src []byte) {
 		}
 	case k.size == 2 && signed:
 		for i := range w {
-			w[i] = uint64(int64(int16(o.Uint16(src[2*i:]))))
+			w[i] = uint64(int64(int16(u16(src[2*i:]))))
 		}
 	case k.size == 2:
 		for i := range w {
-			w[i] = uint64(o.Uint16(src[2*i:]))
+			w[i] = uint64(u16(src[2*i:]))
 		}
 	case k.kind == cfFloat:
 		for i := range w {
-			w[i] = math.Float64bits(float64(math.Float32frombits(o.Uint32(src[4*i:]))))
+			w[i] = math.Float64bits(float64(math.Float32frombits(u32(src[4*i:]))))
 		}
 	case signed:
 		for i := range w {
-			w[i] = uint64(int64(int32(o.Uint32(src[4*i:]))))
+			w[i] = uint64(int64(int32(u32(src[4*i:]))))
 		}
 	default:
 		for i := range w {
-			w[i] = uint64(o.Uint32(src[4*i:]))
+			w[i] = uint64(u32(src[4*i:]))
 		}
 	}
 }

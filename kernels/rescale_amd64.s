@@ -1209,7 +1209,7 @@ vectors_done:
 
 // func cfFloatAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·cfFloatAVX2(SB), NOSPLIT, $320-104
+TEXT ·cfFloatAVX2(SB), NOSPLIT, $352-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -1260,6 +1260,10 @@ TEXT ·cfFloatAVX2(SB), NOSPLIT, $320-104
 	VMOVQ        SI, X1
 	VPBROADCASTQ X1, Y1
 	VMOVDQU      Y1, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 320(SP)
 	VPXOR        Y1, Y1, Y1
 	VPXOR        Y2, Y2, Y2
 	VPXOR        Y3, Y3, Y3
@@ -1297,20 +1301,10 @@ vectors:
 	VPCMPGTQ    Y7, Y1, Y7
 	VPXOR       Y7, Y10, Y10
 	VPSUBQ      Y7, Y10, Y10
-	VPSRLQ      $0x34, Y6, Y7
-	VPAND       192(SP), Y7, Y7
-	VPAND       224(SP), Y6, Y11
-	VPOR        256(SP), Y11, Y11
-	VPSUBQ      288(SP), Y7, Y7
-	VPSUBQ      Y7, Y1, Y12
-	VPSLLVQ     Y7, Y11, Y7
-	VPSRLVQ     Y12, Y11, Y12
-	VPOR        Y12, Y7, Y7
-	VPCMPGTQ    Y6, Y1, Y6
-	VPXOR       Y6, Y7, Y7
-	VPSUBQ      Y6, Y7, Y7
-	VPAND       Y4, Y7, Y7
-	VPADDQ      Y7, Y10, Y10
+	VADDPD      320(SP), Y6, Y6
+	VPSUBQ      320(SP), Y6, Y6
+	VPAND       Y4, Y6, Y6
+	VPADDQ      Y6, Y10, Y10
 	VPADDQ      64(SP), Y10, Y10
 	VPBLENDVB   Y5, Y0, Y10, Y4
 	VPTEST      Y8, Y8
@@ -1342,7 +1336,7 @@ vectors_done:
 
 // func cfFloatSwapInAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·cfFloatSwapInAVX2(SB), NOSPLIT, $320-104
+TEXT ·cfFloatSwapInAVX2(SB), NOSPLIT, $352-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -1394,6 +1388,10 @@ TEXT ·cfFloatSwapInAVX2(SB), NOSPLIT, $320-104
 	VMOVQ        SI, X2
 	VPBROADCASTQ X2, Y2
 	VMOVDQU      Y2, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 320(SP)
 	VPXOR        Y2, Y2, Y2
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y4, Y4, Y4
@@ -1432,20 +1430,10 @@ vectors:
 	VPCMPGTQ    Y8, Y2, Y8
 	VPXOR       Y8, Y11, Y11
 	VPSUBQ      Y8, Y11, Y11
-	VPSRLQ      $0x34, Y7, Y8
-	VPAND       192(SP), Y8, Y8
-	VPAND       224(SP), Y7, Y12
-	VPOR        256(SP), Y12, Y12
-	VPSUBQ      288(SP), Y8, Y8
-	VPSUBQ      Y8, Y2, Y13
-	VPSLLVQ     Y8, Y12, Y8
-	VPSRLVQ     Y13, Y12, Y13
-	VPOR        Y13, Y8, Y8
-	VPCMPGTQ    Y7, Y2, Y7
-	VPXOR       Y7, Y8, Y8
-	VPSUBQ      Y7, Y8, Y8
-	VPAND       Y5, Y8, Y8
-	VPADDQ      Y8, Y11, Y11
+	VADDPD      320(SP), Y7, Y7
+	VPSUBQ      320(SP), Y7, Y7
+	VPAND       Y5, Y7, Y7
+	VPADDQ      Y7, Y11, Y11
 	VPADDQ      64(SP), Y11, Y11
 	VPBLENDVB   Y6, Y1, Y11, Y5
 	VPTEST      Y9, Y9
@@ -1477,7 +1465,7 @@ vectors_done:
 
 // func cfFloatSwapOutAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·cfFloatSwapOutAVX2(SB), NOSPLIT, $320-104
+TEXT ·cfFloatSwapOutAVX2(SB), NOSPLIT, $352-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -1529,6 +1517,10 @@ TEXT ·cfFloatSwapOutAVX2(SB), NOSPLIT, $320-104
 	VMOVQ        SI, X2
 	VPBROADCASTQ X2, Y2
 	VMOVDQU      Y2, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 320(SP)
 	VPXOR        Y2, Y2, Y2
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y4, Y4, Y4
@@ -1566,20 +1558,10 @@ vectors:
 	VPCMPGTQ    Y8, Y2, Y8
 	VPXOR       Y8, Y11, Y11
 	VPSUBQ      Y8, Y11, Y11
-	VPSRLQ      $0x34, Y7, Y8
-	VPAND       192(SP), Y8, Y8
-	VPAND       224(SP), Y7, Y12
-	VPOR        256(SP), Y12, Y12
-	VPSUBQ      288(SP), Y8, Y8
-	VPSUBQ      Y8, Y2, Y13
-	VPSLLVQ     Y8, Y12, Y8
-	VPSRLVQ     Y13, Y12, Y13
-	VPOR        Y13, Y8, Y8
-	VPCMPGTQ    Y7, Y2, Y7
-	VPXOR       Y7, Y8, Y8
-	VPSUBQ      Y7, Y8, Y8
-	VPAND       Y5, Y8, Y8
-	VPADDQ      Y8, Y11, Y11
+	VADDPD      320(SP), Y7, Y7
+	VPSUBQ      320(SP), Y7, Y7
+	VPAND       Y5, Y7, Y7
+	VPADDQ      Y7, Y11, Y11
 	VPADDQ      64(SP), Y11, Y11
 	VPBLENDVB   Y6, Y1, Y11, Y5
 	VPTEST      Y9, Y9
@@ -1612,7 +1594,7 @@ vectors_done:
 
 // func cfFloatSwapAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·cfFloatSwapAVX2(SB), NOSPLIT, $320-104
+TEXT ·cfFloatSwapAVX2(SB), NOSPLIT, $352-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -1664,6 +1646,10 @@ TEXT ·cfFloatSwapAVX2(SB), NOSPLIT, $320-104
 	VMOVQ        SI, X2
 	VPBROADCASTQ X2, Y2
 	VMOVDQU      Y2, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 320(SP)
 	VPXOR        Y2, Y2, Y2
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y4, Y4, Y4
@@ -1702,20 +1688,10 @@ vectors:
 	VPCMPGTQ    Y8, Y2, Y8
 	VPXOR       Y8, Y11, Y11
 	VPSUBQ      Y8, Y11, Y11
-	VPSRLQ      $0x34, Y7, Y8
-	VPAND       192(SP), Y8, Y8
-	VPAND       224(SP), Y7, Y12
-	VPOR        256(SP), Y12, Y12
-	VPSUBQ      288(SP), Y8, Y8
-	VPSUBQ      Y8, Y2, Y13
-	VPSLLVQ     Y8, Y12, Y8
-	VPSRLVQ     Y13, Y12, Y13
-	VPOR        Y13, Y8, Y8
-	VPCMPGTQ    Y7, Y2, Y7
-	VPXOR       Y7, Y8, Y8
-	VPSUBQ      Y7, Y8, Y8
-	VPAND       Y5, Y8, Y8
-	VPADDQ      Y8, Y11, Y11
+	VADDPD      320(SP), Y7, Y7
+	VPSUBQ      320(SP), Y7, Y7
+	VPAND       Y5, Y7, Y7
+	VPADDQ      Y7, Y11, Y11
 	VPADDQ      64(SP), Y11, Y11
 	VPBLENDVB   Y6, Y1, Y11, Y5
 	VPTEST      Y9, Y9

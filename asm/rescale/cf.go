@@ -136,10 +136,11 @@ func cfFloat(isa gen.ISA, o order) {
 }
 
 // cfFloatAVX2: cfFloat without AVX-512's conversions and mask registers.
-// The integer-valued doubles floor(p) and floor(r) become int64s from
-// their bits: the mantissa with its implicit bit, shifted left by
-// exponent-1075 or right by 1075-exponent (VPSLLVQ and VPSRLVQ give 0 for
-// the count that is out of range, and both for a zero), then the sign.
+// The integer-valued double floor(p) becomes an int64 from its bits: the
+// mantissa with its implicit bit, shifted left by exponent-1075 or right by
+// 1075-exponent (VPSLLVQ and VPSRLVQ give 0 for the count that is out of
+// range, and both for a zero), then the sign; the small floor(r) by the
+// 2^52+2^51 rounding constant.
 // Needs FMA3 for the residual.
 func cfFloatAVX2(o order) {
 	isa := gen.AVX2
@@ -162,6 +163,7 @@ func cfFloatAVX2(o order) {
 	mantMask := k.spill(gen.BroadcastConst(isa, 1<<52-1))
 	implicit := k.spill(gen.BroadcastConst(isa, 1<<52))
 	bias := k.spill(gen.BroadcastConst(isa, 1075))
+	magic := k.spill(gen.BroadcastConst(isa, 0x4338000000000000)) // float64(2^52 + 2^51)
 	zero := gen.Zero(isa)
 	// toInt converts the integer-valued double y (|y| < 2^64) to its
 	// int64 (modulo 2^64).
@@ -215,7 +217,12 @@ func cfFloatAVX2(o order) {
 		VANDPD(integer, l.exactOrNaT, l.exactOrNaT)
 		VORPD(l.nat, l.exactOrNaT, l.exactOrNaT)
 		x := toInt(fp)
-		fix := toInt(fr)
+		// floor(r) is an integer below 2^10 in magnitude: adding
+		// 2^52+2^51 puts it in the low mantissa bits, and subtracting the
+		// constant's bits as integers leaves it as an int64.
+		fix := isa.Vec()
+		VADDPD(magic, fr, fix)
+		VPSUBQ(magic, fix, fix)
 		VPAND(integer, fix, fix) // + floor(r) where p is an integer
 		VPADDQ(fix, x, x)
 		VPADDQ(b, x, x)

@@ -209,6 +209,7 @@ func (k *cfKernel) compile() {
 		}
 		k.miss = cfMissing{mlo: uint64(first), mspan: uint64(last) - uint64(first)}
 	}
+	k.miss.inRange = k.miss.mspan != 0 || k.miss.single && int64(k.miss.mlo) >= lo && int64(k.miss.mlo) <= hi
 	k.loop = cfLoopMulAdd
 	if k.c != 1 {
 		k.loop = cfLoopMulAddDiv

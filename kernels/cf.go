@@ -42,6 +42,7 @@ type cfKernel struct {
 	swapIn, swapOut bool
 	source          string // the source's description, for errors and String
 	stored          cf.Stored
+	from            dtype.DataType // the encoder's source type
 	to              dtype.DataType
 	aff             cf.Affine
 	missing         []uint64 // sorted word bits that decode to NaT (NaN aside)
@@ -136,6 +137,7 @@ func NewCFEncoder(from dtype.DataType, u cf.Units, o Options) (*CFEncoder, error
 		to:      dtype.DataType{Kind: dtype.Datetime, Unit: u.Unit, Scale: 1},
 		missing: []uint64{natBits},
 		source:  from.String(),
+		from:    from,
 	}
 	k.compile()
 	return &CFEncoder{k}, nil
@@ -657,8 +659,8 @@ func (k *cfKernel) elementError(r Reason, index int, w uint64) *ElementError {
 		}
 		e.Text = strconv.FormatFloat(math.Float64frombits(w), 'g', -1, bitSize)
 	}
-	if k.dec == nil {
-		e.From = dtype.DataType{} // the encoder's source is named by Source
+	if k.dec == nil { // the encoder's source is a datetime64 type
+		e.From, e.Source = k.from, ""
 	}
 	return e
 }

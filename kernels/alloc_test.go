@@ -249,3 +249,41 @@ func TestCFKernelsDoNotAllocate(t *testing.T) {
 		}
 	})
 }
+
+// TestCFStackBuffersStayOnTheStack: CFDecoder.Run must not make a caller's
+// arrays escape (narrow, float and integer sources, misaligned and in place).
+func TestCFStackBuffersStayOnTheStack(t *testing.T) {
+	var ks []*CFDecoder
+	for _, a := range []struct {
+		attrs  string
+		stored cf.Stored
+	}{
+		{`{"units": "hours since 1900-01-01", "_FillValue": -1}`, i64},
+		{`{"units": "days since 1800-01-01", "_FillValue": "NaN"}`, f64},
+		{`{"units": "minutes since 2000-01-01T00:00:00.5"}`, i16},
+	} {
+		tm, err := cf.ParseAttributes([]byte(a.attrs), a.stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := NewCFDecoder(tm, ns, Options{Stats: true, From: binary.BigEndian})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks = append(ks, k)
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for _, k := range ks {
+			requireNoAllocs(t, k.String()+" on stack arrays", func() {
+				var src, dst [8*40 + 3]byte
+				var bitmap [5]byte
+				if _, err := k.Run(dst[3:], src[3:3+40*k.k.size], bitmap[:]); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := k.Run(src[:320], src[:40*k.k.size], bitmap[:]); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	})
+}

@@ -259,3 +259,30 @@ func BenchmarkCFDecode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCFEncode: datetime64[ns] to int64 hours since 1900 (the
+// multiply-add kernel, then the floor divide by 3.6e12).
+func BenchmarkCFEncode(b *testing.B) {
+	u, err := cf.ParseUnits("hours since 1900-01-01", cf.ProlepticGregorian)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := NewCFEncoder(dtNS, u, Options{Overflow: OverflowNaT})
+	if err != nil {
+		b.Fatal(err)
+	}
+	forEachBenchImpl(b, func(b *testing.B) {
+		for _, size := range benchSizes {
+			b.Run(sizeName(size), func(b *testing.B) {
+				dst, src := benchBufs(size)
+				fillTimestamps(src, dtype.Nanosecond, binary.NativeEndian)
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					if _, err := e.Run(dst, src, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+}

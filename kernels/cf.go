@@ -42,6 +42,7 @@ type cfKernel struct {
 	swapIn, swapOut bool
 	source          string // the source's description, for errors and String
 	stored          cf.Stored
+	from            dtype.DataType // the encoder's source type
 	to              dtype.DataType
 	aff             cf.Affine
 	missing         []uint64 // sorted word bits that decode to NaT (NaN aside)
@@ -51,7 +52,8 @@ type cfKernel struct {
 	small bool
 	a, b  int64
 	c     uint64
-	div   divisor // C >= 2
+	div   divisor      // C >= 2
+	lin   linearParams // C >= 2: lin.div for the floor-divide loops
 	loop  cfLoopKind
 	// The integer loops: v×A + B fits exactly when lo <= v <= hi.
 	lo, hi int64
@@ -135,6 +137,7 @@ func NewCFEncoder(from dtype.DataType, u cf.Units, o Options) (*CFEncoder, error
 		to:      dtype.DataType{Kind: dtype.Datetime, Unit: u.Unit, Scale: 1},
 		missing: []uint64{natBits},
 		source:  from.String(),
+		from:    from,
 	}
 	k.compile()
 	return &CFEncoder{k}, nil
@@ -161,13 +164,12 @@ func (k *cfKernel) compile() {
 	k.small, k.a, k.b, k.c = true, a.Int64(), b.Int64(), c.Uint64()
 	if k.c != 1 {
 		k.div = newDivisor(k.c)
+		k.lin.div = k.div
 	}
-	// The integer loops' range: v×A + B in the value range (C == 1) or in
-	// int64 (C >= 2, before the division).
+	// The integer loops' range: v×A + B in the value range, never NaT (C
+	// >= 2: the multiply-add kernels' output is the division's input,
+	// where NaT stays NaT).
 	tlo, thi := int64(minValue), int64(maxValue)
-	if k.c != 1 {
-		tlo = math.MinInt64
-	}
 	if k.kind == cfFloat {
 		af := float64(k.a)
 		if k.a > 1<<53 || k.a < -(1<<53) || int64(af) != k.a {
@@ -209,6 +211,7 @@ func (k *cfKernel) compile() {
 		}
 		k.miss = cfMissing{mlo: uint64(first), mspan: uint64(last) - uint64(first)}
 	}
+	k.miss.inRange = k.miss.mspan != 0 || k.miss.single && int64(k.miss.mlo) >= lo && int64(k.miss.mlo) <= hi
 	k.loop = cfLoopMulAdd
 	if k.c != 1 {
 		k.loop = cfLoopMulAddDiv
@@ -394,10 +397,22 @@ func (a *accumulator) add(b *accumulator) {
 }
 
 // widen reads the stored elements of src into w as host-order words.
+// (binary.ByteOrder as an interface value would make src escape: the
+// concrete orders are picked per element, a branch always taken the same
+// way.)
 func (k *cfKernel) widen(w []uint64, src []byte) {
-	var o binary.ByteOrder = binary.BigEndian
-	if k.srcLittle {
-		o = binary.LittleEndian
+	little := k.srcLittle
+	u16 := func(b []byte) uint16 {
+		if little {
+			return binary.LittleEndian.Uint16(b)
+		}
+		return binary.BigEndian.Uint16(b)
+	}
+	u32 := func(b []byte) uint32 {
+		if little {
+			return binary.LittleEndian.Uint32(b)
+		}
+		return binary.BigEndian.Uint32(b)
 	}
 	signed := k.stored.Kind == cf.StoredInt
 	switch {
@@ -411,23 +426,23 @@ func (k *cfKernel) widen(w []uint64, src []byte) {
 		}
 	case k.size == 2 && signed:
 		for i := range w {
-			w[i] = uint64(int64(int16(o.Uint16(src[2*i:]))))
+			w[i] = uint64(int64(int16(u16(src[2*i:]))))
 		}
 	case k.size == 2:
 		for i := range w {
-			w[i] = uint64(o.Uint16(src[2*i:]))
+			w[i] = uint64(u16(src[2*i:]))
 		}
 	case k.kind == cfFloat:
 		for i := range w {
-			w[i] = math.Float64bits(float64(math.Float32frombits(o.Uint32(src[4*i:]))))
+			w[i] = math.Float64bits(float64(math.Float32frombits(u32(src[4*i:]))))
 		}
 	case signed:
 		for i := range w {
-			w[i] = uint64(int64(int32(o.Uint32(src[4*i:]))))
+			w[i] = uint64(int64(int32(u32(src[4*i:]))))
 		}
 	default:
 		for i := range w {
-			w[i] = uint64(o.Uint32(src[4*i:]))
+			w[i] = uint64(u32(src[4*i:]))
 		}
 	}
 }
@@ -644,8 +659,8 @@ func (k *cfKernel) elementError(r Reason, index int, w uint64) *ElementError {
 		}
 		e.Text = strconv.FormatFloat(math.Float64frombits(w), 'g', -1, bitSize)
 	}
-	if k.dec == nil {
-		e.From = dtype.DataType{} // the encoder's source is named by Source
+	if k.dec == nil { // the encoder's source is a datetime64 type
+		e.From, e.Source = k.from, ""
 	}
 	return e
 }

@@ -25,6 +25,7 @@ import (
 type cfMissing struct {
 	mlo, mspan uint64
 	single     bool
+	inRange    bool // some missing value is inside the fast range
 }
 
 // cfFloatParams are the float loop's constants: x = floor(f×af) + b,
@@ -59,7 +60,25 @@ func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, l
 		m, nat2 := cfMulAddLoop(dst[n:], src[n:], k, swapIn, swapOut)
 		return n + m, nat + nat2, 0
 	case cfLoopMulAddDiv:
-		return cfMulAddDivLoop(dst, src, k, swapIn, swapOut)
+		// Two passes over the block while it is in L1: the multiply-add
+		// kernel (host order out), then the floor-divide hook and loop in
+		// place, which keep NaT. Several missing values: generic only.
+		if k.miss.mspan == 0 {
+			var m uint64
+			if k.miss.single {
+				m = k.miss.mlo
+			}
+			n, nat = cfMulAddSIMD(dst, src, uint64(k.a), uint64(k.b), k.lo, k.hi, m, k.miss.single, swapIn, false)
+			if n > 0 {
+				d := dst[:n]
+				dv := &k.lin.div
+				q, _, l1 := floorDivSIMD(d, d, dv.d, dv.magic, dv.shift, false, swapOut)
+				_, _, l2 := divLoop(d[q:], d[q:], &k.lin, false, swapOut)
+				lossy = l1 + l2
+			}
+		}
+		m, nat2, lossy2 := cfMulAddDivLoop(dst[n:], src[n:], k, swapIn, swapOut)
+		return n + m, nat + nat2, lossy + lossy2
 	case cfLoopFloat:
 		if k.c == 1 {
 			n, nat, lossy = cfFloatSIMD(dst, src, &k.fl, swapIn, swapOut)
@@ -71,6 +90,17 @@ func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, l
 }
 
 func cfMulAddLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat int) {
+	if !k.miss.inRange {
+		switch {
+		case !swapIn && !swapOut:
+			return cfMulAddOutLoopOf[orderNative](dst, src, k)
+		case !swapOut:
+			return cfMulAddOutLoopOf[orderSwapIn](dst, src, k)
+		case !swapIn:
+			return cfMulAddOutLoopOf[orderSwapOut](dst, src, k)
+		}
+		return cfMulAddOutLoopOf[orderSwapBoth](dst, src, k)
+	}
 	switch {
 	case !swapIn && !swapOut:
 		return cfMulAddLoopOf[orderNative](dst, src, k)
@@ -98,6 +128,36 @@ func cfMulAddLoopOf[O byteOrders](dst, src []uint64, k *cfKernel) (n, nat int) {
 		}
 		r := v*a + b
 		if v-lo > span || v-mlo <= mspan {
+			if !single || v != mlo {
+				return i, nat
+			}
+			nat++
+			r = natBits
+		}
+		if swapOut {
+			r = bits.ReverseBytes64(r)
+		}
+		dst[i] = r
+	}
+	return len(src), nat
+}
+
+// cfMulAddOutLoopOf is cfMulAddLoopOf when no missing value is in the
+// range (none, or a fill value such as MinInt64 outside it): the one range
+// test alone, the missing value looked at in its rare branch.
+func cfMulAddOutLoopOf[O byteOrders](dst, src []uint64, k *cfKernel) (n, nat int) {
+	dst = dst[:len(src)]
+	a, b := uint64(k.a), uint64(k.b)
+	lo, span := uint64(k.lo), uint64(k.hi)-uint64(k.lo)
+	mlo, single := k.miss.mlo, k.miss.single
+	swapIn, swapOut := orderSwaps[O]()
+	for i, w := range src {
+		v := w
+		if swapIn {
+			v = bits.ReverseBytes64(w)
+		}
+		r := v*a + b
+		if v-lo > span {
 			if !single || v != mlo {
 				return i, nat
 			}

@@ -21,6 +21,9 @@ var (
 	availableAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512BW, cpuid.AVX512VL,
 		cpuid.AVX2, cpuid.POPCNT)
 	availableAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.POPCNT)
+	// availableFMA: the AVX2 CF float kernel needs FMA3 for the exact
+	// residual of a product (every AVX2 CPU from Intel and AMD has it).
+	availableFMA = cpuid.CPU.Supports(cpuid.FMA3)
 )
 
 // useAVX512 and useAVX2 are decided once here; impl.Select flips them in
@@ -325,10 +328,11 @@ func cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, has
 	return 0, 0
 }
 
-// cfFloatSIMD: AVX-512 only (AVX2 has no float64 -> int64 conversion), and
-// at most one missing value besides NaN.
+// cfFloatSIMD: AVX-512, or AVX2 with FMA3 (the residual), and at most one
+// missing value besides NaN. AVX2 has no float64 -> int64 conversion: its
+// kernel converts the floored doubles from their bits.
 func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int) {
-	if !useAVX512 || len(p.missing) > 1 {
+	if !(useAVX512 || useAVX2 && availableFMA) || len(p.missing) > 1 {
 		return 0, 0, 0
 	}
 	miss := math.Float64bits(math.NaN()) // none: NaN is never equal
@@ -336,13 +340,22 @@ func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, 
 		miss = math.Float64bits(p.missF)
 	}
 	af := math.Float64bits(p.af)
+	bf := math.Float64bits(p.bf)
 	switch {
+	case useAVX512 && !swapIn && !swapOut:
+		return cfFloatAVX512(dst, src, af, bf, p.b, miss)
+	case useAVX512 && !swapOut:
+		return cfFloatSwapInAVX512(dst, src, af, bf, p.b, miss)
+	case useAVX512 && !swapIn:
+		return cfFloatSwapOutAVX512(dst, src, af, bf, p.b, miss)
+	case useAVX512:
+		return cfFloatSwapAVX512(dst, src, af, bf, p.b, miss)
 	case !swapIn && !swapOut:
-		return cfFloatAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+		return cfFloatAVX2(dst, src, af, bf, p.b, miss)
 	case !swapOut:
-		return cfFloatSwapInAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+		return cfFloatSwapInAVX2(dst, src, af, bf, p.b, miss)
 	case !swapIn:
-		return cfFloatSwapOutAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+		return cfFloatSwapOutAVX2(dst, src, af, bf, p.b, miss)
 	}
-	return cfFloatSwapAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+	return cfFloatSwapAVX2(dst, src, af, bf, p.b, miss)
 }

@@ -86,8 +86,10 @@
 //	cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int)
 //
 // Narrow stored elements (1, 2, 4 bytes) are widened into a stage first,
-// back to front in place. Integer maps with C >= 2 run a generic
-// multiply-add-divide loop; anything else the exact path of cf.Decoder.
+// back to front in place. Integer maps with C >= 2 run cfMulAddSIMD and
+// then floorDivSIMD in place over each block; A, B or C beyond int64, and
+// every element a fast loop stops at, take the exact path (cf.Decoder's
+// for decoding).
 //
 // and the byte shuffle of Blosc (Shuffle8, Unshuffle8) has
 //
@@ -100,7 +102,8 @@
 //	    and the calendar hooks (AVX-512 only: AVX2 has no 64-bit multiply or
 //	    float64<->int64 conversion; its multiply-divide measured slower than
 //	    generic Go) and shuffle, which also has an AVX-512 VBMI version;
-//	    and cfFloatSIMD (AVX-512DQ only: VCVTTPD2QQ/UQQ)
+//	    cfFloatSIMD (AVX-512DQ: VCVTTPD2QQ/UQQ; AVX2 needs FMA3 and
+//	    converts the floored doubles from their bits)
 //	arm64 (asm/neon): the primitives and the shuffle in NEON; the rescale
 //	    hooks and cfMulAddSIMD in scalar MUL/UMULH/MADD assembly (AdvSIMD
 //	    has no 64-bit lane multiply); the calendar and the CF float loop in

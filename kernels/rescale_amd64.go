@@ -113,6 +113,53 @@ func cfMulAddSwapOutAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int6
 //go:noescape
 func cfMulAddSwapAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
 
+// cfFloatAVX2 is cfFloatAVX512 for AVX2 with FMA3: stores floor(f*af) + b into dst[i]
+// for the float64 f of src[i], exactly, for the leading n elements, n a
+// multiple of the vector width; af, bf (b as a float64) and missF are
+// float64 bits. Every f among them has |floor(f*af) + bf| <= 2^63-8192, or
+// is NaN or missF (stored as NaT and counted; missF NaN: no missing value).
+// lossy counts the other elements whose product had a fraction. It stops
+// before the first vector holding another value; dst may be src.
+//
+//go:noescape
+func cfFloatAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfFloatSwapInAVX2 is cfFloatAVX512 for AVX2 with FMA3: stores floor(f*af) + b into dst[i]
+// for the float64 f of src[i], exactly, for the leading n elements, n a
+// multiple of the vector width; af, bf (b as a float64) and missF are
+// float64 bits. Every f among them has |floor(f*af) + bf| <= 2^63-8192, or
+// is NaN or missF (stored as NaT and counted; missF NaN: no missing value).
+// lossy counts the other elements whose product had a fraction. It stops
+// before the first vector holding another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func cfFloatSwapInAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfFloatSwapOutAVX2 is cfFloatAVX512 for AVX2 with FMA3: stores floor(f*af) + b into dst[i]
+// for the float64 f of src[i], exactly, for the leading n elements, n a
+// multiple of the vector width; af, bf (b as a float64) and missF are
+// float64 bits. Every f among them has |floor(f*af) + bf| <= 2^63-8192, or
+// is NaN or missF (stored as NaT and counted; missF NaN: no missing value).
+// lossy counts the other elements whose product had a fraction. It stops
+// before the first vector holding another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func cfFloatSwapOutAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfFloatSwapAVX2 is cfFloatAVX512 for AVX2 with FMA3: stores floor(f*af) + b into dst[i]
+// for the float64 f of src[i], exactly, for the leading n elements, n a
+// multiple of the vector width; af, bf (b as a float64) and missF are
+// float64 bits. Every f among them has |floor(f*af) + bf| <= 2^63-8192, or
+// is NaN or missF (stored as NaT and counted; missF NaN: no missing value).
+// lossy counts the other elements whose product had a fraction. It stops
+// before the first vector holding another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func cfFloatSwapAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
 // mulCheckAVX512 stores src[i]*k into dst[i] for the leading n elements,
 // n a multiple of the vector width; every non-NaT source value v
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.

@@ -1207,6 +1207,521 @@ vectors_done:
 	VZEROUPPER
 	RET
 
+// func cfFloatAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfFloatAVX2(SB), NOSPLIT, $352-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, (SP)
+	MOVQ         bf+56(FP), SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 32(SP)
+	MOVQ         b+64(FP), SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 64(SP)
+	MOVQ         missF+72(FP), SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 96(SP)
+	MOVQ         $0x43dffffffffffff8, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 128(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 160(SP)
+	MOVQ         $0x00000000000007ff, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 192(SP)
+	MOVQ         $0x000fffffffffffff, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 224(SP)
+	MOVQ         $0x0010000000000000, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 256(SP)
+	MOVQ         $0x0000000000000433, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 320(SP)
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y4
+	VCMPPD      $0x03, Y4, Y4, Y5
+	VCMPPD      $0x00, 96(SP), Y4, Y6
+	VORPD       Y6, Y5, Y5
+	VMULPD      (SP), Y4, Y6
+	VROUNDPD    $0x09, Y6, Y7
+	VADDPD      32(SP), Y7, Y8
+	VANDPD      160(SP), Y8, Y8
+	VCMPPD      $0x06, 128(SP), Y8, Y8
+	VPANDN      Y8, Y5, Y8
+	VMOVAPD     Y6, Y9
+	VFMSUB231PD (SP), Y4, Y9
+	VCMPPD      $0x00, Y7, Y6, Y4
+	VROUNDPD    $0x09, Y9, Y6
+	VCMPPD      $0x00, Y6, Y9, Y9
+	VANDPD      Y4, Y9, Y9
+	VORPD       Y5, Y9, Y9
+	VPSRLQ      $0x34, Y7, Y10
+	VPAND       192(SP), Y10, Y10
+	VPAND       224(SP), Y7, Y11
+	VPOR        256(SP), Y11, Y11
+	VPSUBQ      288(SP), Y10, Y10
+	VPSUBQ      Y10, Y1, Y12
+	VPSLLVQ     Y10, Y11, Y10
+	VPSRLVQ     Y12, Y11, Y12
+	VPOR        Y12, Y10, Y10
+	VPCMPGTQ    Y7, Y1, Y7
+	VPXOR       Y7, Y10, Y10
+	VPSUBQ      Y7, Y10, Y10
+	VADDPD      320(SP), Y6, Y6
+	VPSUBQ      320(SP), Y6, Y6
+	VPAND       Y4, Y6, Y6
+	VPADDQ      Y6, Y10, Y10
+	VPADDQ      64(SP), Y10, Y10
+	VPBLENDVB   Y5, Y0, Y10, Y4
+	VPTEST      Y8, Y8
+	JNZ         vectors_done
+	VMOVDQU     Y4, (AX)(BX*8)
+	VPSUBQ      Y5, Y2, Y2
+	VPSUBQ      Y9, Y3, Y3
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+80(FP)
+	VEXTRACTI128 $0x01, Y2, X0
+	VPADDQ       X2, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+88(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatSwapInAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfFloatSwapInAVX2(SB), NOSPLIT, $352-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, (SP)
+	MOVQ         bf+56(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 32(SP)
+	MOVQ         b+64(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 64(SP)
+	MOVQ         missF+72(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 96(SP)
+	MOVQ         $0x43dffffffffffff8, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 128(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 160(SP)
+	MOVQ         $0x00000000000007ff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 192(SP)
+	MOVQ         $0x000fffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 224(SP)
+	MOVQ         $0x0010000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 256(SP)
+	MOVQ         $0x0000000000000433, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 320(SP)
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VCMPPD      $0x03, Y5, Y5, Y6
+	VCMPPD      $0x00, 96(SP), Y5, Y7
+	VORPD       Y7, Y6, Y6
+	VMULPD      (SP), Y5, Y7
+	VROUNDPD    $0x09, Y7, Y8
+	VADDPD      32(SP), Y8, Y9
+	VANDPD      160(SP), Y9, Y9
+	VCMPPD      $0x06, 128(SP), Y9, Y9
+	VPANDN      Y9, Y6, Y9
+	VMOVAPD     Y7, Y10
+	VFMSUB231PD (SP), Y5, Y10
+	VCMPPD      $0x00, Y8, Y7, Y5
+	VROUNDPD    $0x09, Y10, Y7
+	VCMPPD      $0x00, Y7, Y10, Y10
+	VANDPD      Y5, Y10, Y10
+	VORPD       Y6, Y10, Y10
+	VPSRLQ      $0x34, Y8, Y11
+	VPAND       192(SP), Y11, Y11
+	VPAND       224(SP), Y8, Y12
+	VPOR        256(SP), Y12, Y12
+	VPSUBQ      288(SP), Y11, Y11
+	VPSUBQ      Y11, Y2, Y13
+	VPSLLVQ     Y11, Y12, Y11
+	VPSRLVQ     Y13, Y12, Y13
+	VPOR        Y13, Y11, Y11
+	VPCMPGTQ    Y8, Y2, Y8
+	VPXOR       Y8, Y11, Y11
+	VPSUBQ      Y8, Y11, Y11
+	VADDPD      320(SP), Y7, Y7
+	VPSUBQ      320(SP), Y7, Y7
+	VPAND       Y5, Y7, Y7
+	VPADDQ      Y7, Y11, Y11
+	VPADDQ      64(SP), Y11, Y11
+	VPBLENDVB   Y6, Y1, Y11, Y5
+	VPTEST      Y9, Y9
+	JNZ         vectors_done
+	VMOVDQU     Y5, (AX)(BX*8)
+	VPSUBQ      Y6, Y3, Y3
+	VPSUBQ      Y10, Y4, Y4
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+80(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y4, X0
+	VPADDQ       X4, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+88(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatSwapOutAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfFloatSwapOutAVX2(SB), NOSPLIT, $352-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, (SP)
+	MOVQ         bf+56(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 32(SP)
+	MOVQ         b+64(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 64(SP)
+	MOVQ         missF+72(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 96(SP)
+	MOVQ         $0x43dffffffffffff8, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 128(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 160(SP)
+	MOVQ         $0x00000000000007ff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 192(SP)
+	MOVQ         $0x000fffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 224(SP)
+	MOVQ         $0x0010000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 256(SP)
+	MOVQ         $0x0000000000000433, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 320(SP)
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y5
+	VCMPPD      $0x03, Y5, Y5, Y6
+	VCMPPD      $0x00, 96(SP), Y5, Y7
+	VORPD       Y7, Y6, Y6
+	VMULPD      (SP), Y5, Y7
+	VROUNDPD    $0x09, Y7, Y8
+	VADDPD      32(SP), Y8, Y9
+	VANDPD      160(SP), Y9, Y9
+	VCMPPD      $0x06, 128(SP), Y9, Y9
+	VPANDN      Y9, Y6, Y9
+	VMOVAPD     Y7, Y10
+	VFMSUB231PD (SP), Y5, Y10
+	VCMPPD      $0x00, Y8, Y7, Y5
+	VROUNDPD    $0x09, Y10, Y7
+	VCMPPD      $0x00, Y7, Y10, Y10
+	VANDPD      Y5, Y10, Y10
+	VORPD       Y6, Y10, Y10
+	VPSRLQ      $0x34, Y8, Y11
+	VPAND       192(SP), Y11, Y11
+	VPAND       224(SP), Y8, Y12
+	VPOR        256(SP), Y12, Y12
+	VPSUBQ      288(SP), Y11, Y11
+	VPSUBQ      Y11, Y2, Y13
+	VPSLLVQ     Y11, Y12, Y11
+	VPSRLVQ     Y13, Y12, Y13
+	VPOR        Y13, Y11, Y11
+	VPCMPGTQ    Y8, Y2, Y8
+	VPXOR       Y8, Y11, Y11
+	VPSUBQ      Y8, Y11, Y11
+	VADDPD      320(SP), Y7, Y7
+	VPSUBQ      320(SP), Y7, Y7
+	VPAND       Y5, Y7, Y7
+	VPADDQ      Y7, Y11, Y11
+	VPADDQ      64(SP), Y11, Y11
+	VPBLENDVB   Y6, Y1, Y11, Y5
+	VPTEST      Y9, Y9
+	JNZ         vectors_done
+	VPSHUFB     Y0, Y5, Y5
+	VMOVDQU     Y5, (AX)(BX*8)
+	VPSUBQ      Y6, Y3, Y3
+	VPSUBQ      Y10, Y4, Y4
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+80(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y4, X0
+	VPADDQ       X4, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+88(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatSwapAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfFloatSwapAVX2(SB), NOSPLIT, $352-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, (SP)
+	MOVQ         bf+56(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 32(SP)
+	MOVQ         b+64(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 64(SP)
+	MOVQ         missF+72(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 96(SP)
+	MOVQ         $0x43dffffffffffff8, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 128(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 160(SP)
+	MOVQ         $0x00000000000007ff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 192(SP)
+	MOVQ         $0x000fffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 224(SP)
+	MOVQ         $0x0010000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 256(SP)
+	MOVQ         $0x0000000000000433, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 288(SP)
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 320(SP)
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VCMPPD      $0x03, Y5, Y5, Y6
+	VCMPPD      $0x00, 96(SP), Y5, Y7
+	VORPD       Y7, Y6, Y6
+	VMULPD      (SP), Y5, Y7
+	VROUNDPD    $0x09, Y7, Y8
+	VADDPD      32(SP), Y8, Y9
+	VANDPD      160(SP), Y9, Y9
+	VCMPPD      $0x06, 128(SP), Y9, Y9
+	VPANDN      Y9, Y6, Y9
+	VMOVAPD     Y7, Y10
+	VFMSUB231PD (SP), Y5, Y10
+	VCMPPD      $0x00, Y8, Y7, Y5
+	VROUNDPD    $0x09, Y10, Y7
+	VCMPPD      $0x00, Y7, Y10, Y10
+	VANDPD      Y5, Y10, Y10
+	VORPD       Y6, Y10, Y10
+	VPSRLQ      $0x34, Y8, Y11
+	VPAND       192(SP), Y11, Y11
+	VPAND       224(SP), Y8, Y12
+	VPOR        256(SP), Y12, Y12
+	VPSUBQ      288(SP), Y11, Y11
+	VPSUBQ      Y11, Y2, Y13
+	VPSLLVQ     Y11, Y12, Y11
+	VPSRLVQ     Y13, Y12, Y13
+	VPOR        Y13, Y11, Y11
+	VPCMPGTQ    Y8, Y2, Y8
+	VPXOR       Y8, Y11, Y11
+	VPSUBQ      Y8, Y11, Y11
+	VADDPD      320(SP), Y7, Y7
+	VPSUBQ      320(SP), Y7, Y7
+	VPAND       Y5, Y7, Y7
+	VPADDQ      Y7, Y11, Y11
+	VPADDQ      64(SP), Y11, Y11
+	VPBLENDVB   Y6, Y1, Y11, Y5
+	VPTEST      Y9, Y9
+	JNZ         vectors_done
+	VPSHUFB     Y0, Y5, Y5
+	VMOVDQU     Y5, (AX)(BX*8)
+	VPSUBQ      Y6, Y3, Y3
+	VPSUBQ      Y10, Y4, Y4
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+80(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y4, X0
+	VPADDQ       X4, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+88(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
 // func mulCheckAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
 TEXT ·mulCheckAVX512(SB), NOSPLIT, $0-88

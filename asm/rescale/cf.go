@@ -17,6 +17,7 @@ const (
 	cmpPDEqOQ   = 0x00 // ordered and equal
 	cmpPDNeqUQ  = 0x04 // unordered or not equal
 	cmpPDNleUQ  = 0x06 // unordered or greater than
+	cmpPDUnordQ = 0x03 // unordered
 	cmpPDOrdQ   = 0x07 // ordered
 	roundFloorX = 0x09 // VRNDSCALEPD: toward -inf, precision exception suppressed
 )
@@ -127,6 +128,103 @@ func cfFloat(isa gen.ISA, o order) {
 		fix := k.isa.Vec()
 		VCVTTPD2QQ(fr, fix)
 		VPADDQ(fix, x, integer, x) // + floor(r) where p is an integer
+		VPADDQ(b, x, x)
+		l.out = k.keepNaT(x, &l)
+		return l
+	})
+	k.finish(c, true)
+}
+
+// cfFloatAVX2: cfFloat without AVX-512's conversions and mask registers.
+// The integer-valued double floor(p) becomes an int64 from its bits: the
+// mantissa with its implicit bit, shifted left by exponent-1075 or right by
+// 1075-exponent (VPSLLVQ and VPSRLVQ give 0 for the count that is out of
+// range, and both for a zero), then the sign; the small floor(r) by the
+// 2^52+2^51 rounding constant.
+// Needs FMA3 for the residual.
+func cfFloatAVX2(o order) {
+	isa := gen.AVX2
+	k := begin(isa, o, true, "cfFloat",
+		"func(dst, src []uint64, af, bf, b, missF uint64) (n, nat, lossy int)",
+		"is cfFloatAVX512 for AVX2 with FMA3: stores floor(f*af) + b into dst[i]",
+		"for the float64 f of src[i], exactly, for the leading n elements, n a",
+		"multiple of the vector width; af, bf (b as a float64) and missF are",
+		"float64 bits. Every f among them has |floor(f*af) + bf| <= 2^63-8192, or",
+		"is NaN or missF (stored as NaT and counted; missF NaN: no missing value).",
+		"lossy counts the other elements whose product had a fraction. It stops",
+		"before the first vector holding another value; dst may be src.")
+	af := k.spill(k.broadcast("af"))
+	bf := k.spill(k.broadcast("bf"))
+	b := k.spill(k.broadcast("b"))
+	missF := k.spill(k.broadcast("missF"))
+	tmax := k.spill(gen.BroadcastConst(isa, 0x43dffffffffffff8)) // float64(2^63 - 8192)
+	abs := k.spill(gen.BroadcastConst(isa, 0x7fffffffffffffff))
+	expMask := k.spill(gen.BroadcastConst(isa, 0x7ff))
+	mantMask := k.spill(gen.BroadcastConst(isa, 1<<52-1))
+	implicit := k.spill(gen.BroadcastConst(isa, 1<<52))
+	bias := k.spill(gen.BroadcastConst(isa, 1075))
+	magic := k.spill(gen.BroadcastConst(isa, 0x4338000000000000)) // float64(2^52 + 2^51)
+	zero := gen.Zero(isa)
+	// toInt converts the integer-valued double y (|y| < 2^64) to its
+	// int64 (modulo 2^64).
+	toInt := func(y reg.VecVirtual) reg.VecVirtual {
+		e := isa.Vec()
+		VPSRLQ(Imm(52), y, e)
+		VPAND(expMask, e, e)
+		m := isa.Vec()
+		VPAND(mantMask, y, m)
+		VPOR(implicit, m, m)
+		left := isa.Vec()
+		VPSUBQ(bias, e, left) // e - 1075
+		right := isa.Vec()
+		VPSUBQ(left, zero, right) // 1075 - e
+		VPSLLVQ(left, m, left)
+		VPSRLVQ(right, m, right)
+		VPOR(right, left, left)
+		s := isa.Vec()
+		VPCMPGTQ(y, zero, s) // the sign bit: y < 0 as an int64
+		VPXOR(s, left, left)
+		VPSUBQ(s, left, left)
+		return left
+	}
+	c := k.counters(true)
+	k.loops(1, true, true, c, func(v reg.VecVirtual) lane {
+		var l lane
+		l.nat = isa.Vec()
+		VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
+		eq := isa.Vec()
+		VCMPPD(Imm(cmpPDEqOQ), missF, v, eq)
+		VORPD(eq, l.nat, l.nat)
+		p := isa.Vec()
+		VMULPD(af, v, p)
+		fp := isa.Vec()
+		VROUNDPD(Imm(roundFloorX), p, fp)
+		t := isa.Vec()
+		VADDPD(bf, fp, t)
+		VANDPD(abs, t, t)
+		l.badV = isa.Vec()
+		VCMPPD(Imm(cmpPDNleUQ), tmax, t, l.badV) // not |fp + bf| <= tmax
+		VPANDN(l.badV, l.nat, l.badV)
+		r := isa.Vec()
+		VMOVAPD(p, r)
+		VFMSUB231PD(af, v, r) // r = f*af - p
+		integer := isa.Vec()
+		VCMPPD(Imm(cmpPDEqOQ), fp, p, integer)
+		fr := isa.Vec()
+		VROUNDPD(Imm(roundFloorX), r, fr)
+		l.exactOrNaT = isa.Vec()
+		VCMPPD(Imm(cmpPDEqOQ), fr, r, l.exactOrNaT)
+		VANDPD(integer, l.exactOrNaT, l.exactOrNaT)
+		VORPD(l.nat, l.exactOrNaT, l.exactOrNaT)
+		x := toInt(fp)
+		// floor(r) is an integer below 2^10 in magnitude: adding
+		// 2^52+2^51 puts it in the low mantissa bits, and subtracting the
+		// constant's bits as integers leaves it as an int64.
+		fix := isa.Vec()
+		VADDPD(magic, fr, fix)
+		VPSUBQ(magic, fix, fix)
+		VPAND(integer, fix, fix) // + floor(r) where p is an integer
+		VPADDQ(fix, x, x)
 		VPADDQ(b, x, x)
 		l.out = k.keepNaT(x, &l)
 		return l

@@ -282,3 +282,40 @@ func (n *jsonNode) remove(key string) {
 		}
 	}
 }
+
+// V2GroupDocs is a group node as Zarr v2 documents, as zarr-python 2
+// writes them: .zgroup, and .zattrs (nil when the group has no
+// attributes).
+func V2GroupDocs(n Node) (zgroup, zattrs []byte, err error) {
+	g := jsonObject()
+	g.add("zarr_format", jsonNode{kind: 'n', text: "2"})
+	zgroup = pyDumps(g, 4, true)
+	if len(n.Attributes) == 0 {
+		return zgroup, nil, nil
+	}
+	a, err := parseJSONNode(n.Attributes)
+	if err != nil || a.kind != '{' {
+		return nil, nil, fmt.Errorf("%q: attributes are not a JSON object", n.Path)
+	}
+	if len(a.keys) == 0 {
+		return zgroup, nil, nil
+	}
+	return zgroup, pyDumps(a, 4, true), nil
+}
+
+// WithoutConsolidated returns a v3 group document with its
+// consolidated_metadata set to null (as zarr-python writes a group that
+// has none), so that a copy of a root never offers consolidated metadata
+// describing another hierarchy. Other documents are returned unchanged.
+func WithoutConsolidated(doc []byte) ([]byte, error) {
+	n, err := parseJSONNode(doc)
+	if err != nil {
+		return nil, err
+	}
+	cm, ok := n.get("consolidated_metadata")
+	if !ok || (cm.kind == 'l' && cm.text == "null") {
+		return doc, nil
+	}
+	*cm = jsonLiteral("null")
+	return pyDumps(n, 2, false), nil
+}

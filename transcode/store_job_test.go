@@ -1,0 +1,280 @@
+package transcode_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+func groupFixture(name string) string {
+	return filepath.Join("..", "testdata", "zarr", "groups", name)
+}
+
+func runStore(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) (transcode.StoreSummary, error) {
+	t.Helper()
+	j, err := transcode.NewStore(ctx, src, dst, o)
+	if err != nil {
+		return transcode.StoreSummary{}, err
+	}
+	return j.Run(ctx)
+}
+
+// failingStore fails every Set after the first n, like a process killed
+// there (Set is atomic on a directory store).
+type failingStore struct {
+	zarr.Store
+	left atomic.Int64
+}
+
+var errKilled = errors.New("killed")
+
+func (s *failingStore) Unwrap() zarr.Store { return s.Store }
+
+func (s *failingStore) Set(c context.Context, k string, v []byte) error {
+	if s.left.Add(-1) < 0 {
+		return errKilled
+	}
+	return s.Store.Set(c, k, v)
+}
+
+func (s *failingStore) Delete(c context.Context, k string) error {
+	if s.left.Add(-1) < 0 {
+		return errKilled
+	}
+	return s.Store.Delete(c, k)
+}
+
+// TestStoreCopyV2 copies an xarray dataset (its times CF-encoded, so no
+// native time array): every file byte for byte, .zmetadata included.
+func TestStoreCopyV2(t *testing.T) {
+	src := zarr.Dir(groupFixture("xarray_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	sum, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Complete || len(sum.Arrays) != 6 {
+		t.Fatalf("summary %+v", sum)
+	}
+	want, _ := zarr.Walk(ctx, src)
+	if _, err := zarr.ReadConsolidated(ctx, zarr.Dir(dir)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := zarr.Walk(ctx, zarr.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d nodes, want %d", len(got), len(want))
+	}
+	fs, fd := treeFiles(t, groupFixture("xarray_v2.zarr")), treeFiles(t, dir)
+	for i, n := range want {
+		if got[i].Path != n.Path || got[i].Kind != n.Kind {
+			t.Fatalf("node %d: %q %v, want %q %v", i, got[i].Path, got[i].Kind, n.Path, n.Kind)
+		}
+		if string(got[i].Metadata) != string(n.Metadata) || string(got[i].AttrsDoc) != string(n.AttrsDoc) {
+			t.Errorf("%s: metadata changed", n.Path)
+		}
+	}
+	for k, v := range fs {
+		if fd[k] != v {
+			t.Errorf("%s: not copied byte for byte", k)
+		}
+	}
+	for k := range fd {
+		if strings.Contains(k, ".dt64-") {
+			t.Errorf("state left behind: %s", k)
+		}
+	}
+}
+
+// TestStoreMigrateV3 migrates the v2 source of the zarr-python 3.1.3
+// migration fixture and compares the result with it: the same nodes, the
+// same metadata (dimension_names for _ARRAY_DIMENSIONS), the same chunk
+// files; the time array is converted to native v3.
+func TestStoreMigrateV3(t *testing.T) {
+	srcDir := groupFixture("migrated_v3.source_v2.zarr")
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	if _, err := runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	fixture := groupFixture("migrated_v3.zarr")
+	want, got := treeFiles(t, fixture), treeFiles(t, dir)
+	for k, v := range want {
+		if filepath.Base(k) == "zarr.json" {
+			compareMigrated(t, filepath.Join(fixture, k), filepath.Join(dir, k))
+			continue
+		}
+		if strings.HasPrefix(k, filepath.Join("sub", "stamp")+string(filepath.Separator)) {
+			continue // re-encoded by the transcode
+		}
+		if got[k] != v {
+			t.Errorf("%s: differs from zarr-python's migration", k)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && !strings.HasPrefix(k, filepath.Join("sub", "stamp", "c")) {
+			t.Errorf("%s: not in zarr-python's migration", k)
+		}
+	}
+}
+
+func compareMigrated(t *testing.T, wantFile, gotFile string) {
+	t.Helper()
+	var w, g map[string]any
+	for f, m := range map[string]*map[string]any{wantFile: &w, gotFile: &g} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if attrs, ok := w["attributes"].(map[string]any); ok && attrs["_ARRAY_DIMENSIONS"] != nil {
+		w["dimension_names"] = attrs["_ARRAY_DIMENSIONS"]
+		delete(attrs, "_ARRAY_DIMENSIONS")
+	}
+	if strings.Contains(gotFile, "stamp") {
+		// The time array is re-encoded, with v3's default chunk keys.
+		delete(w, "chunk_key_encoding")
+		delete(g, "chunk_key_encoding")
+	}
+	if !reflect.DeepEqual(w, g) {
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		t.Errorf("%s:\n got %s\nwant %s", gotFile, gb, wb)
+	}
+}
+
+// TestStoreKilledAndResumed kills a run over a whole hierarchy after a
+// random number of writes, up to three times, and resumes it: the result
+// is byte for byte the uninterrupted run's.
+func TestStoreKilledAndResumed(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	for _, format := range []int{2, 3} {
+		o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: format, Workers: 2}, Consolidate: true}
+		ref := filepath.Join(t.TempDir(), "ref.zarr")
+		if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(format), 7))
+		for round := range 12 {
+			dir := filepath.Join(t.TempDir(), "out.zarr")
+			for kill := 0; kill < 3; kill++ {
+				fs := &failingStore{Store: zarr.Dir(dir)}
+				fs.left.Store(int64(rng.IntN(60)))
+				ro := o
+				ro.Resume = kill > 0
+				_, err := runStore(t, src, fs, ro)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, errKilled) {
+					t.Fatalf("format %d round %d: %v", format, round, err)
+				}
+			}
+			ro := o
+			ro.Resume = true
+			if _, err := runStore(t, src, zarr.Dir(dir), ro); err != nil {
+				t.Fatalf("format %d round %d resume: %v", format, round, err)
+			}
+			sameTrees(t, ref, dir)
+		}
+	}
+}
+
+func TestStoreParts(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3}}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	for i := range 2 {
+		po := o
+		po.Part = transcode.Part{Index: 1 - i, Count: 2}
+		sum, err := runStore(t, src, zarr.Dir(dir), po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Complete != (i == 1) {
+			t.Fatalf("part %d: complete %v", 1-i, sum.Complete)
+		}
+	}
+	sameTrees(t, ref, dir)
+}
+
+// TestStoreOverwriteRefusal: a destination holding anything dt64 did not
+// write is refused, and left exactly as it was; one that holds only a
+// dt64 hierarchy is replaced.
+func TestStoreOverwriteRefusal(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Overwrite: true}}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	_, err := runStore(t, src, zarr.Dir(dir), o)
+	var de *transcode.DestinationError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("got %v, want a refusal naming notes.txt", err)
+	}
+	if treeHash(t, dir) != before {
+		t.Fatal("a refused overwrite changed the destination")
+	}
+	if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); !errors.As(err, &de) {
+		t.Fatalf("without overwrite: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "sub", "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	sameTrees(t, ref, dir)
+	if _, err := os.Stat(filepath.Join(dir, "sub", "stamp", ".zarray")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("old v2 metadata left: %v", err)
+	}
+}
+
+func TestStoreUntranslatable(t *testing.T) {
+	src := zarr.NewMemory()
+	must := func(k, v string) {
+		if err := src.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(".zgroup", `{"zarr_format": 2}`)
+	must("names/.zarray", `{"chunks":[2],"compressor":null,"dtype":"|O","fill_value":0,"filters":[{"id":"vlen-utf8"}],"order":"C","shape":[2],"zarr_format":2}`)
+	must("odd/.zarray", `{"chunks":[2],"compressor":null,"dtype":"<f8","fill_value":0,"filters":[{"id":"mystery"}],"order":"C","shape":[2],"zarr_format":2}`)
+	dst := zarr.NewMemory()
+	_, err := transcode.NewStore(ctx, src, dst, transcode.StoreOptions{Options: transcode.Options{Format: 3}})
+	if err == nil || !strings.Contains(err.Error(), "names") || !strings.Contains(err.Error(), "odd") {
+		t.Fatalf("got %v, want an error naming both arrays", err)
+	}
+	if keys, _ := dst.List(ctx, ""); len(keys) != 0 {
+		t.Fatalf("wrote %v", keys)
+	}
+}

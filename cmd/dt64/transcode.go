@@ -37,6 +37,7 @@ type transcodeFlags struct {
 	format, workers, inFlight                  int
 	crc32c, finalize, exact, verify            bool
 	resume, overwrite, quiet, noSync           bool
+	store                                      storeFlags // a group SRC
 }
 
 func newTranscodeCmd() *cobra.Command {
@@ -117,6 +118,7 @@ v3; v2 has no crc32c or sharding.`,
 	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted run of the same plan in DST")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace the array (or interrupted run) in DST")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	addStoreFlags(fl, &f.store)
 	return cmd
 }
 
@@ -196,6 +198,9 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if transcode.IsGroup(ctx, src) {
+		return runStoreTranscodeCmd(cmd, ctx, src, dst, srcName, dstName, o, f)
 	}
 	errw := cmd.ErrOrStderr()
 	t, err := transcode.New(ctx, src, dst, o)

@@ -77,7 +77,13 @@ them, in this order:
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			rep, err := inspectArray(ctx, args[0])
+			var rep interface{ writeText(io.Writer) error }
+			var err error
+			if isGroupDir(ctx, args[0]) {
+				rep, err = inspectGroup(ctx, args[0])
+			} else {
+				rep, err = inspectArray(ctx, args[0])
+			}
 			if err != nil {
 				return err
 			}

@@ -60,6 +60,9 @@ func (e *problemsError) Error() string {
 }
 
 func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
+	if isGroupDir(ctx, dir) {
+		return validateGroup(ctx, cmd, dir)
+	}
 	out, warn := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	a, store, err := openArrayDir(ctx, dir)
 	if err != nil {

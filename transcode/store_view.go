@@ -23,6 +23,8 @@ type tempFiles interface {
 type arrayView struct {
 	zarr.Store           // zarr.Sub(root, node)
 	temps      tempFiles // the root's, or nil
+	syncer     zarr.Syncer
+	versioner  zarr.Versioner
 	prefix     string    // the node path and "/"
 	dir        string    // the node's directory, or "" for a store that is none
 }
@@ -36,6 +38,10 @@ func newArrayView(root zarr.Store, node string) (*arrayView, error) {
 	if ts, ok := find[tempFiles](root); ok {
 		v.temps = ts
 	}
+	// Found through the root's wrappers, which zarr.Sub does not look
+	// through: a wrapped directory still syncs and has versions.
+	v.syncer, _ = find[zarr.Syncer](root)
+	v.versioner, _ = find[zarr.Versioner](root)
 	if ds, ok := dirStore(root); ok {
 		v.dir = filepath.Join(ds.String(), filepath.FromSlash(node))
 	}
@@ -49,6 +55,27 @@ func (v *arrayView) String() string { return storeName(v.Store) }
 // GetInto keeps the view's pooled reads (embedding hides the method).
 func (v *arrayView) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
 	return v.Store.(zarr.BufferGetter).GetInto(ctx, key, buf, limit)
+}
+
+// Sync makes the whole root store durable (nothing to do for one that
+// cannot tell).
+func (v *arrayView) Sync(ctx context.Context) error {
+	if v.syncer == nil {
+		return nil
+	}
+	return v.syncer.Sync(ctx)
+}
+
+// Version is the root's version of the key under the node; "" (no
+// version) when the root keeps none.
+func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
+	if v.versioner == nil {
+		return "", nil
+	}
+	if err := zarr.ValidKey(key); err != nil {
+		return "", err
+	}
+	return v.versioner.Version(ctx, v.prefix+key)
 }
 
 // Temps lists the root's temporary files under the node, as paths and

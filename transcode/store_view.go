@@ -25,8 +25,8 @@ type arrayView struct {
 	temps      tempFiles // the root's, or nil
 	syncer     zarr.Syncer
 	versioner  zarr.Versioner
-	prefix     string    // the node path and "/"
-	dir        string    // the node's directory, or "" for a store that is none
+	prefix     string // the node path and "/"
+	dir        string // the node's directory, or "" for a store that is none
 }
 
 func newArrayView(root zarr.Store, node string) (*arrayView, error) {

@@ -128,11 +128,6 @@ func (c *copyJob) progress() Progress {
 func (c *copyJob) run(ctx context.Context, present map[string]bool) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Units: int64(c.hi - c.lo), Chunks: int64(c.hi - c.lo)}
-	if present != nil {
-		if err := c.cleanTemps(ctx); err != nil {
-			return sum, err
-		}
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	work := make(chan string)
@@ -179,21 +174,11 @@ feed:
 	return sum, context.Cause(ctx)
 }
 
-func (c *copyJob) cleanTemps(ctx context.Context) error {
-	ts, ok := find[tempFiles](c.dst)
-	if !ok {
-		return nil
-	}
-	temps, err := ts.Temps(ctx)
-	if err != nil {
-		return err
-	}
-	for p := range temps {
-		if err := ts.RemoveTemp(p); err != nil {
-			return err
-		}
-	}
-	return nil
+// mine reports whether key (relative to the node) is a chunk of this
+// part: the temporary files of only those are this part's to remove.
+func (c *copyJob) mine(key string) bool {
+	_, ok := slices.BinarySearch(c.keys[c.lo:c.hi], key)
+	return ok
 }
 
 // writeMetadata writes the destination's metadata documents (unchanged

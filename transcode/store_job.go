@@ -138,7 +138,11 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 			return nil, planErr("pattern %q: %v", g, err)
 		}
 	}
-	nodes, err := zarr.Walk(ctx, src)
+	srcKeys, err := src.List(ctx, "") // the one listing of the source
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := zarr.WalkKeys(ctx, src, srcKeys)
 	if err != nil {
 		return nil, fmt.Errorf("reading the source hierarchy: %w", err)
 	}
@@ -148,10 +152,6 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format}
 	if o.Format != 0 {
 		s.format = o.Format
-	}
-	srcKeys, err := src.List(ctx, "")
-	if err != nil {
-		return nil, err
 	}
 	s.consolidate = o.Consolidate || hasConsolidated(nodes[0], srcKeys)
 	// Each Job resumes (or starts) inside a destination this job has
@@ -412,6 +412,9 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 		if present, err = s.listed(ctx); err != nil {
 			return sum, err
 		}
+		if err := s.cleanCopyTemps(ctx); err != nil {
+			return sum, err
+		}
 	}
 	for _, a := range s.arrays {
 		as := ArraySummary{Path: a.path}
@@ -480,6 +483,30 @@ func (s *StoreJob) listed(ctx context.Context) (map[string]bool, error) {
 		m[k] = true
 	}
 	return m, nil
+}
+
+// cleanCopyTemps removes the temporary files a killed run left for this
+// part's copied chunks (one listing of them for all arrays; other parts
+// may be writing theirs right now, and the Jobs clean their own).
+func (s *StoreJob) cleanCopyTemps(ctx context.Context) error {
+	ts, ok := find[tempFiles](s.dst)
+	if !ok {
+		return nil
+	}
+	temps, err := ts.Temps(ctx)
+	if err != nil {
+		return err
+	}
+	for p, key := range temps {
+		for _, a := range s.arrays {
+			if rest, ok := strings.CutPrefix(key, a.path+"/"); ok && a.copy != nil && a.copy.mine(rest) {
+				if err := ts.RemoveTemp(p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (s *StoreJob) sync(ctx context.Context) error {
@@ -689,8 +716,20 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 	return done, s.cleanup(ctx)
 }
 
-// cleanup removes the store's state, the plan marker last.
+// cleanup removes the store's state, the plan marker last, and every
+// temporary file a killed part left (all parts are done: nobody writes).
 func (s *StoreJob) cleanup(ctx context.Context) error {
+	if ts, ok := find[tempFiles](s.dst); ok {
+		temps, err := ts.Temps(ctx)
+		if err != nil {
+			return err
+		}
+		for p := range temps {
+			if err := ts.RemoveTemp(p); err != nil {
+				return err
+			}
+		}
+	}
 	keys, err := s.dst.List(ctx, storePartsPrefx)
 	if err != nil {
 		return err

@@ -36,12 +36,14 @@ type copyJob struct {
 	docs     []keyDoc   // destination metadata, keys relative to the node
 	inFlight int
 	maxChunk int64 // largest encoded chunk the codec allows, or 0: unknown
+	part     Part
+	sources  map[string]string // versions of this part's source chunks
 
 	done, read, written atomic.Int64
 }
 
 func newCopyJob(n zarr.Node, a *zarr.Array, src, dst zarr.Store, format int, rootKeys []string, o Options) (*copyJob, error) {
-	c := &copyJob{path: n.Path, node: n, src: src, dst: dst, inFlight: max(o.InFlight, 1)}
+	c := &copyJob{path: n.Path, node: n, src: src, dst: dst, inFlight: max(o.InFlight, 1), part: o.Part}
 	switch {
 	case n.Format == format:
 		c.action = "copy"
@@ -128,6 +130,9 @@ func (c *copyJob) progress() Progress {
 func (c *copyJob) run(ctx context.Context, present map[string]bool) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Units: int64(c.hi - c.lo), Chunks: int64(c.hi - c.lo)}
+	if err := c.recordSources(ctx, present != nil); err != nil {
+		return sum, err
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	work := make(chan string)
@@ -146,6 +151,9 @@ func (c *copyJob) run(ctx context.Context, present map[string]bool) (Summary, er
 				b, err := c.src.Get(ctx, k)
 				if err == nil {
 					c.read.Add(int64(len(b)))
+					err = c.checkSource(ctx, k)
+				}
+				if err == nil {
 					err = c.dst.Set(ctx, k, b)
 				}
 				if err != nil {

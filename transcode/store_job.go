@@ -730,6 +730,13 @@ func (s *StoreJob) cleanup(ctx context.Context) error {
 			}
 		}
 	}
+	for _, a := range s.arrays {
+		if a.copy != nil {
+			if err := a.copy.removeSources(ctx); err != nil {
+				return err
+			}
+		}
+	}
 	keys, err := s.dst.List(ctx, storePartsPrefx)
 	if err != nil {
 		return err

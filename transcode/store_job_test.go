@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/transcode"
@@ -276,5 +277,34 @@ func TestStoreUntranslatable(t *testing.T) {
 	}
 	if keys, _ := dst.List(ctx, ""); len(keys) != 0 {
 		t.Fatalf("wrote %v", keys)
+	}
+}
+
+// TestStoreSourceChanged: a chunk of a copied array rewritten between a
+// kill and the resume stops the resume, naming the chunk.
+func TestStoreSourceChanged(t *testing.T) {
+	srcDir := filepath.Join(t.TempDir(), "src.zarr")
+	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("migrated_v3.source_v2.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs.left.Store(8)
+	if _, err := runStore(t, zarr.Dir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
+		t.Fatalf("first run: %v", err)
+	}
+	chunk := filepath.Join(srcDir, "lat", "0") // lat was copied before the kill
+	b, err := os.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(chunk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Resume: true}})
+	var sc *transcode.SourceChangedError
+	if !errors.As(err, &sc) || sc.Key != "0" {
+		t.Fatalf("resume after a source chunk changed: %v", err)
 	}
 }

@@ -39,11 +39,16 @@ type copyJob struct {
 	part     Part
 	sources  map[string]string // versions of this part's source chunks
 
-	done, read, written atomic.Int64
+	srcArr, dstArr *zarr.Array // a re-encode (recode.go); nil for a copy
+
+	srcIO, dstIO *ioStore // src and dst: counting bytes
+	done         atomic.Int64
 }
 
-func newCopyJob(n zarr.Node, a *zarr.Array, src, dst zarr.Store, format int, rootKeys []string, o Options) (*copyJob, error) {
-	c := &copyJob{path: n.Path, node: n, src: src, dst: dst, inFlight: max(o.InFlight, 1), part: o.Part}
+func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst zarr.Store, format int, rootKeys []string, o Options, recode bool) (*copyJob, error) {
+	c := &copyJob{path: n.Path, node: n, inFlight: max(o.InFlight, 1), part: o.Part,
+		srcIO: &ioStore{Store: src}, dstIO: &ioStore{Store: dst}}
+	c.src, c.dst = c.srcIO, c.dstIO
 	switch {
 	case n.Format == format:
 		c.action = "copy"
@@ -65,6 +70,11 @@ func newCopyJob(n zarr.Node, a *zarr.Array, src, dst zarr.Store, format int, roo
 	default:
 		return nil, fmt.Errorf("%w: a v3 array of %s cannot be written as v2 (only time arrays are translated to v2)", zarr.ErrUntranslatable, n.DataType)
 	}
+	if recode {
+		if err := c.planRecode(ctx, a, format, o); err != nil {
+			return nil, err
+		}
+	}
 	isChunk, err := chunkKeyTest(n, a)
 	if err != nil {
 		return nil, err
@@ -78,7 +88,7 @@ func newCopyJob(n zarr.Node, a *zarr.Array, src, dst zarr.Store, format int, roo
 	slices.Sort(c.keys)
 	lo, hi := o.Part.units(int64(len(c.keys)))
 	c.lo, c.hi = int(lo), int(hi)
-	if a != nil {
+	if a != nil && c.maxChunk == 0 {
 		c.maxChunk = int64(a.MaxEncodedSize())
 	}
 	return c, nil
@@ -122,7 +132,7 @@ func (c *copyJob) memoryBound() int64 {
 }
 
 func (c *copyJob) progress() Progress {
-	return Progress{Units: int64(c.hi - c.lo), UnitsDone: c.done.Load(), BytesRead: c.read.Load(), BytesWritten: c.written.Load()}
+	return Progress{Units: int64(c.hi - c.lo), UnitsDone: c.done.Load(), BytesRead: c.srcIO.read.Load(), BytesWritten: c.dstIO.written.Load()}
 }
 
 // run copies this part's chunks; present (nil on a fresh run) holds the
@@ -142,25 +152,33 @@ func (c *copyJob) run(ctx context.Context, present map[string]bool) (Summary, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte
+			if c.srcArr != nil {
+				buf = make([]byte, c.srcArr.ChunkBytes())
+			}
 			for k := range work {
-				if present[path.Join(c.path, k)] {
+				if present[path.Join(c.path, c.dstKey(k))] {
 					resumed.Add(1)
 					c.done.Add(1)
 					continue
 				}
-				b, err := c.src.Get(ctx, k)
-				if err == nil {
-					c.read.Add(int64(len(b)))
-					err = c.checkSource(ctx, k)
-				}
-				if err == nil {
-					err = c.dst.Set(ctx, k, b)
+				var err error
+				if c.srcArr != nil {
+					err = c.recodeChunk(ctx, k, buf)
+				} else {
+					var b []byte
+					b, err = c.src.Get(ctx, k)
+					if err == nil {
+						err = c.checkSource(ctx, k)
+					}
+					if err == nil {
+						err = c.dst.Set(ctx, k, b)
+					}
 				}
 				if err != nil {
 					cancel(err)
 					return
 				}
-				c.written.Add(int64(len(b)))
 				stored.Add(1)
 				c.done.Add(1)
 			}
@@ -177,15 +195,16 @@ feed:
 	close(work)
 	wg.Wait()
 	sum.Resumed, sum.Stored = resumed.Load(), stored.Load()+resumed.Load()
-	sum.BytesRead, sum.BytesWritten = c.read.Load(), c.written.Load()
+	sum.BytesRead, sum.BytesWritten = c.srcIO.read.Load(), c.dstIO.written.Load()
 	sum.Elapsed = time.Since(start)
 	return sum, context.Cause(ctx)
 }
 
-// mine reports whether key (relative to the node) is a chunk of this
-// part: the temporary files of only those are this part's to remove.
+// mine reports whether destination key (relative to the node) is a chunk
+// of this part: the temporary files of only those are this part's to
+// remove.
 func (c *copyJob) mine(key string) bool {
-	_, ok := slices.BinarySearch(c.keys[c.lo:c.hi], key)
+	_, ok := slices.BinarySearch(c.keys[c.lo:c.hi], c.srcKey(key))
 	return ok
 }
 
@@ -218,6 +237,15 @@ func (c *copyJob) verify(ctx context.Context) error {
 		if !bytes.Equal(b, d.doc) {
 			return fmt.Errorf("%w: %s/%s differs from the planned metadata", ErrVerify, c.path, d.key)
 		}
+	}
+	if c.srcArr != nil {
+		a, b := make([]byte, c.srcArr.ChunkBytes()), make([]byte, c.srcArr.ChunkBytes())
+		for _, k := range c.keys[c.lo:c.hi] {
+			if err := c.verifyRecoded(ctx, k, a, b); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	for _, k := range c.keys[c.lo:c.hi] {
 		want, err := c.src.Get(ctx, k)

@@ -26,7 +26,8 @@ type StoreOptions struct {
 	// of Exclude. Groups are always kept.
 	Include, Exclude []string
 	// RecodeAll re-encodes the chunks of the arrays that are not time
-	// arrays with Compression too (not yet supported: an error).
+	// arrays with Compression (and CRC32C) too, values and byte order
+	// unchanged; without it their chunk bytes are copied as they are.
 	RecodeAll bool
 	// Consolidate writes consolidated metadata even when the source has
 	// none (it is written whenever the source has it).
@@ -85,8 +86,9 @@ type StorePlan struct {
 type ArrayPlan struct {
 	Path string
 	// Action is "transcode" (a time array, converted by the options),
-	// "copy" (chunk bytes and metadata as they are) or "migrate" (chunk
-	// bytes as they are, the metadata translated to Zarr v3).
+	// "copy" (chunk bytes and metadata as they are), "migrate" (chunk
+	// bytes as they are, the metadata translated to Zarr v3) or "recode"
+	// (RecodeAll: values as they are, encoded with the new compressor).
 	Action   string
 	DataType string // the source's, as NumPy names it
 	Shape    []int64
@@ -130,8 +132,8 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	if o.Overwrite && o.Part.count() > 1 {
 		return nil, planErr("overwrite cannot be combined with a part: one part would delete the others' work")
 	}
-	if o.RecodeAll {
-		return nil, planErr("re-encoding the arrays that are not time arrays is not supported yet")
+	if o.RecodeAll && o.Compression == nil {
+		return nil, planErr("re-encoding every array needs the compressor to re-encode them with")
 	}
 	for _, g := range append(slices.Clone(o.Include), o.Exclude...) {
 		if _, err := path.Match(g, ""); err != nil {
@@ -181,7 +183,7 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		s.arrays = append(s.arrays, a)
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written:\n  %s", ErrPlan, len(problems), strings.Join(problems, "\n  "))
+		return nil, fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
 	}
 	s.doc = s.planDoc(nodes)
 	s.plan = s.makePlan(jo)
@@ -264,7 +266,7 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		}
 		return &storeArray{path: n.Path, time: j}, nil
 	}
-	c, err := newCopyJob(n, a, sv, dv, s.format, srcKeys, jo)
+	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
 	if err != nil {
 		return nil, err
 	}

@@ -165,8 +165,13 @@ func compareMigrated(t *testing.T, wantFile, gotFile string) {
 // is byte for byte the uninterrupted run's.
 func TestStoreKilledAndResumed(t *testing.T) {
 	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
-	for _, format := range []int{2, 3} {
-		o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: format, Workers: 2}, Consolidate: true}
+	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 2}}
+	for i, o := range []transcode.StoreOptions{
+		{Options: transcode.Options{Unit: dtype.Second, Format: 2, Workers: 2}, Consolidate: true},
+		{Options: transcode.Options{Unit: dtype.Second, Format: 3, Workers: 2}, Consolidate: true},
+		{Options: transcode.Options{Format: 3, Compression: &zstd, Workers: 2}, RecodeAll: true},
+	} {
+		format := i
 		ref := filepath.Join(t.TempDir(), "ref.zarr")
 		if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
 			t.Fatal(err)

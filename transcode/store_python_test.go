@@ -77,6 +77,24 @@ func TestStoreXarray(t *testing.T) {
 		t.Fatalf("sub/stamp not converted: %v", err)
 	}
 
+	// Every array re-encoded with zstd: still the same dataset.
+	rec := filepath.Join(tmp, "recoded.zarr")
+	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}
+	ro := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Workers: 2}, RecodeAll: true}
+	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(rec), ro); err != nil {
+		t.Fatal(err)
+	}
+	res.Problems = nil
+	if err := json.Unmarshal(storesPy(t, "compare", src, rec), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) > 0 {
+		t.Fatalf("re-encoded: xarray and zarr-python see differences: %v", res.Problems)
+	}
+	if b, err := os.ReadFile(filepath.Join(rec, "temp", ".zarray")); err != nil || !strings.Contains(string(b), `"zstd"`) {
+		t.Fatalf("temp not re-encoded with zstd: %v %s", err, b)
+	}
+
 	v3 := filepath.Join(tmp, "v3.zarr")
 	o.Format = 3
 	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(v3), o); err != nil {

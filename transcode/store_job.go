@@ -110,9 +110,21 @@ type ArraySummary struct {
 	Summary
 }
 
-// IsTimeArray reports whether the engine converts a as a time array (by
-// a Job) rather than carrying it over: the one place that decides.
-func IsTimeArray(a *zarr.Array) bool { return a.IsTime() }
+// timeJob is the one place that decides whether an array is a time array
+// the engine converts (by a Job, returned) or one it carries over (nil):
+// it is one when New plans it. So every array New accepts joins (a CF
+// time array, once Job converts CF time), and a native time array whose
+// plan fails is an error, never silently copied.
+func timeJob(ctx context.Context, a *zarr.Array, src, dst zarr.Store, o Options) (*Job, error) {
+	j, err := New(ctx, src, dst, o)
+	switch {
+	case err == nil:
+		return j, nil
+	case a.IsTime():
+		return nil, err
+	}
+	return nil, nil
+}
 
 // IsGroup reports whether the store's root is a group (a hierarchy for
 // NewStore) rather than an array.
@@ -155,7 +167,8 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	if o.Format != 0 {
 		s.format = o.Format
 	}
-	s.consolidate = o.Consolidate || hasConsolidated(nodes[0], srcKeys)
+	_, cerr := zarr.ReadConsolidated(ctx, src)
+	s.consolidate = o.Consolidate || cerr == nil
 	// Each Job resumes (or starts) inside a destination this job has
 	// checked; the hierarchy's overwrite and refusals are the store's.
 	jo := o.Options
@@ -200,14 +213,6 @@ func selected(p string, include, exclude []string) bool {
 		return false
 	}
 	return (len(include) == 0 || match(include)) && !match(exclude)
-}
-
-func hasConsolidated(root zarr.Node, keys []string) bool {
-	if root.Format == 2 {
-		return slices.Contains(keys, ".zmetadata")
-	}
-	return strings.Contains(string(root.Metadata), `"consolidated_metadata"`) &&
-		!strings.Contains(strings.ReplaceAll(string(root.Metadata), " ", ""), `"consolidated_metadata":null`)
 }
 
 // groupDocs are the destination documents of group n.
@@ -259,15 +264,20 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		return nil, err
 	}
 	a, openErr := zarr.Open(ctx, sv)
-	if openErr == nil && IsTimeArray(a) {
-		j, err := New(ctx, sv, dv, jo)
+	if openErr == nil {
+		j, err := timeJob(ctx, a, sv, dv, jo)
 		if err != nil {
 			return nil, err
 		}
-		return &storeArray{path: n.Path, time: j}, nil
+		if j != nil {
+			return &storeArray{path: n.Path, time: j}, nil
+		}
 	}
 	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
 	if err != nil {
+		if openErr != nil && !errors.Is(err, zarr.ErrUntranslatable) {
+			return nil, fmt.Errorf("%w (opening it: %v)", err, openErr)
+		}
 		return nil, err
 	}
 	return &storeArray{path: n.Path, copy: c}, nil

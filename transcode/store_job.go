@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -334,24 +335,12 @@ func (p *storePlanDoc) mismatch(q *storePlanDoc) string {
 		return fmt.Sprintf("format %d, not %d", q.Format, p.Format)
 	case p.Consolidate != q.Consolidate:
 		return "consolidated metadata differs"
-	case !maps2Equal(p.Arrays, q.Arrays):
+	case !maps.Equal(p.Arrays, q.Arrays):
 		return "the arrays or their conversions differ"
 	case !slices.Equal(p.Groups, q.Groups):
 		return "the groups differ"
 	}
 	return ""
-}
-
-func maps2Equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *StoreJob) makePlan(jo Options) StorePlan {
@@ -428,16 +417,32 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 			return sum, err
 		}
 	}
-	for _, a := range s.arrays {
+	// Each part starts at another array, so that parts running at once
+	// rarely finish (and finalize) the same array at the same moment; the
+	// summary lists the arrays in plan order all the same.
+	order := make([]int, len(s.arrays))
+	for i := range order {
+		order[i] = (i + s.opts.Part.Index) % len(order)
+	}
+	sum.Arrays = make([]ArraySummary, len(s.arrays))
+	for _, i := range order {
+		a := s.arrays[i]
 		as := ArraySummary{Path: a.path}
 		if a.time != nil {
 			as.Action = "transcode"
 			as.Summary, err = a.time.Run(ctx)
+			if s.lostRace(err) {
+				// This part's share is done (its marker precedes the
+				// finalize); another part finalizing the array at the same
+				// moment removed a file of ours. The last finalize of the
+				// hierarchy completes the array.
+				err = nil
+			}
 		} else {
 			as.Action = a.copy.action
 			as.Summary, err = a.copy.run(ctx, present)
 		}
-		sum.Arrays = append(sum.Arrays, as)
+		sum.Arrays[i] = as
 		sum.add(as.Summary)
 		if err != nil {
 			sum.Elapsed = time.Since(start)
@@ -457,6 +462,9 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 	if errors.Is(err, ErrIncomplete) {
 		return sum, nil
 	}
+	if s.lostRace(err) {
+		return sum, nil // another part is finalizing: it, or --finalize, completes
+	}
 	if err != nil {
 		return sum, err
 	}
@@ -474,6 +482,26 @@ func (s *StoreJob) Finalize(ctx context.Context) (StoreSummary, error) {
 	if err := s.checkOverlap(); err != nil {
 		return sum, err
 	}
+	var stored storePlanDoc
+	found, err := s.readDoc(ctx, storePlanKey, &stored)
+	if err != nil {
+		return sum, err
+	}
+	if !found {
+		// Complete already (a part finished it), or nothing of ours.
+		same, err := s.completeHere(ctx)
+		if err != nil {
+			return sum, err
+		}
+		if !same {
+			return sum, fmt.Errorf("%w: %s holds no transcode of this hierarchy in progress", ErrIncomplete, storeName(s.dst))
+		}
+		sum.Complete, sum.AlreadyComplete, sum.PartsDone = true, true, sum.Parts
+		return sum, nil
+	}
+	if diff := s.doc.mismatch(&stored); diff != "" {
+		return sum, s.destErr(ErrPlanMismatch, "a transcode of a hierarchy with another plan ("+diff+")", false, true)
+	}
 	done, err := s.finalize(ctx)
 	sum.PartsDone = done
 	if err != nil {
@@ -481,6 +509,13 @@ func (s *StoreJob) Finalize(ctx context.Context) (StoreSummary, error) {
 	}
 	sum.Complete = true
 	return sum, nil
+}
+
+// lostRace reports whether err is what a part meets when another part
+// finalizes at the same moment: a temporary file of its own removed by the
+// other's cleanup (no store offers an exclusive create to prevent it).
+func (s *StoreJob) lostRace(err error) bool {
+	return err != nil && s.opts.Part.count() > 1 && errors.Is(err, fs.ErrNotExist)
 }
 
 // listed is the set of destination keys, from one listing, for copies
@@ -687,6 +722,9 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 			continue
 		}
 		js, err := a.time.Finalize(ctx)
+		if s.lostRace(err) {
+			return done, fmt.Errorf("%w: another part is finalizing array %q", ErrIncomplete, a.path)
+		}
 		if err != nil {
 			return done, fmt.Errorf("array %q: %w", a.path, err)
 		}

@@ -313,3 +313,46 @@ func TestStoreSourceChanged(t *testing.T) {
 		t.Fatalf("resume after a source chunk changed: %v", err)
 	}
 }
+
+// TestStorePartsConcurrent runs three parts at once, as three machines
+// would: together they equal one run.
+func TestStorePartsConcurrent(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3, Workers: 1}, Consolidate: true}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		dir := filepath.Join(t.TempDir(), "out.zarr")
+		errs := make(chan error, 3)
+		for i := range 3 {
+			go func() {
+				po := o
+				po.Part = transcode.Part{Index: i, Count: 3}
+				j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), po)
+				if err == nil {
+					_, err = j.Run(ctx)
+				}
+				errs <- err
+			}()
+		}
+		for range 3 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		// Whichever part finished last finalized; a --finalize-like run
+		// completes any finalize that lost a race.
+		fo := o
+		fo.Part = transcode.Part{Index: 0, Count: 3}
+		j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum, err := j.Finalize(ctx); err != nil || !sum.Complete {
+			t.Fatalf("round %d: finalize: %v %+v", round, err, sum)
+		}
+		sameTrees(t, ref, dir)
+	}
+}

@@ -74,13 +74,23 @@ Options that are not given keep the source's setting (the unit, scale,
 byte order, compressor, sharding and format). --shard-chunks N,... makes
 each destination chunk a shard of N source chunks per dimension;
 --shard-chunks none removes sharding. A v2 zlib compressor becomes gzip in
-v3; v2 has no crc32c or sharding.`,
+v3; v2 has no crc32c or sharding.
+
+When SRC is a group (an xarray dataset), the whole hierarchy is one run:
+its time arrays are converted by these options, every other array is
+carried over value for value (chunk bytes copied; with --format 3 from v2
+its metadata translated as zarr-python 3.1's migration does; with
+--recode-all re-encoded with --codec), groups and attributes are kept, and
+consolidated metadata (when SRC has it, or with --consolidate) is written
+last. --include and --exclude select arrays by a glob on their path.`,
 		Example: `  dt64 transcode legacy.zarr new.zarr --unit us --endian little --codec zstd:3 --format 3
   dt64 transcode a.zarr b.zarr --codec zstd --crc32c --shard-chunks 16 --verify
   dt64 transcode a.zarr b.zarr --unit s --overflow nat --resume
   # four machines, one array (Kubernetes Indexed Job, Slurm array, xargs -P):
   dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3mnt/a.zarr s3mnt/b.zarr
-  dt64 transcode --finalize --unit us s3mnt/a.zarr s3mnt/b.zarr`,
+  dt64 transcode --finalize --unit us s3mnt/a.zarr s3mnt/b.zarr
+  # a whole xarray dataset, to Zarr v3, its datetime64 arrays in us:
+  dt64 transcode ds.zarr ds3.zarr --format 3 --unit us --exclude 'scratch/*'`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options(cmd)

@@ -356,3 +356,56 @@ func TestStorePartsConcurrent(t *testing.T) {
 		sameTrees(t, ref, dir)
 	}
 }
+
+// TestStoreV3ToV2Dimensions: time arrays of a v3 hierarchy written as v2
+// get their dimension_names as xarray's _ARRAY_DIMENSIONS attribute;
+// arrays that are not time arrays are refused in v2, named.
+func TestStoreV3ToV2Dimensions(t *testing.T) {
+	src := zarr.Dir(groupFixture("dataset_v3.zarr"))
+	dst := filepath.Join(t.TempDir(), "out.zarr")
+	if _, err := transcode.NewStore(ctx, src, zarr.Dir(dst), transcode.StoreOptions{Options: transcode.Options{Format: 2}}); err == nil || !strings.Contains(err.Error(), "temp") {
+		t.Fatalf("v3 float array to v2: %v", err)
+	}
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 2}, Include: []string{"time", "sub/stamp"}}
+	if _, err := runStore(t, src, zarr.Dir(dst), o); err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]any
+	b, err := os.ReadFile(filepath.Join(dst, "sub", "stamp", ".zattrs"))
+	if err != nil || json.Unmarshal(b, &attrs) != nil {
+		t.Fatalf("%v %s", err, b)
+	}
+	if d, _ := attrs["_ARRAY_DIMENSIONS"].([]any); len(d) != 1 || d[0] != "event" {
+		t.Fatalf("attributes %v", attrs)
+	}
+	if _, err := zarr.ReadConsolidated(ctx, zarr.Dir(dst)); err != nil {
+		t.Fatalf("the source was consolidated: %v", err)
+	}
+}
+
+// TestStoreOverwriteKilled: an overwrite killed after any number of its
+// deletions is finished by the next overwrite.
+func TestStoreOverwriteKilled(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Unit: dtype.Second}}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Overwrite = true
+	for n := int64(1); n < 60; n += 4 {
+		dir := filepath.Join(t.TempDir(), "out.zarr")
+		if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fs := &failingStore{Store: zarr.Dir(dir)}
+		fs.left.Store(n)
+		if _, err := runStore(t, src, fs, o); err != nil && !errors.Is(err, errKilled) {
+			t.Fatalf("after %d calls: %v", n, err)
+		}
+		if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+			t.Fatalf("overwrite after a kill at %d: %v", n, err)
+		}
+		sameTrees(t, ref, dir)
+	}
+}

@@ -791,13 +791,21 @@ func (s *StoreJob) cleanup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range append(keys, storePlanKey) {
+	for _, k := range keys {
 		if err := s.dst.Delete(ctx, k); err != nil {
 			return err
 		}
 	}
 	if dir, ok := localDir(s.dst); ok {
 		removeEmptyDir(dir, storePartsDir)
+	}
+	// The rest of the state durably gone before the plan marker: a store
+	// without it is complete, and nothing cleans it up any more.
+	if err := s.sync(ctx); err != nil {
+		return err
+	}
+	if err := s.dst.Delete(ctx, storePlanKey); err != nil {
+		return err
 	}
 	return s.sync(ctx)
 }

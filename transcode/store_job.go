@@ -314,11 +314,25 @@ func (s *StoreJob) planDoc(nodes []zarr.Node) storePlanDoc {
 		SourceMetadataSHA256: hex.EncodeToString(h.Sum(nil)), Format: s.format,
 		Consolidate: s.consolidate, Arrays: map[string]string{},
 	}
+	// What is done to each array, with a digest of the metadata it gets,
+	// so a resume with other options (another codec, say) is refused, not
+	// finished with chunks of two encodings.
+	digest := func(docs []keyDoc) string {
+		h := sha256.New()
+		for _, d := range docs {
+			fmt.Fprintf(h, "%s\x00%s\x00", d.key, d.doc)
+		}
+		return hex.EncodeToString(h.Sum(nil))[:16]
+	}
 	for _, a := range s.arrays {
 		if a.time != nil {
-			d.Arrays[a.path] = "transcode " + a.time.doc.Conversion
+			var docs []keyDoc
+			for _, k := range slices.Sorted(maps.Keys(a.time.doc.Destination)) {
+				docs = append(docs, keyDoc{k, []byte(a.time.doc.Destination[k])})
+			}
+			d.Arrays[a.path] = "transcode " + a.time.doc.Conversion + " " + digest(docs)
 		} else {
-			d.Arrays[a.path] = a.copy.action
+			d.Arrays[a.path] = a.copy.action + " " + digest(a.copy.docs)
 		}
 	}
 	for _, g := range s.groups {

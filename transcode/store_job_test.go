@@ -409,3 +409,22 @@ func TestStoreOverwriteKilled(t *testing.T) {
 		sameTrees(t, ref, dir)
 	}
 }
+
+// TestStoreResumeOtherPlan: a resume with another codec for the copied
+// arrays is refused, not finished with chunks of two encodings.
+func TestStoreResumeOtherPlan(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 2}}
+	o := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd}, RecodeAll: true}
+	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs.left.Store(10)
+	if _, err := runStore(t, src, fs, o); !errors.Is(err, errKilled) {
+		t.Fatalf("first run: %v", err)
+	}
+	gzip := transcode.Compression{Codec: zarr.GzipCodec{Level: 2}}
+	o.Compression, o.Resume = &gzip, true
+	if _, err := runStore(t, src, zarr.Dir(dir), o); !errors.Is(err, transcode.ErrPlanMismatch) {
+		t.Fatalf("resume with another codec: %v", err)
+	}
+}

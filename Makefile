@@ -4,6 +4,11 @@
 GO      ?= go
 PYTHON  ?= /usr/bin/python3
 PKGS    := ./...
+# The command is a module of its own (cmd/dt64/go.mod), so that the core
+# library does not depend on what only the CLI needs (arrow-go, cobra);
+# every test target runs in both: each runs its command in every one.
+MODS    := . cmd/dt64
+each     = for m in $(MODS); do (cd $$m && $(1)) || exit 1; done
 
 # On a CPU that has them, the tests must prove the SIMD paths were selected:
 # a dispatch bug that silently fell back to generic code would otherwise pass.
@@ -15,17 +20,17 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: all build test fmt-check tidy-check test-asm vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
         bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
 build:
-	$(GO) build -o bin/dt64 ./cmd/dt64
+	cd cmd/dt64 && $(GO) build -o ../../bin/dt64 .
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate unit test-asm test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate unit test-asm js-deps test-arrow test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -34,17 +39,20 @@ fmt-check:
 ## tidy-check: both modules' go.mod and go.sum say exactly what the code imports.
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
+	@cd cmd/dt64 && $(GO) mod tidy -diff || { echo "cmd/dt64/go.mod/go.sum are not tidy: run 'cd cmd/dt64 && go mod tidy' and commit"; exit 1; }
 	@cd asm && $(GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && go mod tidy' and commit"; exit 1; }
+	@cd arrow && $(GO) mod tidy -diff || { echo "arrow/go.mod/go.sum are not tidy: run 'cd arrow && go mod tidy' and commit"; exit 1; }
 
 vet:
 	cd asm && $(GO) vet ./...
-	$(GO) vet $(PKGS)
-	GOARCH=arm64 $(GO) vet $(PKGS)
-	GOARCH=s390x $(GO) vet $(PKGS)
-	$(GO) vet -tags purego $(PKGS)
+	cd arrow && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./...
+	$(call each,$(GO) vet $(PKGS))
+	$(call each,GOARCH=arm64 $(GO) vet $(PKGS))
+	$(call each,GOARCH=s390x $(GO) vet $(PKGS))
+	$(call each,$(GO) vet -tags purego $(PKGS))
 
 unit:
-	$(GO) test -race -count=1 $(PKGS)
+	$(call each,$(GO) test -race -count=1 $(PKGS))
 
 ## test-asm: the generators' own tests (the asm/ module is separate, so
 ## `go test ./...` never enters it): every hand-encoded arm64 WORD is
@@ -52,22 +60,36 @@ unit:
 test-asm:
 	cd asm && $(GO) test -count=1 ./...
 
+## js-deps: the JavaScript clients of the export tests (DuckDB's
+## @duckdb/node-api, apache-arrow), at the versions tools/js pins, from the
+## npm registry.
+js-deps:
+	cd tools/js && npm ci --no-audit --no-fund --loglevel=error
+
+## test-arrow: the arrow/ module (its own go.mod, so that the core library
+## does not depend on arrow-go). It holds no architecture-specific code
+## (the kernels it calls are tested on every target above), and building
+## arrow-go again for the race detector and for arm64 would cost CI
+## minutes for nothing: one native run.
+test-arrow:
+	cd arrow && $(GO) test -count=1 ./...
+
 test-purego:
-	DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS)
+	$(call each,DT64_REQUIRE= $(GO) test -tags purego -count=1 $(PKGS))
 
 ## test-arm64: every package on arm64 under qemu, NEON required
 ## (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer extensions).
 ## -short trims the heaviest loops (each test still covers every case
 ## kind); DT64_TEST_EXEC lets tests that re-run themselves go through qemu.
 test-arm64:
-	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
-		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS)
+	$(call each,QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
+		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS))
 
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order.
 test-s390x:
-	DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
-		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS)
+	$(call each,DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
+		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS))
 
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/impl"
 	"github.com/zarr-dt64/dt64/kernels"
@@ -26,6 +27,8 @@ type Case struct {
 	Unit dtype.Unit                  // unit of the source data (Second, Nanosecond, Month or Hour)
 	BE   bool                        // source stored big-endian
 	Run  func(dst, src []byte) error // the kernel
+	// Data, when set, fills the source instead of Fill (CF time numbers).
+	Data func(b []byte, order binary.ByteOrder)
 }
 
 // Result is a case's median ratio to copy() and its median throughput.
@@ -86,6 +89,13 @@ func Standard() []Case {
 			runCase("Calendar(ns->M)", name, dtype.Nanosecond, false, transcoder(dtOf(dtype.Nanosecond, 1), dtOf(dtype.Month, 1), kernels.Options{}), false),
 			runCase("Calendar(M->D)", name, dtype.Month, false, transcoder(dtOf(dtype.Month, 1), dtOf(dtype.Day, 1), kernels.Options{}), false),
 		)
+		// CF time as xarray writes it, next to the plain multiply by the
+		// same factor: hourly int64 (ERA5) and float64 days (ERSST).
+		cs = append(cs,
+			runCase("Multiply(h->ns)", name, dtype.Hour, false, transcoder(dtOf(dtype.Hour, 1), dtOf(dtype.Nanosecond, 1), kernels.Options{}), false),
+			cfCase("CF(int64 hours->ns)", name, `{"units": "hours since 1900-01-01 00:00:00"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, fillCFHours),
+			cfCase("CF(float64 days->ns)", name, `{"units": "days since 1800-01-01", "_FillValue": "NaN"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8}, fillCFDays),
+		)
 		// In place, as the engine converts inside the decompression
 		// buffer. Repeated runs floor-divide already divided values; the
 		// loop is branch-free, so its time does not depend on them.
@@ -109,6 +119,43 @@ func runCase(name, implName string, u dtype.Unit, be bool, t *kernels.Transcoder
 		_, err := t.Run(dst, src, v)
 		return err
 	}}
+}
+
+// cfCase decodes CF numbers with attributes attrs to datetime64[ns].
+func cfCase(name, implName, attrs string, stored cf.Stored, data func(b []byte, order binary.ByteOrder)) Case {
+	t, err := cf.ParseAttributes([]byte(attrs), stored)
+	if err != nil {
+		panic(err)
+	}
+	d, err := kernels.NewCFDecoder(t, dtOf(dtype.Nanosecond, 1), kernels.Options{Overflow: kernels.OverflowNaT})
+	if err != nil {
+		panic(err)
+	}
+	return Case{Name: name, Impl: implName, Data: data, Run: func(dst, src []byte) error {
+		_, err := d.Run(dst, src, nil)
+		return err
+	}}
+}
+
+// fillCFHours writes int64 hours since 1900 (1900 to 2100).
+func fillCFHours(b []byte, order binary.ByteOrder) {
+	r := rand.New(rand.NewPCG(43, 1))
+	for i := 0; i+8 <= len(b); i += 8 {
+		order.PutUint64(b[i:], uint64(r.Int64N(200*8766)))
+	}
+}
+
+// fillCFDays writes float64 days since 1800 (to 2100) in quarter days,
+// 1% NaN.
+func fillCFDays(b []byte, order binary.ByteOrder) {
+	r := rand.New(rand.NewPCG(43, 2))
+	for i := 0; i+8 <= len(b); i += 8 {
+		f := float64(r.Int64N(300*365*4)) / 4
+		if r.IntN(100) == 0 {
+			f = math.NaN()
+		}
+		order.PutUint64(b[i:], math.Float64bits(f))
+	}
 }
 
 // inPlace converts dst in place, ignoring src.
@@ -181,7 +228,11 @@ func Measure(size, rounds int, cases []Case) ([]Result, error) {
 			if c.BE {
 				order = binary.BigEndian
 			}
-			Fill(src, c.Unit, order)
+			if c.Data != nil {
+				c.Data(src, order)
+			} else {
+				Fill(src, c.Unit, order)
+			}
 			impl.Select("kernels", c.Impl)
 			t0 := time.Now()
 			for range reps {

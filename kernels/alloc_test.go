@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
@@ -191,5 +192,60 @@ func TestStackBuffersStayOnTheStack(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	})
+}
+
+func TestCFKernelsDoNotAllocate(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	forEachImpl(t, func(t *testing.T) {
+		for _, c := range cfCases() {
+			cc := compileCase(t, c)
+			for _, o := range []Options{
+				{Overflow: OverflowNaT},
+				{Overflow: OverflowClamp, Stats: true, From: binary.BigEndian},
+				{Overflow: OverflowNaT, Exact: true, To: binary.BigEndian},
+			} {
+				k := cc.kernel(t, o)
+				n := allocElements()
+				// Realistic values (math/big is the fallback for huge
+				// floats only) and the missing values.
+				words := make([]uint64, n)
+				for i := range words {
+					switch {
+					case cc.t != nil && len(cc.t.Missing) > 0 && i%13 == 0:
+						words[i] = cc.t.Missing[i%len(cc.t.Missing)]
+					case cc.c.stored.Kind == cf.StoredFloat:
+						words[i] = math.Float64bits(float64(r.IntN(4000)-2000) / 8)
+					default:
+						words[i] = uint64(r.IntN(100))
+					}
+				}
+				z := cc.c.stored.Size
+				enc := make([]byte, z*n)
+				for i, w := range words {
+					putElement(enc[z*i:], w, cc.c.stored, fusedOrder(o.From))
+				}
+				src, srcOdd := allocBuffers(8 * n)
+				dst, dstOdd := allocBuffers(8 * n)
+				bitmap := make([]byte, (n+7)/8)
+				for _, vb := range [][]byte{nil, bitmap} {
+					run := func(name string, d, s []byte) {
+						t.Helper()
+						copy(s, enc)
+						if _, err := k.Run(d, s[:len(enc)], vb); err != nil {
+							return // exact mode and a reference with a fraction: an error value may allocate
+						}
+						requireNoAllocs(t, fmt.Sprintf("%s %s %+v validity %v", k, name, o, vb != nil), func() {
+							copy(s, enc)
+							_, _ = k.Run(d, s[:len(enc)], vb)
+						})
+					}
+					run("aligned", dst, src)
+					run("misaligned", dstOdd, srcOdd)
+					run("in place", src, src)
+					run("in place misaligned", srcOdd, srcOdd)
+				}
+			}
+		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/impl"
 )
@@ -208,4 +209,53 @@ func BenchmarkFused(b *testing.B) {
 	forEachBenchImpl(b, func(b *testing.B) {
 		benchTranscode(b, dtS, dtNS, Options{From: binary.BigEndian, To: binary.LittleEndian, Stats: true}, true)
 	})
+}
+
+// BenchmarkCFDecode: CF numbers as xarray writes them to datetime64[ns]:
+// int64 hours since 1900 (ERA5) and float64 days since 1800 with NaN
+// (ERSST), quarter days; compare with BenchmarkMultiply and BenchmarkCopy.
+func BenchmarkCFDecode(b *testing.B) {
+	for _, c := range []struct {
+		name, attrs string
+		stored      cf.Stored
+		fill        func(r *rand.Rand) uint64
+	}{
+		{"int64-hours", `{"units": "hours since 1900-01-01 00:00:00"}`, cf.Stored{Kind: cf.StoredInt, Size: 8},
+			func(r *rand.Rand) uint64 { return uint64(r.Int64N(200 * 8766)) }},
+		{"float64-days", `{"units": "days since 1800-01-01", "_FillValue": "NaN"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8},
+			func(r *rand.Rand) uint64 {
+				if r.IntN(100) == 0 {
+					return math.Float64bits(math.NaN())
+				}
+				return math.Float64bits(float64(r.Int64N(300*365*4)) / 4)
+			}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			t, err := cf.ParseAttributes([]byte(c.attrs), c.stored)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, err := NewCFDecoder(t, dtNS, Options{Overflow: OverflowNaT})
+			if err != nil {
+				b.Fatal(err)
+			}
+			forEachBenchImpl(b, func(b *testing.B) {
+				for _, size := range benchSizes {
+					b.Run(sizeName(size), func(b *testing.B) {
+						dst, src := benchBufs(size)
+						r := rand.New(rand.NewPCG(42, 7))
+						for i := 0; i+8 <= len(src); i += 8 {
+							binary.NativeEndian.PutUint64(src[i:], c.fill(r))
+						}
+						b.SetBytes(int64(size))
+						for b.Loop() {
+							if _, err := d.Run(dst, src, nil); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			})
+		})
+	}
 }

@@ -289,3 +289,60 @@ func unshuffle8SIMD(dst, src []byte, stride int) (n int) {
 	}
 	return 0
 }
+
+// cf
+
+// The CF hooks: generated kernels (asm/rescale/cf.go) in four byte-order
+// variants, picked by a switch as for the rescale hooks.
+
+func cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int) {
+	if lo > hi {
+		return 0, 0
+	}
+	span := uint64(hi) - uint64(lo)
+	var mm uint64
+	if hasMiss {
+		mm = ^uint64(0)
+	}
+	switch {
+	case useAVX512 && !swapIn && !swapOut:
+		return cfMulAddAVX512(dst, src, a, b, lo, span, miss, mm)
+	case useAVX512 && !swapOut:
+		return cfMulAddSwapInAVX512(dst, src, a, b, lo, span, miss, mm)
+	case useAVX512 && !swapIn:
+		return cfMulAddSwapOutAVX512(dst, src, a, b, lo, span, miss, mm)
+	case useAVX512:
+		return cfMulAddSwapAVX512(dst, src, a, b, lo, span, miss, mm)
+	case useAVX2 && !swapIn && !swapOut:
+		return cfMulAddAVX2(dst, src, a, b, lo, span, miss, mm)
+	case useAVX2 && !swapOut:
+		return cfMulAddSwapInAVX2(dst, src, a, b, lo, span, miss, mm)
+	case useAVX2 && !swapIn:
+		return cfMulAddSwapOutAVX2(dst, src, a, b, lo, span, miss, mm)
+	case useAVX2:
+		return cfMulAddSwapAVX2(dst, src, a, b, lo, span, miss, mm)
+	}
+	return 0, 0
+}
+
+// cfFloatSIMD: AVX-512 only (AVX2 has no float64 -> int64 conversion), and
+// at most one missing value besides NaN.
+func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	if !useAVX512 || len(p.missing) > 1 {
+		return 0, 0, 0
+	}
+	miss := math.Float64bits(math.NaN()) // none: NaN is never equal
+	if p.hasMiss {
+		miss = math.Float64bits(p.missF)
+	}
+	af := math.Float64bits(p.af)
+	switch {
+	case !swapIn && !swapOut:
+		return cfFloatAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+	case !swapOut:
+		return cfFloatSwapInAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+	case !swapIn:
+		return cfFloatSwapOutAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+	}
+	return cfFloatSwapAVX512(dst, src, af, math.Float64bits(p.bf), p.b, miss)
+}

@@ -139,3 +139,23 @@ func unshuffle8SIMD(dst, src []byte, stride int) (n int) {
 	}
 	return unshuffle8NEON(dst[:8*shuffleRoom(len(dst)/8, len(src), stride)], src, stride)
 }
+
+// cf
+
+// cfMulAddSIMD runs the scalar MADD loop of rescale_arm64.s (see
+// mulCheckSIMD). No float kernel: the generic loop's FMADD, FRINTM and
+// FCVTZS are what a scalar one would be, and AdvSIMD would need them
+// spelled as WORDs for two lanes at a time.
+func cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int) {
+	if !useNEON || lo > hi {
+		return 0, 0
+	}
+	if len(src) > len(dst) {
+		src = src[:len(dst)]
+	}
+	return cfMulAddARM64(dst, src, a, b, lo, hi, miss, hasMiss, swapIn, swapOut)
+}
+
+func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	return 0, 0, 0
+}

@@ -75,6 +75,20 @@
 //	toCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int)
 //	fromCalendarSIMD(dst, src []uint64, c *calParams, swapIn, swapOut bool) (n, nat, lossy int)
 //
+// The CF time kernels (CFDecoder, CFEncoder: cf.go, cf_loops.go) run the
+// affine map floor((v×A + B)/C) of package cf over stored CF numbers, with
+// the same contract, ahead of the generic loops cfMulAddLoop (integers,
+// C = 1: one range test on v and at most one missing value in the SIMD
+// kernels) and cfFloatLoop (float64: floor(f×A) exactly from the product
+// and its FMA residual):
+//
+//	cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int)
+//	cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int)
+//
+// Narrow stored elements (1, 2, 4 bytes) are widened into a stage first,
+// back to front in place. Integer maps with C >= 2 run a generic
+// multiply-add-divide loop; anything else the exact path of cf.Decoder.
+//
 // and the byte shuffle of Blosc (Shuffle8, Unshuffle8) has
 //
 //	shuffle8SIMD(dst, src []byte, stride int) (n int)
@@ -85,10 +99,12 @@
 //	amd64 (avo, asm/): every hook in AVX2 and AVX-512, except multiply-divide
 //	    and the calendar hooks (AVX-512 only: AVX2 has no 64-bit multiply or
 //	    float64<->int64 conversion; its multiply-divide measured slower than
-//	    generic Go) and shuffle, which also has an AVX-512 VBMI version
+//	    generic Go) and shuffle, which also has an AVX-512 VBMI version;
+//	    and cfFloatSIMD (AVX-512DQ only: VCVTTPD2QQ/UQQ)
 //	arm64 (asm/neon): the primitives and the shuffle in NEON; the rescale
-//	    hooks in scalar MUL/UMULH assembly (AdvSIMD has no 64-bit lane
-//	    multiply); the calendar in generic Go
+//	    hooks and cfMulAddSIMD in scalar MUL/UMULH/MADD assembly (AdvSIMD
+//	    has no 64-bit lane multiply); the calendar and the CF float loop in
+//	    generic Go
 //	others, and -tags purego: generic Go only
 //
 // # Files

@@ -3,6 +3,7 @@ package kernels
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/zarr-dt64/dt64/dtype"
 )
@@ -22,6 +23,23 @@ type ElementError struct {
 	Index    int   // element index within the slice given to Run
 	Value    int64 // the source value
 	From, To dtype.DataType
+	// Source and Text describe a source that is not a datetime64 or
+	// timedelta64 element (CF time numbers, CFDecoder): Source names its
+	// type (e.g. "float64 days since 1800-01-01"), Text its value when
+	// Value cannot hold it (a float, or a uint64 above MaxInt64).
+	Source, Text string
+}
+
+func (e *ElementError) source() (typ, val string) {
+	typ = e.Source
+	if typ == "" {
+		typ = e.From.String()
+	}
+	val = e.Text
+	if val == "" {
+		val = strconv.FormatInt(e.Value, 10)
+	}
+	return typ, val
 }
 
 // Reason is why an element could not be converted.
@@ -47,8 +65,9 @@ func (r Reason) String() string {
 }
 
 func (e *ElementError) Error() string {
+	typ, val := e.source()
 	if e.Reason == ReasonLoss {
-		return fmt.Sprintf("kernels: element %d: %s value %d cannot be represented exactly in %s (a non-zero remainder would be dropped)", e.Index, e.From, e.Value, e.To)
+		return fmt.Sprintf("kernels: element %d: %s value %s cannot be represented exactly in %s (a non-zero remainder would be dropped)", e.Index, typ, val, e.To)
 	}
-	return fmt.Sprintf("kernels: element %d: %s value %d overflows int64 when converted to %s", e.Index, e.From, e.Value, e.To)
+	return fmt.Sprintf("kernels: element %d: %s value %s overflows int64 when converted to %s", e.Index, typ, val, e.To)
 }

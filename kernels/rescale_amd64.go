@@ -74,6 +74,45 @@ func floorDivSwapOutAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shi
 //go:noescape
 func floorDivSwapAVX2(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
+// cfMulAddAVX2 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+//
+//go:noescape
+func cfMulAddAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfMulAddSwapInAVX2 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func cfMulAddSwapInAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfMulAddSwapOutAVX2 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func cfMulAddSwapOutAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfMulAddSwapAVX2 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func cfMulAddSwapAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
 // mulCheckAVX512 stores src[i]*k into dst[i] for the leading n elements,
 // n a multiple of the vector width; every non-NaT source value v
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
@@ -186,3 +225,89 @@ func mulDivSwapOutAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic
 //
 //go:noescape
 func mulDivSwapAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
+
+// cfMulAddAVX512 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+//
+//go:noescape
+func cfMulAddAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfMulAddSwapInAVX512 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func cfMulAddSwapInAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfMulAddSwapOutAVX512 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func cfMulAddSwapOutAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfMulAddSwapAVX512 stores src[i]*a + b (wrapping) into dst[i] for the leading n
+// elements, n a multiple of the vector width; every source value v among
+// them has lo <= v <= lo+span (unsigned span) or is miss, which is stored
+// as NaT and counted, when missMask is all ones (0: no missing value). It
+// stops before the first vector holding another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func cfMulAddSwapAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+
+// cfFloatAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
+//
+//go:noescape
+func cfFloatAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfFloatSwapInAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func cfFloatSwapInAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfFloatSwapOutAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfFloatSwapAVX512 stores floor(f*af) + b into dst[i] for the float64 f of src[i], exactly,
+// for the leading n elements, n a multiple of the vector width; af, bf
+// (b as a float64) and missF are float64 bits. Every f among them has
+// |floor(f*af) + bf| <= 2^63-8192, or is NaN or missF (stored as NaT and
+// counted; missF NaN: no missing value). lossy counts the other elements
+// whose product had a fraction. It stops before the first vector holding
+// another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)

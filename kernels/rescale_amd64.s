@@ -872,6 +872,341 @@ vectors_done:
 	VZEROUPPER
 	RET
 
+// func cfMulAddAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·cfMulAddAVX2(SB), NOSPLIT, $192-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         a+48(FP), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, (SP)
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	BTCQ         $0x3f, SI
+	BTCQ         $0x3f, DI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 32(SP)
+	VMOVQ        DI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 64(SP)
+	MOVQ         b+56(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 96(SP)
+	MOVQ         miss+80(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 128(SP)
+	MOVQ         missMask+88(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 160(SP)
+	VPXOR        Y2, Y2, Y2
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*8), Y3
+	VPCMPEQQ  128(SP), Y3, Y4
+	VPAND     160(SP), Y4, Y4
+	VPSUBQ    32(SP), Y3, Y5
+	VPCMPGTQ  64(SP), Y5, Y5
+	VPANDN    Y5, Y4, Y5
+	VPSRLQ    $0x20, Y3, Y6
+	VPMULUDQ  Y1, Y6, Y6
+	VPMULUDQ  (SP), Y3, Y7
+	VPADDQ    Y7, Y6, Y6
+	VPSLLQ    $0x20, Y6, Y6
+	VPMULUDQ  Y1, Y3, Y3
+	VPADDQ    Y6, Y3, Y3
+	VPADDQ    96(SP), Y3, Y3
+	VPBLENDVB Y4, Y0, Y3, Y3
+	VPTEST    Y5, Y5
+	JNZ       vectors_done
+	VMOVDQU   Y3, (AX)(BX*8)
+	VPSUBQ    Y4, Y2, Y2
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ         BX, n+96(FP)
+	VEXTRACTI128 $0x01, Y2, X0
+	VPADDQ       X2, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddSwapInAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·cfMulAddSwapInAVX2(SB), NOSPLIT, $192-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         a+48(FP), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, (SP)
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	BTCQ         $0x3f, SI
+	BTCQ         $0x3f, DI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 32(SP)
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 64(SP)
+	MOVQ         b+56(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 96(SP)
+	MOVQ         miss+80(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 128(SP)
+	MOVQ         missMask+88(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 160(SP)
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*8), Y4
+	VPSHUFB   Y0, Y4, Y4
+	VPCMPEQQ  128(SP), Y4, Y5
+	VPAND     160(SP), Y5, Y5
+	VPSUBQ    32(SP), Y4, Y6
+	VPCMPGTQ  64(SP), Y6, Y6
+	VPANDN    Y6, Y5, Y6
+	VPSRLQ    $0x20, Y4, Y7
+	VPMULUDQ  Y2, Y7, Y7
+	VPMULUDQ  (SP), Y4, Y8
+	VPADDQ    Y8, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPMULUDQ  Y2, Y4, Y4
+	VPADDQ    Y7, Y4, Y4
+	VPADDQ    96(SP), Y4, Y4
+	VPBLENDVB Y5, Y1, Y4, Y4
+	VPTEST    Y6, Y6
+	JNZ       vectors_done
+	VMOVDQU   Y4, (AX)(BX*8)
+	VPSUBQ    Y5, Y3, Y3
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ         BX, n+96(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddSwapOutAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·cfMulAddSwapOutAVX2(SB), NOSPLIT, $192-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         a+48(FP), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, (SP)
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	BTCQ         $0x3f, SI
+	BTCQ         $0x3f, DI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 32(SP)
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 64(SP)
+	MOVQ         b+56(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 96(SP)
+	MOVQ         miss+80(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 128(SP)
+	MOVQ         missMask+88(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 160(SP)
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*8), Y4
+	VPCMPEQQ  128(SP), Y4, Y5
+	VPAND     160(SP), Y5, Y5
+	VPSUBQ    32(SP), Y4, Y6
+	VPCMPGTQ  64(SP), Y6, Y6
+	VPANDN    Y6, Y5, Y6
+	VPSRLQ    $0x20, Y4, Y7
+	VPMULUDQ  Y2, Y7, Y7
+	VPMULUDQ  (SP), Y4, Y8
+	VPADDQ    Y8, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPMULUDQ  Y2, Y4, Y4
+	VPADDQ    Y7, Y4, Y4
+	VPADDQ    96(SP), Y4, Y4
+	VPBLENDVB Y5, Y1, Y4, Y4
+	VPTEST    Y6, Y6
+	JNZ       vectors_done
+	VPSHUFB   Y0, Y4, Y4
+	VMOVDQU   Y4, (AX)(BX*8)
+	VPSUBQ    Y5, Y3, Y3
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ         BX, n+96(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddSwapAVX2(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·cfMulAddSwapAVX2(SB), NOSPLIT, $192-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         a+48(FP), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, (SP)
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	BTCQ         $0x3f, SI
+	BTCQ         $0x3f, DI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 32(SP)
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 64(SP)
+	MOVQ         b+56(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 96(SP)
+	MOVQ         miss+80(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 128(SP)
+	MOVQ         missMask+88(FP), SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 160(SP)
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*8), Y4
+	VPSHUFB   Y0, Y4, Y4
+	VPCMPEQQ  128(SP), Y4, Y5
+	VPAND     160(SP), Y5, Y5
+	VPSUBQ    32(SP), Y4, Y6
+	VPCMPGTQ  64(SP), Y6, Y6
+	VPANDN    Y6, Y5, Y6
+	VPSRLQ    $0x20, Y4, Y7
+	VPMULUDQ  Y2, Y7, Y7
+	VPMULUDQ  (SP), Y4, Y8
+	VPADDQ    Y8, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPMULUDQ  Y2, Y4, Y4
+	VPADDQ    Y7, Y4, Y4
+	VPADDQ    96(SP), Y4, Y4
+	VPBLENDVB Y5, Y1, Y4, Y4
+	VPTEST    Y6, Y6
+	JNZ       vectors_done
+	VPSHUFB   Y0, Y4, Y4
+	VMOVDQU   Y4, (AX)(BX*8)
+	VPSUBQ    Y5, Y3, Y3
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ         BX, n+96(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+104(FP)
+	VZEROUPPER
+	RET
+
 // func mulCheckAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
 TEXT ·mulCheckAVX512(SB), NOSPLIT, $0-88
@@ -2822,5 +3157,867 @@ vectors_done:
 	MOVQ          DX, nat+104(FP)
 	SUBQ          CX, AX
 	MOVQ          AX, lossy+112(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
+TEXT ·cfMulAddAVX512(SB), NOSPLIT, $0-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z0
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VPBROADCASTQ SI, Z1
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	VPBROADCASTQ SI, Z2
+	VPBROADCASTQ DI, Z3
+	MOVQ         b+56(FP), SI
+	VPBROADCASTQ SI, Z4
+	MOVQ         miss+80(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         missMask+88(FP), SI
+	NOTQ         SI
+	VPBROADCASTQ SI, Z6
+	VPXORQ       Z7, Z7, Z7
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z8
+
+blocks:
+	LEAQ      32(BX), SI
+	CMPQ      SI, CX
+	JA        blocks_done
+	VMOVDQU64 (DX)(BX*8), Z9
+	VPXORQ    Z5, Z9, Z10
+	VPORQ     Z6, Z10, Z10
+	VPTESTMQ  Z10, Z10, K1
+	VPSUBQ    Z2, Z9, Z10
+	VPCMPUQ   $0x06, Z3, Z10, K1, K2
+	VPMULLQ   Z1, Z9, Z9
+	VPADDQ    Z4, Z9, Z9
+	VPBLENDMQ Z9, Z0, K1, Z11
+	VMOVDQU64 64(DX)(BX*8), Z9
+	VPXORQ    Z5, Z9, Z10
+	VPORQ     Z6, Z10, Z10
+	VPTESTMQ  Z10, Z10, K3
+	VPSUBQ    Z2, Z9, Z10
+	VPCMPUQ   $0x06, Z3, Z10, K3, K4
+	VPMULLQ   Z1, Z9, Z9
+	VPADDQ    Z4, Z9, Z9
+	VPBLENDMQ Z9, Z0, K3, Z12
+	KORB      K2, K4, K2
+	VMOVDQU64 128(DX)(BX*8), Z9
+	VPXORQ    Z5, Z9, Z10
+	VPORQ     Z6, Z10, Z10
+	VPTESTMQ  Z10, Z10, K4
+	VPSUBQ    Z2, Z9, Z10
+	VPCMPUQ   $0x06, Z3, Z10, K4, K5
+	VPMULLQ   Z1, Z9, Z9
+	VPADDQ    Z4, Z9, Z9
+	VPBLENDMQ Z9, Z0, K4, Z13
+	KORB      K2, K5, K2
+	VMOVDQU64 192(DX)(BX*8), Z9
+	VPXORQ    Z5, Z9, Z10
+	VPORQ     Z6, Z10, Z10
+	VPTESTMQ  Z10, Z10, K5
+	VPSUBQ    Z2, Z9, Z10
+	VPCMPUQ   $0x06, Z3, Z10, K5, K6
+	VPMULLQ   Z1, Z9, Z9
+	VPADDQ    Z4, Z9, Z9
+	VPBLENDMQ Z9, Z0, K5, Z14
+	KORB      K2, K6, K2
+	KORTESTB  K2, K2
+	JNZ       vectors
+	VMOVDQU64 Z11, (AX)(BX*8)
+	VPADDQ    Z8, Z7, K1, Z7
+	VMOVDQU64 Z12, 64(AX)(BX*8)
+	VPADDQ    Z8, Z7, K3, Z7
+	VMOVDQU64 Z13, 128(AX)(BX*8)
+	VPADDQ    Z8, Z7, K4, Z7
+	VMOVDQU64 Z14, 192(AX)(BX*8)
+	VPADDQ    Z8, Z7, K5, Z7
+	MOVQ      SI, BX
+	JMP       blocks
+
+blocks_done:
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU64 (DX)(BX*8), Z9
+	VPXORQ    Z5, Z9, Z10
+	VPORQ     Z6, Z10, Z10
+	VPTESTMQ  Z10, Z10, K1
+	VPSUBQ    Z2, Z9, Z10
+	VPCMPUQ   $0x06, Z3, Z10, K1, K2
+	VPMULLQ   Z1, Z9, Z9
+	VPADDQ    Z4, Z9, Z9
+	VPBLENDMQ Z9, Z0, K1, Z15
+	KORTESTB  K2, K2
+	JNZ       vectors_done
+	VMOVDQU64 Z15, (AX)(BX*8)
+	VPADDQ    Z8, Z7, K1, Z7
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ          BX, n+96(FP)
+	VEXTRACTI64X4 $0x01, Z7, Y0
+	VPADDQ        Y7, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddSwapInAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfMulAddSwapInAVX512(SB), NOSPLIT, $0-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	VPBROADCASTQ SI, Z3
+	VPBROADCASTQ DI, Z4
+	MOVQ         b+56(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         miss+80(FP), SI
+	VPBROADCASTQ SI, Z6
+	MOVQ         missMask+88(FP), SI
+	NOTQ         SI
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z9
+
+blocks:
+	LEAQ      32(BX), SI
+	CMPQ      SI, CX
+	JA        blocks_done
+	VMOVDQU64 (DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K1
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K1, K2
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K1, Z12
+	VMOVDQU64 64(DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K3
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K3, K4
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K3, Z13
+	KORB      K2, K4, K2
+	VMOVDQU64 128(DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K4
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K4, K5
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K4, Z14
+	KORB      K2, K5, K2
+	VMOVDQU64 192(DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K5
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K5, K6
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K5, Z15
+	KORB      K2, K6, K2
+	KORTESTB  K2, K2
+	JNZ       vectors
+	VMOVDQU64 Z12, (AX)(BX*8)
+	VPADDQ    Z9, Z8, K1, Z8
+	VMOVDQU64 Z13, 64(AX)(BX*8)
+	VPADDQ    Z9, Z8, K3, Z8
+	VMOVDQU64 Z14, 128(AX)(BX*8)
+	VPADDQ    Z9, Z8, K4, Z8
+	VMOVDQU64 Z15, 192(AX)(BX*8)
+	VPADDQ    Z9, Z8, K5, Z8
+	MOVQ      SI, BX
+	JMP       blocks
+
+blocks_done:
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU64 (DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K1
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K1, K2
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K1, Z16
+	KORTESTB  K2, K2
+	JNZ       vectors_done
+	VMOVDQU64 Z16, (AX)(BX*8)
+	VPADDQ    Z9, Z8, K1, Z8
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ          BX, n+96(FP)
+	VEXTRACTI64X4 $0x01, Z8, Y0
+	VPADDQ        Y8, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddSwapOutAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfMulAddSwapOutAVX512(SB), NOSPLIT, $0-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	VPBROADCASTQ SI, Z3
+	VPBROADCASTQ DI, Z4
+	MOVQ         b+56(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         miss+80(FP), SI
+	VPBROADCASTQ SI, Z6
+	MOVQ         missMask+88(FP), SI
+	NOTQ         SI
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z9
+
+blocks:
+	LEAQ      32(BX), SI
+	CMPQ      SI, CX
+	JA        blocks_done
+	VMOVDQU64 (DX)(BX*8), Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K1
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K1, K2
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K1, Z12
+	VMOVDQU64 64(DX)(BX*8), Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K3
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K3, K4
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K3, Z13
+	KORB      K2, K4, K2
+	VMOVDQU64 128(DX)(BX*8), Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K4
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K4, K5
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K4, Z14
+	KORB      K2, K5, K2
+	VMOVDQU64 192(DX)(BX*8), Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K5
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K5, K6
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K5, Z15
+	KORB      K2, K6, K2
+	KORTESTB  K2, K2
+	JNZ       vectors
+	VPSHUFB   Z0, Z12, Z12
+	VMOVDQU64 Z12, (AX)(BX*8)
+	VPADDQ    Z9, Z8, K1, Z8
+	VPSHUFB   Z0, Z13, Z13
+	VMOVDQU64 Z13, 64(AX)(BX*8)
+	VPADDQ    Z9, Z8, K3, Z8
+	VPSHUFB   Z0, Z14, Z14
+	VMOVDQU64 Z14, 128(AX)(BX*8)
+	VPADDQ    Z9, Z8, K4, Z8
+	VPSHUFB   Z0, Z15, Z15
+	VMOVDQU64 Z15, 192(AX)(BX*8)
+	VPADDQ    Z9, Z8, K5, Z8
+	MOVQ      SI, BX
+	JMP       blocks
+
+blocks_done:
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU64 (DX)(BX*8), Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K1
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K1, K2
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K1, Z16
+	KORTESTB  K2, K2
+	JNZ       vectors_done
+	VPSHUFB   Z0, Z16, Z16
+	VMOVDQU64 Z16, (AX)(BX*8)
+	VPADDQ    Z9, Z8, K1, Z8
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ          BX, n+96(FP)
+	VEXTRACTI64X4 $0x01, Z8, Y0
+	VPADDQ        Y8, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfMulAddSwapAVX512(dst []uint64, src []uint64, a uint64, b uint64, lo int64, span uint64, miss uint64, missMask uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfMulAddSwapAVX512(SB), NOSPLIT, $0-112
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         a+48(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         lo+64(FP), SI
+	MOVQ         span+72(FP), DI
+	VPBROADCASTQ SI, Z3
+	VPBROADCASTQ DI, Z4
+	MOVQ         b+56(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         miss+80(FP), SI
+	VPBROADCASTQ SI, Z6
+	MOVQ         missMask+88(FP), SI
+	NOTQ         SI
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z9
+
+blocks:
+	LEAQ      32(BX), SI
+	CMPQ      SI, CX
+	JA        blocks_done
+	VMOVDQU64 (DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K1
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K1, K2
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K1, Z12
+	VMOVDQU64 64(DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K3
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K3, K4
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K3, Z13
+	KORB      K2, K4, K2
+	VMOVDQU64 128(DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K4
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K4, K5
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K4, Z14
+	KORB      K2, K5, K2
+	VMOVDQU64 192(DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K5
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K5, K6
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K5, Z15
+	KORB      K2, K6, K2
+	KORTESTB  K2, K2
+	JNZ       vectors
+	VPSHUFB   Z0, Z12, Z12
+	VMOVDQU64 Z12, (AX)(BX*8)
+	VPADDQ    Z9, Z8, K1, Z8
+	VPSHUFB   Z0, Z13, Z13
+	VMOVDQU64 Z13, 64(AX)(BX*8)
+	VPADDQ    Z9, Z8, K3, Z8
+	VPSHUFB   Z0, Z14, Z14
+	VMOVDQU64 Z14, 128(AX)(BX*8)
+	VPADDQ    Z9, Z8, K4, Z8
+	VPSHUFB   Z0, Z15, Z15
+	VMOVDQU64 Z15, 192(AX)(BX*8)
+	VPADDQ    Z9, Z8, K5, Z8
+	MOVQ      SI, BX
+	JMP       blocks
+
+blocks_done:
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU64 (DX)(BX*8), Z10
+	VPSHUFB   Z0, Z10, Z10
+	VPXORQ    Z6, Z10, Z11
+	VPORQ     Z7, Z11, Z11
+	VPTESTMQ  Z11, Z11, K1
+	VPSUBQ    Z3, Z10, Z11
+	VPCMPUQ   $0x06, Z4, Z11, K1, K2
+	VPMULLQ   Z2, Z10, Z10
+	VPADDQ    Z5, Z10, Z10
+	VPBLENDMQ Z10, Z1, K1, Z16
+	KORTESTB  K2, K2
+	JNZ       vectors_done
+	VPSHUFB   Z0, Z16, Z16
+	VMOVDQU64 Z16, (AX)(BX*8)
+	VPADDQ    Z9, Z8, K1, Z8
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ          BX, n+96(FP)
+	VEXTRACTI64X4 $0x01, Z8, Y0
+	VPADDQ        Y8, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+104(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
+TEXT ·cfFloatAVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z0
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VPBROADCASTQ SI, Z1
+	MOVQ         bf+56(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         b+64(FP), SI
+	VPBROADCASTQ SI, Z3
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z4
+	MOVQ         $0x43dffffffffffff8, SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z6
+	VPXORQ       Z7, Z7, Z7
+	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z9, Z9, Z9
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z10
+
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z11
+	VCMPPD      $0x07, Z11, Z11, K1
+	VCMPPD      $0x04, Z4, Z11, K1, K1
+	VMULPD      Z1, Z11, Z12
+	VRNDSCALEPD $0x09, Z12, Z13
+	VADDPD      Z2, Z13, Z14
+	VANDPD      Z6, Z14, Z14
+	VCMPPD      $0x06, Z5, Z14, K1, K2
+	VMOVAPD     Z12, Z14
+	VFMSUB231PD Z1, Z11, Z14
+	VCMPPD      $0x00, Z13, Z12, K1, K3
+	VRNDSCALEPD $0x09, Z14, Z11
+	VCMPPD      $0x00, Z11, Z14, K3, K4
+	VPMOVQ2M    Z13, K5
+	VANDPD      Z6, Z13, Z13
+	VCVTTPD2UQQ Z13, Z12
+	VPSUBQ      Z12, Z7, K5, Z12
+	VCVTTPD2QQ  Z11, Z11
+	VPADDQ      Z11, Z12, K3, Z12
+	VPADDQ      Z3, Z12, Z12
+	VPBLENDMQ   Z12, Z0, K1, Z15
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VMOVDQU64   Z15, (AX)(BX*8)
+	VPADDQ      Z10, Z8, K1, Z8
+	VPADDQ      Z10, Z9, K4, Z9
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+80(FP)
+	VEXTRACTI64X4 $0x01, Z8, Y0
+	VPADDQ        Y8, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z9, Y0
+	VPADDQ        Y9, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+88(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatSwapInAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfFloatSwapInAVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         bf+56(FP), SI
+	VPBROADCASTQ SI, Z3
+	MOVQ         b+64(FP), SI
+	VPBROADCASTQ SI, Z4
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x43dffffffffffff8, SI
+	VPBROADCASTQ SI, Z6
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z9, Z9, Z9
+	VPXORQ       Z10, Z10, Z10
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z11
+
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z12
+	VPSHUFB     Z0, Z12, Z12
+	VCMPPD      $0x07, Z12, Z12, K1
+	VCMPPD      $0x04, Z5, Z12, K1, K1
+	VMULPD      Z2, Z12, Z13
+	VRNDSCALEPD $0x09, Z13, Z14
+	VADDPD      Z3, Z14, Z15
+	VANDPD      Z7, Z15, Z15
+	VCMPPD      $0x06, Z6, Z15, K1, K2
+	VMOVAPD     Z13, Z15
+	VFMSUB231PD Z2, Z12, Z15
+	VCMPPD      $0x00, Z14, Z13, K1, K3
+	VRNDSCALEPD $0x09, Z15, Z12
+	VCMPPD      $0x00, Z12, Z15, K3, K4
+	VPMOVQ2M    Z14, K5
+	VANDPD      Z7, Z14, Z14
+	VCVTTPD2UQQ Z14, Z13
+	VPSUBQ      Z13, Z8, K5, Z13
+	VCVTTPD2QQ  Z12, Z12
+	VPADDQ      Z12, Z13, K3, Z13
+	VPADDQ      Z4, Z13, Z13
+	VPBLENDMQ   Z13, Z1, K1, Z16
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VMOVDQU64   Z16, (AX)(BX*8)
+	VPADDQ      Z11, Z9, K1, Z9
+	VPADDQ      Z11, Z10, K4, Z10
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+80(FP)
+	VEXTRACTI64X4 $0x01, Z9, Y0
+	VPADDQ        Y9, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+88(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfFloatSwapOutAVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         bf+56(FP), SI
+	VPBROADCASTQ SI, Z3
+	MOVQ         b+64(FP), SI
+	VPBROADCASTQ SI, Z4
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x43dffffffffffff8, SI
+	VPBROADCASTQ SI, Z6
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z9, Z9, Z9
+	VPXORQ       Z10, Z10, Z10
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z11
+
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z12
+	VCMPPD      $0x07, Z12, Z12, K1
+	VCMPPD      $0x04, Z5, Z12, K1, K1
+	VMULPD      Z2, Z12, Z13
+	VRNDSCALEPD $0x09, Z13, Z14
+	VADDPD      Z3, Z14, Z15
+	VANDPD      Z7, Z15, Z15
+	VCMPPD      $0x06, Z6, Z15, K1, K2
+	VMOVAPD     Z13, Z15
+	VFMSUB231PD Z2, Z12, Z15
+	VCMPPD      $0x00, Z14, Z13, K1, K3
+	VRNDSCALEPD $0x09, Z15, Z12
+	VCMPPD      $0x00, Z12, Z15, K3, K4
+	VPMOVQ2M    Z14, K5
+	VANDPD      Z7, Z14, Z14
+	VCVTTPD2UQQ Z14, Z13
+	VPSUBQ      Z13, Z8, K5, Z13
+	VCVTTPD2QQ  Z12, Z12
+	VPADDQ      Z12, Z13, K3, Z13
+	VPADDQ      Z4, Z13, Z13
+	VPBLENDMQ   Z13, Z1, K1, Z16
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VPSHUFB     Z0, Z16, Z16
+	VMOVDQU64   Z16, (AX)(BX*8)
+	VPADDQ      Z11, Z9, K1, Z9
+	VPADDQ      Z11, Z10, K4, Z10
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+80(FP)
+	VEXTRACTI64X4 $0x01, Z9, Y0
+	VPADDQ        Y9, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+88(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfFloatSwapAVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         af+48(FP), SI
+	VPBROADCASTQ SI, Z2
+	MOVQ         bf+56(FP), SI
+	VPBROADCASTQ SI, Z3
+	MOVQ         b+64(FP), SI
+	VPBROADCASTQ SI, Z4
+	MOVQ         missF+72(FP), SI
+	VPBROADCASTQ SI, Z5
+	MOVQ         $0x43dffffffffffff8, SI
+	VPBROADCASTQ SI, Z6
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z7
+	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z9, Z9, Z9
+	VPXORQ       Z10, Z10, Z10
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z11
+
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z12
+	VPSHUFB     Z0, Z12, Z12
+	VCMPPD      $0x07, Z12, Z12, K1
+	VCMPPD      $0x04, Z5, Z12, K1, K1
+	VMULPD      Z2, Z12, Z13
+	VRNDSCALEPD $0x09, Z13, Z14
+	VADDPD      Z3, Z14, Z15
+	VANDPD      Z7, Z15, Z15
+	VCMPPD      $0x06, Z6, Z15, K1, K2
+	VMOVAPD     Z13, Z15
+	VFMSUB231PD Z2, Z12, Z15
+	VCMPPD      $0x00, Z14, Z13, K1, K3
+	VRNDSCALEPD $0x09, Z15, Z12
+	VCMPPD      $0x00, Z12, Z15, K3, K4
+	VPMOVQ2M    Z14, K5
+	VANDPD      Z7, Z14, Z14
+	VCVTTPD2UQQ Z14, Z13
+	VPSUBQ      Z13, Z8, K5, Z13
+	VCVTTPD2QQ  Z12, Z12
+	VPADDQ      Z12, Z13, K3, Z13
+	VPADDQ      Z4, Z13, Z13
+	VPBLENDMQ   Z13, Z1, K1, Z16
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VPSHUFB     Z0, Z16, Z16
+	VMOVDQU64   Z16, (AX)(BX*8)
+	VPADDQ      Z11, Z9, K1, Z9
+	VPADDQ      Z11, Z10, K4, Z10
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+80(FP)
+	VEXTRACTI64X4 $0x01, Z9, Y0
+	VPADDQ        Y9, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+88(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+96(FP)
 	VZEROUPPER
 	RET

@@ -38,3 +38,15 @@ func floorDivARM64(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapO
 //
 //go:noescape
 func mulDivARM64(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int)
+
+// cfMulAddARM64 is cfMulAddLoop for a prefix of src with at most one
+// missing value: dst[i] = v*a + b (wrapping) for the value v of src[i]
+// (byte-reversed when swapIn; the result byte-reversed when swapOut) while
+// lo <= v <= hi; v == miss, when hasMiss, is stored as NaT and counted. It
+// stops before the first other element, or at len(src) rounded down to a
+// multiple of 4, and returns how many elements it converted. Needs lo <= hi
+// and len(dst) >= len(src); dst may be src. Scalar MADD: AdvSIMD has no
+// 64-bit lane multiply.
+//
+//go:noescape
+func cfMulAddARM64(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int)

@@ -1063,3 +1063,293 @@ done:
 	MOVD R4, nat+112(FP)
 	MOVD R5, lossy+120(FP)
 	RET
+
+// func cfMulAddARM64(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int)
+TEXT ·cfMulAddARM64(SB), NOSPLIT, $0-112
+	MOVD dst_base+0(FP), R0
+	MOVD R0, R19
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R2
+	LSR $2, R2, R2
+	MOVD $0x8000000000000000, R3
+	MOVD ZR, R4
+	MOVD ZR, R5
+	MOVD a+48(FP), R6
+	MOVD b+56(FP), R15
+	MOVD lo+64(FP), R8
+	MOVD hi+72(FP), R9
+	SUB R8, R9, R9
+	MOVD miss+80(FP), R12
+	MOVBU hasMiss+88(FP), R13
+	CBZ R2, done
+	// one loop per (swapIn, swapOut), so the loops do not branch on them
+	MOVBU swapIn+89(FP), R24
+	MOVBU swapOut+90(FP), R25
+	CBNZ R24, swappedIn
+	CBNZ R25, loop01
+	B loop00
+swappedIn:
+	CBNZ R25, loop11
+	B loop10
+loop00:
+	// element 0
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop00
+	B done
+loop01:
+	// element 0
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop01
+	B done
+loop10:
+	// element 0
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop10
+	B done
+loop11:
+	// element 0
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 1
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 2
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	// element 3
+	MOVD.P 8(R1), R7
+	REV R7, R7
+	CMP $0, R13
+	CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it
+	CSET EQ, R14
+	SUB R8, R7, R10
+	CMP R9, R10 // HI: v outside [lo, hi]
+	CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ
+	BNE done
+	MADD R6, R15, R7, R11 // v*a + b
+	CMP $0, R14
+	CSEL NE, R3, R11, R11
+	CINC NE, R4, R4
+	REV R11, R11
+	MOVD.P R11, 8(R0)
+	SUB $1, R2
+	CBNZ R2, loop11
+done:
+	// n = words stored: the dst pointer has moved past each of them
+	SUB R19, R0, R7
+	LSR $3, R7, R7
+	MOVD R7, n+96(FP)
+	MOVD R4, nat+104(FP)
+	RET

@@ -391,6 +391,7 @@ func (t *Transcoder) slowElement(dst, src []uint64, base, i int, swapIn, swapOut
 // reported lossy. src is intact: in exact mode an in-place run converts from
 // a saved copy of each sub-block (see runWords).
 func (t *Transcoder) lossAt(src []uint64, base, from, to int, swapIn bool, acc *accumulator) error {
+	nat := 0
 	for j := from; j < to; j++ {
 		w := src[j]
 		if swapIn {
@@ -398,10 +399,12 @@ func (t *Transcoder) lossAt(src []uint64, base, from, to int, swapIn bool, acc *
 		}
 		v := int64(w)
 		if v == math.MinInt64 {
+			nat++
 			continue
 		}
 		if _, lossy := t.exact(v); lossy {
 			acc.elements += j - from
+			acc.nat += nat // the NaT before it were converted too
 			return &ElementError{Reason: ReasonLoss, Index: base + j, Value: v, From: t.conv.From, To: t.conv.To}
 		}
 	}

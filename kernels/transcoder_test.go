@@ -352,3 +352,28 @@ func TestHugeFactors(t *testing.T) {
 		}
 	}
 }
+
+// TestExactStatsCountNaT: in exact mode a lossy element stops the run, and
+// the Stats of the elements before it count their NaT.
+func TestExactStatsCountNaT(t *testing.T) {
+	tr := mustTr(t, mustConv(t, dt(dtype.Datetime, dtype.Nanosecond, 1), dt(dtype.Datetime, dtype.Second, 1)), Options{Exact: true})
+	forEachImpl(t, func(t *testing.T) {
+		vals := make([]int64, 100)
+		for i := range vals {
+			vals[i] = int64(i) * 1e9
+			if i%10 == 3 {
+				vals[i] = math.MinInt64
+			}
+		}
+		vals[57] = 1 // lossy
+		src := encode(binary.NativeEndian, vals, 0)
+		st, err := tr.Run(make([]byte, len(src)), src, nil)
+		var ee *ElementError
+		if !errors.As(err, &ee) || ee.Index != 57 || ee.Reason != ReasonLoss {
+			t.Fatalf("error %v, want loss at 57", err)
+		}
+		if st.Elements != 57 || st.NaT != 6 || st.Valid != 51 {
+			t.Fatalf("stats %+v, want 57 elements, 6 NaT, 51 valid", st)
+		}
+	})
+}

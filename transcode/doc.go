@@ -19,6 +19,19 @@
 // (kernels.Transcoder.Run: source byte order, rescale, destination byte
 // order, NaT and loss counts as by-products) → encode → store.
 //
+// # CF time
+//
+// A source that is a CF time array (xarray's encoding: numbers with units
+// "<unit> since <date>", zarr.Array.CFTime) is decoded exactly
+// (kernels.CFDecoder) as its chunks are read, widened in place to 8 bytes
+// an element in the region buffer; the destination is a datetime64 array
+// of Options.Unit or DefaultCFUnit, fill value NaT, without the CF
+// attributes. Options.CF writes the destination CF-encoded instead
+// (kernels.CFEncoder): int64 counts of Options.CFUnits, by default of the
+// destination unit since 1970-01-01, with NaT as _FillValue;
+// Plan.XarrayRounding says when xarray's float64 masking would round what
+// was written. Plan.CF describes both.
+//
 // # Nothing lost
 //
 // Destination chunks are written by the store atomically (zarr.DirStore

@@ -3,6 +3,7 @@ package transcode
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/zarr-dt64/dt64/kernels"
 )
@@ -52,11 +53,21 @@ type ElementError struct {
 func (e *ElementError) Error() string {
 	what := "cannot be converted"
 	var ke *kernels.ElementError
+	typ, val := "", ""
+	if errors.As(e.Err, &ke) {
+		typ, val = ke.From.String(), strconv.FormatInt(ke.Value, 10)
+		if ke.Source != "" { // a CF source or destination
+			typ = ke.Source
+		}
+		if ke.Text != "" {
+			val = ke.Text
+		}
+	}
 	switch {
-	case errors.As(e.Err, &ke) && ke.Reason == kernels.ReasonOverflow:
-		what = fmt.Sprintf("%s value %d overflows int64 when converted to %s", ke.From, ke.Value, ke.To)
-	case errors.As(e.Err, &ke) && ke.Reason == kernels.ReasonLoss:
-		what = fmt.Sprintf("%s value %d is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", ke.From, ke.Value, ke.To)
+	case ke != nil && ke.Reason == kernels.ReasonOverflow:
+		what = fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, ke.To)
+	case ke != nil && ke.Reason == kernels.ReasonLoss:
+		what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, ke.To)
 	case e.Err != nil:
 		what = e.Err.Error()
 	}

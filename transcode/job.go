@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -26,11 +28,18 @@ type Job struct {
 	plan     Plan
 	doc      planDoc
 	geo      *geometry
-	kern     *kernels.Transcoder
-	srcFill  [8]byte // source fill value in source byte order
-	fillSt   kernels.Stats
-	lo, hi   int64             // this part's work units
-	sources  map[string]string // versions of this part's source chunks (sources.go)
+	conv     dtype.Conversion    // a datetime64 source's conversion (or a CF one's decoding)
+	kern     *kernels.Transcoder // a datetime64 source to a datetime64 destination
+	cf       cfSide
+	dec, enc cfKernel      // a CF source's decoder; a CF destination's encoder
+	srcFill  [8]byte       // a datetime64 source's fill value in source byte order
+	fillSt   kernels.Stats // what the source fill value converts as
+	// fillSame: the source's fill value converts to the destination's,
+	// so a region whose source chunks are all missing is all fill.
+	fillSame   bool
+	dstFillNaT bool              // the destination's fill value is NaT (padding counts as NaT)
+	lo, hi     int64             // this part's work units
+	sources    map[string]string // versions of this part's source chunks (sources.go)
 
 	bufs chan *buffers // the pool: at most InFlight sets ever exist
 	nbuf atomic.Int64
@@ -45,6 +54,11 @@ type Plan struct {
 	Source, Destination           zarr.Metadata
 	SourceOrder, DestinationOrder binary.ByteOrder
 	Conversion                    dtype.Conversion
+	// CF says what CF time the job reads or writes ("" for none), e.g.
+	// "CF time: hours since 1900-01-01 00:00:00, calendar standard, int64".
+	CF string
+	// CFUnits are a CF destination's units (nil for datetime64).
+	CFUnits *cf.Units
 	// Units is the number of work units in the whole array; a unit
 	// covers UnitShape elements (a destination shard made of source
 	// chunks, a source shard split into destination chunks, or one chunk).
@@ -77,13 +91,20 @@ type Summary struct {
 	Complete, AlreadyComplete bool
 	// PartsDone of Parts have finished (for a partitioned run).
 	PartsDone, Parts int
+	// Min and Max are the extremes of the non-NaT values a CF
+	// destination holds, as stored (counts of its units), in the units
+	// of this part; Ranged says there were any. Not computed for
+	// datetime64 destinations.
+	Min, Max int64 `json:",omitempty"`
+	Ranged   bool  `json:",omitempty"`
 }
 
 func (s *Summary) addUnit(u unitStats) {
 	if u.resumed {
 		s.Resumed++
 	}
-	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy})
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy,
+		Min: u.min, Max: u.max, Ranged: u.ranged})
 }
 
 func (s *Summary) add(o Summary) {
@@ -97,6 +118,12 @@ func (s *Summary) add(o Summary) {
 	s.Lossy += o.Lossy
 	s.BytesRead += o.BytesRead
 	s.BytesWritten += o.BytesWritten
+	if o.Ranged {
+		if !s.Ranged {
+			s.Min, s.Max = o.Min, o.Max
+		}
+		s.Min, s.Max, s.Ranged = min(s.Min, o.Min), max(s.Max, o.Max), true
+	}
 }
 
 // Progress is a snapshot of a running transcode.
@@ -125,34 +152,46 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 	if t.src, err = zarr.Open(ctx, t.srcIO); err != nil {
 		return nil, fmt.Errorf("opening the source: %w", err)
 	}
-	if !t.src.IsTime() {
-		return nil, planErr("the source holds %s, not datetime64 or timedelta64 values", t.src.Numeric())
+	cft, err := t.src.CFTime()
+	if err != nil {
+		return nil, fmt.Errorf("%w: the source: %w", ErrPlan, err)
+	}
+	if !t.src.IsTime() && cft == nil {
+		return nil, planErr("the source holds %s numbers, not datetime64 or timedelta64 values nor CF time (a units attribute \"<unit> since <date>\")", t.src.Numeric())
+	}
+	if o.CFUnits != "" {
+		o.CF = true
+		t.opts.CF = true
+	}
+	if o.CF && o.CFUnits != "" && (o.Unit != dtype.NoUnit || o.Scale != 0) {
+		return nil, planErr("a CF destination counts in the unit of its CF units; give the unit there, not as a datetime64 unit")
 	}
 	sm := t.src.Metadata()
-	dm, notes, err := destMetadata(sm, &o)
+	asTime := sm // the source as a datetime64 array
+	if cft != nil {
+		if asTime, err = cfSourceAsTime(sm, cft, &o); err != nil {
+			return nil, err
+		}
+	}
+	dm, notes, err := destMetadata(asTime, &o)
 	if err != nil {
 		return nil, err
 	}
-	conv, err := dtype.NewConversion(sm.DataType, dm.DataType)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
-	}
-	fill, fillSt, err := convertFill(conv, sm.FillValue, o.Exact)
-	if err != nil {
+	t.cf.src = cft
+	if err := t.planKernels(sm, &dm, o); err != nil {
 		return nil, err
 	}
-	t.fillSt = fillSt
-	dm.FillValue = fill
+	if t.cf.dstUnits != nil && dm.Format == 2 && len(sm.DimensionNames) > 0 && hasAttribute(dm.Attributes, "_ARRAY_DIMENSIONS") {
+		for i, n := range notes {
+			if strings.HasPrefix(n, "dimension_names") {
+				notes[i] = fmt.Sprintf("dimension_names %s become the attribute _ARRAY_DIMENSIONS (xarray's convention in v2)", sm.DimensionNames)
+			}
+		}
+	}
 	if t.dst, err = zarr.Create(ctx, t.dstIO, dm); err != nil {
 		return nil, fmt.Errorf("%w: destination metadata: %w", ErrPlan, err)
 	}
 	srcOrder, dstOrder := t.src.ByteOrder(), t.dst.ByteOrder()
-	t.src.ByteOrder().PutUint64(t.srcFill[:], uint64(sm.FillValue))
-	if t.kern, err = kernels.NewTranscoder(conv, kernels.Options{
-		From: srcOrder, To: dstOrder, Overflow: o.Overflow, Exact: o.Exact,
-	}); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
-	}
 	if t.geo, err = newGeometry(sm.Shape, sm.ChunkShape, t.src.ChunkGrid(), dm.ChunkShape, t.dst.ChunkGrid()); err != nil {
 		return nil, err
 	}
@@ -168,12 +207,12 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 	}
 	t.doc = planDoc{
 		Tool: "dt64 transcode", Version: planVersion, Source: storeName(src),
-		SourceMetadataSHA256: fp, Destination: docs, Conversion: conv.String(),
+		SourceMetadataSHA256: fp, Destination: docs, Conversion: t.conversionText(),
 		Overflow: o.Overflow.String(), Exact: o.Exact, Units: t.geo.units,
 	}
 	t.plan = Plan{
 		Source: sm, Destination: t.dst.Metadata(), SourceOrder: srcOrder, DestinationOrder: dstOrder,
-		Conversion: conv, Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
+		Conversion: t.conv, CF: t.cfText(), CFUnits: t.cf.dstUnits, Units: t.geo.units, UnitShape: append([]int64(nil), t.geo.region...),
 		FirstUnit: t.lo, EndUnit: t.hi, Workers: o.cpus(localStores(src, dst)), InFlight: o.inFlight(localStores(src, dst)), Notes: notes,
 	}
 	t.plan.MemoryBound = int64(t.plan.InFlight) * t.perUnitBytes()

@@ -39,6 +39,17 @@ type Options struct {
 	// Format is the destination Zarr format, 2 or 3; 0 keeps the source's.
 	Format int
 
+	// CF writes the destination CF-encoded, as xarray reads time
+	// coordinates: int64 counts of CFUnits, attributes units, calendar
+	// "proleptic_gregorian" and _FillValue MinInt64 (NaT, also the array's
+	// fill value). Without CFUnits the unit is the destination unit's
+	// (Unit, else the source's; weeks as days, units finer than ns as ns)
+	// and the reference the epoch, 1970-01-01 00:00:00.
+	CF bool
+	// CFUnits are the CF destination's units, "<unit> since <date>"
+	// (implies CF), e.g. "seconds since 2000-01-01".
+	CFUnits string
+
 	// Overflow is what happens to an element whose converted value does
 	// not fit in an int64: stop the run (default), store NaT, or clamp.
 	Overflow kernels.Policy

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -70,6 +71,13 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 		case zarr.CRC32CCodec:
 			srcCRC = true
 		case zarr.ZstdCodec, zarr.GzipCodec:
+			srcCompress = append(srcCompress, c)
+		case zarr.BloscCodec:
+			if !blosc.Encodes(c.CName) {
+				notes = append(notes, fmt.Sprintf("the source's blosc compressor %s is one dt64 reads but does not write: the destination is uncompressed unless --codec says otherwise", c.CName))
+				continue
+			}
+			c.TypeSize = 0 // the destination's element size: 8 (a CF source's may be narrower)
 			srcCompress = append(srcCompress, c)
 		case zarr.ZlibCodec:
 			if format == 3 {

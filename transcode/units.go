@@ -16,6 +16,7 @@ import (
 // buffers are one unit's working memory, reused from unit to unit.
 type buffers struct {
 	region, srcStage, dstStage []byte
+	one                        []byte // one element, for a CF source's padding
 }
 
 // alignedBytes returns n zeroed bytes, 8-byte aligned so the kernels can
@@ -126,11 +127,17 @@ type unitStats struct {
 	resumed                          bool
 	chunks, stored                   int64
 	elements, nat, overflowed, lossy int64
+	min, max                         int64 // of a CF destination's values, when ranged
+	ranged                           bool
 }
 
 // readRegion decodes the source chunks of the region at origin into
-// b.region and reports whether any of them is stored.
-func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64) (present bool, err error) {
+// b.region and reports whether any of them is stored. A CF source's
+// chunks are decoded with dec as they are read (widened in place to 8
+// bytes an element), and the statistics of their elements inside the
+// array returned; an element dec refuses is convErr, returned apart from
+// read errors so that a changed source is reported first.
+func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64, dec cfKernel) (present bool, st kernels.Stats, convErr error, err error) {
 	g := t.geo
 	off := make([]int64, len(origin))
 	err = g.chunksIn(origin, g.srcChunk, g.srcGrid, func(c []int64) error {
@@ -144,9 +151,16 @@ func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64) (prese
 		default:
 			buf = b.src(g)
 		}
-		_, ok, err := t.src.ReadChunkRaw(ctx, c, buf)
+		raw := buf[:g.srcLen*t.src.ElementSize()]
+		_, ok, err := t.src.ReadChunkRaw(ctx, c, raw)
 		if err != nil {
 			return fmt.Errorf("reading the source: %w", err)
+		}
+		if dec != nil && convErr == nil {
+			var cst kernels.Stats
+			if cst, convErr = t.decodeChunk(dec, b, buf, raw, c); convErr == nil {
+				st.Add(cst)
+			}
 		}
 		if !g.srcContig {
 			g.blockOffset(origin, g.srcChunk, c, off)
@@ -157,7 +171,12 @@ func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64) (prese
 		present = present || ok
 		return nil
 	})
-	return present, err
+	if dec != nil && err == nil && convErr == nil {
+		// Slots of chunks beyond the grid, and padding: NaT, as the
+		// destination stores padding.
+		g.pad(b.region, origin, t.decodedNaT())
+	}
+	return present, st, convErr, err
 }
 
 // dstChunkBytes returns the destination chunk at coords within the region
@@ -181,9 +200,28 @@ func (t *Job) dstChunkBytes(b *buffers, origin, c, off []int64) []byte {
 
 // convertRegion converts b.region in place with k (after setting its
 // padding to the fill value) and returns the statistics of the elements
-// inside the array.
-func (t *Job) convertRegion(k *kernels.Transcoder, b *buffers, origin []int64) (kernels.Stats, error) {
+// inside the array. For a CF source (already decoded by readRegion) k is
+// the CF encoder or nil; st are the decoded elements' statistics, to which
+// the encoder's overflows and losses are added.
+func (t *Job) convertRegion(k cfKernel, b *buffers, origin []int64, st kernels.Stats) (kernels.Stats, error) {
 	g := t.geo
+	if t.cf.src != nil {
+		if k == nil {
+			return st, nil
+		}
+		est, err := k.Run(b.region, b.region, nil)
+		if err != nil {
+			return st, t.elementError(origin, err)
+		}
+		st.Overflowed += est.Overflowed
+		st.Lossy += est.Lossy
+		st.Min, st.Max = est.Min, est.Max
+		if t.opts.Overflow == kernels.OverflowNaT {
+			st.NaT += est.Overflowed
+			st.Valid -= est.Overflowed
+		}
+		return st, nil
+	}
 	_, inside, _ := g.extent(origin)
 	g.pad(b.region, origin, t.srcFill)
 	st, err := k.Run(b.region, b.region, nil)
@@ -191,12 +229,18 @@ func (t *Job) convertRegion(k *kernels.Transcoder, b *buffers, origin []int64) (
 		return st, t.elementError(origin, err)
 	}
 	// Padding is the fill value: take its statistics back out.
-	out := g.regionLen - int(inside)
-	st.Elements -= out * t.fillSt.Elements
-	st.NaT -= out * t.fillSt.NaT
-	st.Valid -= out * t.fillSt.Valid
-	st.Lossy -= out * t.fillSt.Lossy
+	subtractStats(&st, t.fillSt, g.regionLen-int(inside))
 	return st, nil
+}
+
+// subtractStats takes n elements with the statistics of one (one) out
+// of st.
+func subtractStats(st *kernels.Stats, one kernels.Stats, n int) {
+	st.Elements -= n * one.Elements
+	st.NaT -= n * one.NaT
+	st.Valid -= n * one.Valid
+	st.Lossy -= n * one.Lossy
+	st.Overflowed -= n * one.Overflowed
 }
 
 func (t *Job) elementError(origin []int64, err error) error {
@@ -236,15 +280,18 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 		}
 		us = unitStats{}
 	}
-	present, err := t.readRegion(ctx, b, origin)
+	present, st, convErr, err := t.readRegion(ctx, b, origin, t.dec)
 	if err != nil {
 		return us, err
 	}
 	if err := t.checkUnitSources(ctx, u); err != nil {
 		return us, err
 	}
+	if convErr != nil {
+		return us, convErr
+	}
 	_, inside, _ := g.extent(origin)
-	if !present {
+	if !present && t.fillSame {
 		// Every source chunk is missing: the region is all fill, and so is
 		// every destination chunk, which zarr does not store.
 		us.elements = inside
@@ -253,11 +300,14 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 		_ = g.chunksIn(origin, g.dstChunk, g.dstGrid, func([]int64) error { us.chunks++; return nil })
 		return us, nil
 	}
-	st, err := t.convertRegion(t.kern, b, origin)
+	st, err = t.convertRegion(t.kernel(), b, origin, st)
 	if err != nil {
 		return us, err
 	}
 	us.elements, us.nat, us.overflowed, us.lossy = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy)
+	if t.cf.dstUnits != nil && st.Valid > 0 {
+		us.min, us.max, us.ranged = st.Min, st.Max, true
+	}
 	off := make([]int64, len(origin))
 	err = g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
 		us.chunks++
@@ -278,6 +328,9 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 // destination holds only the results. Under the error policy no finished
 // unit overflowed, and a conversion by a whole factor loses nothing.
 func (t *Job) recountOnResume() bool {
+	if t.cf.src != nil || t.cf.dstUnits != nil {
+		return t.opts.Overflow != kernels.OverflowFail || !t.opts.Exact
+	}
 	c := t.plan.Conversion
 	lossy, overflow := false, false
 	switch c.Path {
@@ -294,16 +347,19 @@ func (t *Job) recountOnResume() bool {
 // sets the overflowed and lossy counts of us, so that a resumed run's
 // summary counts the units an earlier run did.
 func (t *Job) recount(ctx context.Context, b *buffers, origin []int64, us *unitStats) error {
-	present, err := t.readRegion(ctx, b, origin)
+	present, st, convErr, err := t.readRegion(ctx, b, origin, t.dec)
 	if err != nil {
 		return err
 	}
-	if !present {
+	if convErr != nil {
+		return convErr
+	}
+	if !present && t.fillSame {
 		_, inside, _ := t.geo.extent(origin)
 		us.lossy = inside * int64(t.fillSt.Lossy)
 		return nil
 	}
-	st, err := t.convertRegion(t.kern, b, origin)
+	st, err = t.convertRegion(t.kernel(), b, origin, st)
 	if err != nil {
 		return err
 	}
@@ -317,7 +373,7 @@ func (t *Job) recount(ctx context.Context, b *buffers, origin []int64, us *unitS
 func (t *Job) unitDone(ctx context.Context, b *buffers, origin []int64, us *unitStats) (bool, error) {
 	g := t.geo
 	done := true
-	dstNaT := t.dst.FillValue() == dtype.NaT
+	dstNaT := t.dstFillNaT
 	err := g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
 		buf := b.dst(g)
 		_, ok, err := t.dst.ReadChunkRaw(ctx, c, buf)
@@ -337,6 +393,18 @@ func (t *Job) unitDone(ctx context.Context, b *buffers, origin []int64, us *unit
 		us.stored++
 		us.elements += inside
 		us.nat += int64(nat)
+		if t.cf.dstUnits != nil {
+			lo, hi, valid, err := kernels.MinMax(buf, t.plan.DestinationOrder)
+			if err != nil {
+				return err
+			}
+			if valid > 0 {
+				if !us.ranged {
+					us.min, us.max = lo, hi
+				}
+				us.min, us.max, us.ranged = min(us.min, lo), max(us.max, hi), true
+			}
+		}
 		return nil
 	})
 	if errors.Is(err, errStop) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -28,25 +29,26 @@ func (t *Job) Verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ref, err := kernels.NewTranscoder(t.plan.Conversion, kernels.Options{
-		From: t.plan.SourceOrder, To: t.plan.DestinationOrder,
-		Overflow: t.opts.Overflow, Exact: t.opts.Exact, Reference: true,
-	})
+	dec, ref, err := t.referenceKernels()
 	if err != nil {
 		return err
 	}
 	g := t.geo
 	return t.forEachUnit(ctx, t.lo, t.hi, func(ctx context.Context, b *buffers, u int64) error {
 		origin := g.origin(u)
-		if _, err := t.readRegion(ctx, b, origin); err != nil {
+		_, st, convErr, err := t.readRegion(ctx, b, origin, dec)
+		if err != nil {
 			return err
 		}
-		if _, err := t.convertRegion(ref, b, origin); err != nil {
+		if convErr != nil {
+			return convErr
+		}
+		if _, err := t.convertRegion(ref, b, origin, st); err != nil {
 			return err
 		}
 		off := make([]int64, len(origin))
 		stage := b.dst(g)
-		err := g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
+		err = g.chunksIn(origin, g.dstChunk, g.dstGrid, func(c []int64) error {
 			if _, _, err := dst.ReadChunkRaw(ctx, c, stage); err != nil {
 				return fmt.Errorf("verifying: %w", err)
 			}
@@ -77,6 +79,44 @@ func (t *Job) Verify(ctx context.Context) error {
 		t.progress.elements.Add(inside)
 		return nil
 	})
+}
+
+// referenceKernels compiles the job's conversion again, on the kernels'
+// exact reference path: a CF source's decoder (nil for datetime64), and
+// what convertRegion runs (nil for a CF source to datetime64).
+func (t *Job) referenceKernels() (dec, conv cfKernel, err error) {
+	p := t.plan
+	ko := kernels.Options{From: p.SourceOrder, To: p.DestinationOrder, Overflow: t.opts.Overflow, Exact: t.opts.Exact, Reference: true}
+	if t.cf.src != nil {
+		do := ko
+		if t.cf.dstUnits != nil {
+			do.To = dtype.NativeOrder()
+		}
+		d, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, do)
+		if err != nil {
+			return nil, nil, err
+		}
+		dec = d
+	}
+	switch {
+	case t.cf.dstUnits != nil:
+		eo := ko
+		if t.cf.src != nil {
+			eo.From = dtype.NativeOrder()
+		}
+		e, err := kernels.NewCFEncoder(t.cf.mid, *t.cf.dstUnits, eo)
+		if err != nil {
+			return nil, nil, err
+		}
+		conv = e
+	case t.cf.src == nil:
+		k, err := kernels.NewTranscoder(p.Conversion, ko)
+		if err != nil {
+			return nil, nil, err
+		}
+		conv = k
+	}
+	return dec, conv, nil
 }
 
 // reopenDestination opens the destination from the metadata stored in

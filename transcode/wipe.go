@@ -164,8 +164,11 @@ func arrayFromDocs(ctx context.Context, docs map[string]string) (*zarr.Array, er
 	}
 	a, err := zarr.Open(ctx, mem)
 	if err == nil && !a.IsTime() {
-		// Only a time array can be this engine's output.
-		return nil, fmt.Errorf("it holds %s, not datetime64 or timedelta64 values", a.Numeric())
+		// Only a time array can be this engine's output: datetime64,
+		// timedelta64, or CF time (Options.CF).
+		if t, cfErr := a.CFTime(); t == nil || cfErr != nil {
+			return nil, fmt.Errorf("it holds %s, not datetime64, timedelta64 or CF time values", a.Numeric())
+		}
 	}
 	return a, err
 }

@@ -35,6 +35,15 @@ func storeName(s Store) string {
 	return ""
 }
 
+// String names the array in messages: its store's String(), or "array"
+// for a store without one.
+func (a *Array) String() string {
+	if a.name == "" {
+		return "array"
+	}
+	return a.name
+}
+
 func (a *Array) docName(key string) string {
 	if a.name == "" {
 		return key

@@ -12,6 +12,7 @@ import (
 // inside the directory (as Get reads it); one that points outside, or
 // nowhere, is not a value.
 func (d *DirStore) Entries(ctx context.Context, prefix string) ([]Entry, error) {
+	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

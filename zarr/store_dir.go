@@ -38,9 +38,24 @@ type DirStore struct {
 	// or an OS crash, values written shortly before may be missing, empty
 	// or torn, whatever was synced.
 	NoSync bool
+	// FlushAhead, when above zero, lets Set return as soon as a value is
+	// in its temporary file: the flush to disk and the rename into place
+	// finish in the background, at most FlushAhead values at a time, so
+	// that the caller's next work overlaps the disk's. Each value is
+	// still flushed before its rename. A key still in flight is waited
+	// for by Get, GetInto, Version, Delete and Set of that key; List,
+	// Entries, Temps, Sync and Close wait for every value. The error of a
+	// background flush or rename (naming the key) is returned by the next
+	// Sync or Close and by every later Set: a caller that never calls
+	// either would not see it, and must call one of them before another
+	// DirStore opens the same directory. Ignored with NoSync, where the
+	// rename is all there is to do.
+	FlushAhead int
 
 	mu   sync.Mutex
 	root *os.Root
+
+	ahead flushAhead
 }
 
 // Dir returns the store rooted at directory path. The directory is opened
@@ -52,13 +67,17 @@ func (d *DirStore) String() string { return d.path }
 
 // Close releases the directory handle. The store reopens it if used again.
 func (d *DirStore) Close() error {
+	werr := d.ahead.wait()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.root == nil {
-		return nil
+		return werr
 	}
 	err := d.root.Close()
 	d.root = nil
+	if werr != nil {
+		return werr
+	}
 	return err
 }
 
@@ -102,6 +121,7 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	d.ahead.waitKey(key)
 	r, err := d.openRoot(false)
 	if err != nil {
 		return nil, notExist(err)
@@ -170,21 +190,56 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 	if err != nil {
 		return err
 	}
-	dir, base := path.Split(key)
-	if dir != "" {
-		if err := r.MkdirAll(strings.TrimSuffix(dir, "/"), 0o755); err != nil {
+	background := d.FlushAhead > 0 && !d.NoSync
+	if background {
+		// Claim the key first: a second Set of it waits for the first's
+		// rename, so the later value wins.
+		if err := d.ahead.claim(ctx, key, d.FlushAhead); err != nil {
 			return err
 		}
 	}
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	dir, base := path.Split(key)
+	if dir != "" {
+		err = r.MkdirAll(strings.TrimSuffix(dir, "/"), 0o755)
+	}
+	var f *os.File
+	var tmp string
+	if err == nil {
+		var rnd [8]byte
+		_, _ = rand.Read(rnd[:])
+		tmp = dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
+		f, err = r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			if _, err = f.Write(value); err != nil {
+				f.Close()
+				_ = r.Remove(tmp)
+			}
+		}
+	}
+	if background {
+		if err != nil {
+			d.ahead.release(key, nil)
+			return err
+		}
+		go func() {
+			if flushHook != nil {
+				flushHook(key)
+			}
+			d.ahead.release(key, d.finish(r, f, tmp, key))
+		}()
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(value)
-	if err == nil && !d.NoSync {
+	return d.finish(r, f, tmp, key)
+}
+
+// finish flushes the written temporary file f (unless NoSync), closes it
+// and renames it to key; on any failure it removes the file.
+func (d *DirStore) finish(r *os.Root, f *os.File, tmp, key string) error {
+	var err error
+	if !d.NoSync {
 		err = syncData(f)
 	}
 	if cerr := f.Close(); err == nil {
@@ -207,6 +262,9 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 func (d *DirStore) Sync(ctx context.Context) error {
 	if d.NoSync {
 		return nil
+	}
+	if err := d.ahead.wait(); err != nil {
+		return err
 	}
 	r, err := d.openRoot(false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -259,6 +317,7 @@ func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
 	if err := ValidKey(key); err != nil {
 		return "", err
 	}
+	d.ahead.waitKey(key)
 	r, err := d.openRoot(false)
 	if err == nil {
 		var st fs.FileInfo
@@ -279,6 +338,7 @@ func (d *DirStore) Delete(ctx context.Context, key string) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
+	d.ahead.waitKey(key)
 	r, err := d.openRoot(false)
 	if err != nil {
 		if errors.Is(notExist(err), fs.ErrNotExist) {
@@ -293,6 +353,7 @@ func (d *DirStore) Delete(ctx context.Context, key string) error {
 }
 
 func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
+	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -332,6 +393,7 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 // from each file's store-relative path (a valid argument to RemoveTemp) to
 // the key it was meant for. Get and List never see them.
 func (d *DirStore) Temps(ctx context.Context) (map[string]string, error) {
+	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

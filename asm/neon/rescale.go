@@ -81,6 +81,19 @@ AdvSIMD has no 64-bit lane multiply.`, blockRescale),
 		goSig: "(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int)",
 		args:  128, emit: emitMulDiv,
 	},
+	{
+		file: "rescale", name: "cfMulAddARM64",
+		doc: fmt.Sprintf(`cfMulAddARM64 is cfMulAddLoop for a prefix of src with at most one
+missing value: dst[i] = v*a + b (wrapping) for the value v of src[i]
+(byte-reversed when swapIn; the result byte-reversed when swapOut) while
+lo <= v <= hi; v == miss, when hasMiss, is stored as NaT and counted. It
+stops before the first other element, or at len(src) rounded down to a
+multiple of %d, and returns how many elements it converted. Needs lo <= hi
+and len(dst) >= len(src); dst may be src. Scalar MADD: AdvSIMD has no
+64-bit lane multiply.`, blockRescale),
+		goSig: "(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int)",
+		args:  112, emit: emitCFMulAdd,
+	},
 }
 
 // rescaleFrame names the Go arguments every rescale kernel shares and the
@@ -269,6 +282,39 @@ func emitMulDiv(a *asm) {
 			a.op("CINC NE, %s, %s", regLossy, regLossy)
 			keepNaT(a, "R7", "R22")
 			store(a, "R22", swapOut)
+		},
+	})
+}
+
+// emitCFMulAdd: R6 = a, R15 = b, R8 = lo, R9 = hi - lo, R12 = miss,
+// R13 = hasMiss. R14 = 1 for a missing value; the range test is
+// emitMulCheck's, with "missing" in place of "NaT".
+func emitCFMulAdd(a *asm) {
+	emitRescale(a, rescaleFrame{
+		swapIn: 89, n: 96, nat: 104, lossy: -1,
+		setup: func(a *asm) {
+			a.op("MOVD a+48(FP), R6")
+			a.op("MOVD b+56(FP), R15")
+			a.op("MOVD lo+64(FP), R8")
+			a.op("MOVD hi+72(FP), R9")
+			a.op("SUB R8, R9, R9")
+			a.op("MOVD miss+80(FP), R12")
+			a.op("MOVBU hasMiss+88(FP), R13")
+		},
+		element: func(a *asm, swapIn, swapOut bool) {
+			load(a, "R7", swapIn)
+			a.op("CMP $0, R13")
+			a.op("CCMP NE, R7, R12, $0 // with a missing value: EQ when v is it")
+			a.op("CSET EQ, R14")
+			a.op("SUB R8, R7, R10")
+			a.op("CMP R9, R10 // HI: v outside [lo, hi]")
+			a.op("CCMP HI, R14, $1, $4 // outside: NE unless v is missing; inside: EQ")
+			a.op("BNE done")
+			a.op("MADD R6, R15, R7, R11 // v*a + b")
+			a.op("CMP $0, R14")
+			a.op("CSEL NE, %s, R11, R11", regNaT)
+			a.op("CINC NE, %s, %s", regNat, regNat)
+			store(a, "R11", swapOut)
 		},
 	})
 }

@@ -45,6 +45,7 @@ next command. Once without fsync (cast --no-sync) and once with it (cast's
 default, and cp followed by 'sync FILE DIR').`,
 		Example: `  dt64 bench
   dt64 bench --sizes 8MiB --rounds 9 --kernel 'Multiply|FloorDivide'
+  dt64 bench --sizes 8MiB --rounds 9 --kernel 'CF|Multiply\(h'
   dt64 bench --impl avx512,generic --json > bench.json
   dt64 bench --sizes 8MiB,256MiB --rounds 7 --plot docs/bench.svg
   dt64 bench --cast --rounds 5 --dir /data/scratch`,

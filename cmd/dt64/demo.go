@@ -121,7 +121,10 @@ func runDemo(cmd *cobra.Command, dir string, f demoFlags) error {
 		Unit: us, Endian: binary.LittleEndian, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}},
 		Format: 3, Workers: workers,
 	}
-	t, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dstDir), o)
+	dst := zarr.Dir(dstDir)
+	dst.FlushAhead = flushAhead // as transcode does
+	defer dst.Close()
+	t, err := transcode.New(ctx, zarr.Dir(srcDir), dst, o)
 	if err != nil {
 		return err
 	}

@@ -100,15 +100,21 @@ func strayFiles(t *testing.T, dir, prefix string) []string {
 // with at most the run's own state files besides.
 func TestTranscodeKillResume(t *testing.T) {
 	src := writeSample(t, 6000, 64) // 94 chunks, 80 stored
-	plans := [][]string{
-		{"--unit", "us", "--format", "3", "--codec", "zstd:1", "--shard-chunks", "2", "--workers", "2", "-q"},
-		{"--unit", "ms", "--endian", "little", "--codec", "gzip:1", "--workers", "3", "-q"},
-		{"--format", "3", "--codec", "blosc:lz4:5:shuffle", "--crc32c", "--workers", "1", "-q"},
-	}
 	rounds := 24
 	if testing.Short() {
 		rounds = 6
 	}
+	killResumeRounds(t, src, rounds, [][]string{
+		{"--unit", "us", "--format", "3", "--codec", "zstd:1", "--shard-chunks", "2", "--workers", "2", "-q"},
+		{"--unit", "ms", "--endian", "little", "--codec", "gzip:1", "--workers", "3", "-q"},
+		{"--format", "3", "--codec", "blosc:lz4:5:shuffle", "--crc32c", "--workers", "1", "-q"},
+	})
+}
+
+// killResumeRounds runs rounds of TestTranscodeKillResume on src, the
+// plans (transcode flags) in turn.
+func killResumeRounds(t *testing.T, src string, rounds int, plans [][]string) {
+	t.Helper()
 	refs := make([]string, len(plans))
 	files := make([]int, len(plans)) // chunk files of each plan's result
 	durations := make([]time.Duration, len(plans))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -44,6 +45,12 @@ the data type's unit for datetime64 (as np.datetime_as_string prints it, but
 exact where NumPy's own output wraps around), or a count of the unit for
 timedelta64 ("50 microseconds").
 
+A CF time array (xarray's encoding: numbers with units "<unit> since
+<date>") is decoded exactly as dt64 transcode decodes it, to the same
+default unit (the CF unit when every value is exact in it, else ns; the CF
+unit when the values overflow ns), and its fill value, minimum and maximum
+are shown decoded; data_type is then the stored numeric type ("int64").
+
 With --json the output is one JSON object with these members, always all of
 them, in this order:
 
@@ -68,7 +75,11 @@ them, in this order:
   min, max         smallest and largest non-NaT value as integers (int64;
                    may exceed 2^53), null when there is none
   min_text,        min and max as text, null when there is none
-  max_text`,
+  max_text
+  cf               for a CF time array {"units" as written, "reference" (ISO
+                   8601, proleptic Gregorian, UTC), "calendar", "stored"
+                   (e.g. "float64"), "decoded_as" (e.g. "datetime64[ns]")};
+                   null otherwise`,
 		Example: `  dt64 inspect data/events.zarr
   dt64 inspect --json data/events.zarr | jq .nat`,
 		Args: exactArgs(1),
@@ -125,8 +136,18 @@ type inspectReport struct {
 	Max           *int64          `json:"max"`
 	MinText       *string         `json:"min_text"`
 	MaxText       *string         `json:"max_text"`
+	CF            *inspectCF      `json:"cf"`
 
 	codecText string
+}
+
+// inspectCF describes a CF time array (xarray's encoding).
+type inspectCF struct {
+	Units     string `json:"units"`
+	Reference string `json:"reference"`
+	Calendar  string `json:"calendar"`
+	Stored    string `json:"stored"`
+	DecodedAs string `json:"decoded_as"`
 }
 
 type chunkCounts struct {
@@ -156,9 +177,20 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	}
 	meta := a.Metadata()
 	d := a.DataType()
-	js, err := d.MarshalJSON()
+	cft, err := a.CFTime()
 	if err != nil {
 		return nil, err
+	}
+	var js json.RawMessage
+	numpy, fill := "", a.FillValue()
+	if cft != nil {
+		numpy = a.Numeric().NumPy(a.ByteOrder())
+		js, _ = json.Marshal(cft.Stored.String())
+	} else {
+		if js, err = d.MarshalJSON(); err != nil {
+			return nil, err
+		}
+		numpy = d.NumPy(a.ByteOrder())
 	}
 	grid := a.Grid()
 	elements := grid.NumElements()
@@ -166,12 +198,12 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		Path:          dir,
 		Format:        a.Format(),
 		DataType:      js,
-		NumPy:         d.NumPy(a.ByteOrder()),
+		NumPy:         numpy,
 		ByteOrder:     byteOrderName(a.ByteOrder()),
 		Shape:         nonNilInts(a.Shape()),
 		ChunkShape:    nonNilInts(a.ChunkShape()),
-		FillValue:     a.FillValue(),
-		FillValueText: formatValueText(a.FillValue(), d),
+		FillValue:     fill,
+		FillValueText: formatValueText(fill, d),
 		FillValueNull: meta.FillNull,
 		Chunks: chunkCounts{
 			Grid:    nonNilInts(a.ChunkGrid()),
@@ -194,6 +226,41 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	}
 	rep.codecText = strings.Join(texts, " -> ")
 
+	if cft == nil {
+		if err := rep.valueStats(ctx, a, &files, nil, d); err != nil {
+			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
+		}
+		return rep, nil
+	}
+	types := cfTypes(cft)
+	for i, to := range types {
+		view, err := newCFView(a, cft, to)
+		if err != nil {
+			return nil, err
+		}
+		err = rep.valueStats(ctx, a, &files, view, to)
+		if err != nil && isOverflow(err) && i+1 < len(types) {
+			continue // values beyond the default type's range: show them in the CF unit
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
+		}
+		rep.CF = &inspectCF{Units: cft.Units.Text, Reference: cf.FormatInstant(cft.Units.Reference), Calendar: cft.Calendar.String(), Stored: cft.Stored.String(), DecodedAs: to.String()}
+		return rep, nil
+	}
+	return rep, nil
+}
+
+// valueStats sets the element statistics of rep from every stored chunk
+// (padding excluded) and the fill value of the missing ones, the values
+// of a CF array decoded by view to d.
+func (rep *inspectReport) valueStats(ctx context.Context, a *zarr.Array, files *arrayFiles, view *cfView, d dtype.DataType) error {
+	grid := a.Grid()
+	elements := grid.NumElements()
+	fill, err := rep.decodedFill(a, view)
+	if err != nil {
+		return err
+	}
 	// Statistics of the stored chunks, padding excluded, per worker then
 	// merged: no locking in the hot path.
 	type acc struct {
@@ -207,6 +274,13 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	}
 	errs := readStoredChunks(ctx, a, files.chunks, workers, true, func(w int, c storedChunk, raw []byte, order binary.ByteOrder) error {
 		s := &accs[w]
+		if view != nil {
+			var err error
+			if raw, err = view.decode(a, c.coords, raw); err != nil {
+				return err
+			}
+			order = dtype.NativeOrder()
+		}
 		return grid.ForEachInside(c.coords, func(off, n int) error {
 			run := raw[8*off : 8*(off+n)]
 			lo, hi, valid, err := kernels.MinMax(run, order)
@@ -225,7 +299,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
+			return err
 		}
 	}
 	total := acc{min: math.MaxInt64, max: math.MinInt64}
@@ -238,7 +312,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	}
 	// Elements of missing chunks (inside the shape) read as the fill value.
 	if missing := elements - total.elems; missing > 0 {
-		if fill := a.FillValue(); fill == dtype.NaT {
+		if fill == dtype.NaT {
 			total.nat += missing
 		} else {
 			total.valid += missing
@@ -252,13 +326,45 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		loText, hiText := formatValueText(lo, d), formatValueText(hi, d)
 		rep.Min, rep.Max, rep.MinText, rep.MaxText = &lo, &hi, &loText, &hiText
 	}
-	return rep, nil
+	return nil
+}
+
+// decodedFill is what missing chunks read as: the fill value, decoded for
+// a CF array (also set as the report's fill value).
+func (rep *inspectReport) decodedFill(a *zarr.Array, view *cfView) (int64, error) {
+	if view == nil {
+		return a.FillValue(), nil
+	}
+	bits, z, o := a.Metadata().NumericFill[0], a.ElementSize(), a.ByteOrder()
+	buf := make([]byte, 8)
+	switch z {
+	case 1:
+		buf[0] = byte(bits)
+	case 2:
+		o.PutUint16(buf, uint16(bits))
+	case 4:
+		o.PutUint32(buf, uint32(bits))
+	default:
+		o.PutUint64(buf, bits)
+	}
+	if _, err := view.dec.Run(buf, buf[:z], nil); err != nil {
+		return 0, err
+	}
+	v := int64(dtype.NativeOrder().Uint64(buf))
+	rep.FillValue, rep.FillValueText = v, formatValueText(v, view.to)
+	return v, nil
 }
 
 func (r *inspectReport) writeText(w io.Writer) error {
-	var dt dtype.DataType
-	if err := dt.UnmarshalJSON(r.DataType); err != nil {
-		return err
+	var typeLine string
+	if r.CF != nil {
+		typeLine = fmt.Sprintf("%s  (NumPy %s), CF time: %s, calendar %s; decoded as %s", r.DataType, r.NumPy, r.CF.Units, r.CF.Calendar, r.CF.DecodedAs)
+	} else {
+		var dt dtype.DataType
+		if err := dt.UnmarshalJSON(r.DataType); err != nil {
+			return err
+		}
+		typeLine = fmt.Sprintf("%s  (NumPy %s, %s)", r.DataType, r.NumPy, dt)
 	}
 	fill := fmt.Sprint(r.FillValue)
 	if r.FillValueText != fill {
@@ -270,7 +376,7 @@ func (r *inspectReport) writeText(w io.Writer) error {
 	lines := [][2]string{
 		{"path", r.Path},
 		{"format", fmt.Sprintf("Zarr v%d", r.Format)},
-		{"data type", fmt.Sprintf("%s  (NumPy %s, %s)", r.DataType, r.NumPy, dt)},
+		{"data type", typeLine},
 		{"byte order", r.ByteOrder},
 		{"shape", formatInts(r.Shape)},
 		{"chunk shape", formatInts(r.ChunkShape)},
@@ -425,8 +531,15 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, *zarr.DirStore,
 		return nil, nil, err
 	}
 	if !a.IsTime() {
-		store.Close()
-		return nil, nil, fmt.Errorf("%s: a Zarr array of %s, not of datetime64 or timedelta64 values", dir, a.Numeric())
+		t, err := a.CFTime()
+		if err != nil {
+			store.Close()
+			return nil, nil, fmt.Errorf("%s: a Zarr array of %s with %w", dir, a.Numeric(), err)
+		}
+		if t == nil {
+			store.Close()
+			return nil, nil, fmt.Errorf("%s: a Zarr array of %s, not of datetime64 or timedelta64 values nor CF time (units \"<unit> since <date>\")", dir, a.Numeric())
+		}
 	}
 	return a, store, nil
 }
@@ -533,7 +646,9 @@ func readStoredChunks(ctx context.Context, a *zarr.Array, chunks []storedChunk, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 8*a.ChunkLen())
+			// 8 bytes an element, for a CF array's narrower ones to be
+			// decoded in place.
+			buf := make([]byte, 8*a.ChunkLen())[:a.ChunkBytes()]
 			for i := range next {
 				c := chunks[i]
 				order, _, err := a.ReadChunkRaw(ctx, c.coords, buf)

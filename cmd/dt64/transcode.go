@@ -37,6 +37,8 @@ type transcodeFlags struct {
 	format, workers, inFlight                  int
 	crc32c, finalize, exact, verify            bool
 	resume, overwrite, quiet, noSync           bool
+	cf                                         bool
+	cfUnits                                    string
 	store                                      storeFlags // a group SRC
 }
 
@@ -76,6 +78,27 @@ each destination chunk a shard of N source chunks per dimension;
 --shard-chunks none removes sharding. A v2 zlib compressor becomes gzip in
 v3; v2 has no crc32c or sharding.
 
+CF time (xarray's encoding) is read as time: a numeric SRC (int8…int64,
+uint8…uint64, float32, float64) whose units attribute reads "<unit> since
+<date>" is decoded exactly (value = reference + v × unit, a float as the
+exact binary value it is, floored), and DST is a native datetime64 array
+(v3 numpy.datetime64, or <M8[U] with --format 2) without the CF attributes
+(units, calendar, _FillValue, missing_value, scale_factor, add_offset);
+NaN and missing values become NaT. Without --unit the unit is the CF one
+when every value is exact in it (integers, no fractional scale_factor or
+add_offset, a reference that is a whole number of the unit since
+1970-01-01), else ns. Calendars standard, gregorian, julian and
+proleptic_gregorian are read; noleap, 360_day and the others are refused.
+
+--cf writes DST CF-encoded instead, for readers without the datetime64
+type: int64 counts, units "<U> since 1970-01-01 00:00:00" (U: --unit, else
+the source's; weeks as days, ps/fs/as as ns), calendar
+"proleptic_gregorian", NaT stored as -9223372036854775808 and declared as
+the fill value and _FillValue. --cf-units "seconds since 2000-01-01"
+chooses the units (implies --cf). xarray masks int64 times through float64:
+when the values written reach beyond what float64 holds exactly, dt64 says
+so after the run.
+
 When SRC is a group (an xarray dataset), the whole hierarchy is one run:
 its time arrays are converted by these options, every other array is
 carried over value for value (chunk bytes copied; with --format 3 from v2
@@ -89,6 +112,9 @@ last. --include and --exclude select arrays by a glob on their path.`,
   # four machines, one array (Kubernetes Indexed Job, Slurm array, xargs -P):
   dt64 transcode --part $JOB_COMPLETION_INDEX/4 --unit us s3mnt/a.zarr s3mnt/b.zarr
   dt64 transcode --finalize --unit us s3mnt/a.zarr s3mnt/b.zarr
+  # CF time written by xarray to datetime64, and back:
+  dt64 transcode era5.zarr/time time.zarr --unit ns --format 3
+  dt64 transcode time.zarr cf.zarr --cf-units "seconds since 2000-01-01" --format 2
   # a whole xarray dataset, to Zarr v3, its datetime64 arrays in us:
   dt64 transcode ds.zarr ds3.zarr --format 3 --unit us --exclude 'scratch/*'`,
 		Args: exactArgs(2),
@@ -99,6 +125,10 @@ last. --include and --exclude select arrays by a glob on their path.`,
 			}
 			dstDir := zarr.Dir(args[1])
 			dstDir.NoSync = f.noSync
+			// Each chunk's flush and rename overlaps the next chunk's
+			// conversion; Close waits for those still in flight.
+			dstDir.FlushAhead = flushAhead
+			defer dstDir.Close()
 			var src, dst zarr.Store = zarr.Dir(args[0]), dstDir
 			if _, err := os.Stat(args[0]); err != nil {
 				return fmt.Errorf("source %s: %w", args[0], err)
@@ -127,6 +157,8 @@ last. --include and --exclude select arrays by a glob on their path.`,
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync: faster, for scratch output; after a power loss or OS crash the destination may be incomplete or torn, whatever --resume says")
 	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted run of the same plan in DST")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace the array (or interrupted run) in DST")
+	fl.BoolVar(&f.cf, "cf", false, `write DST CF-encoded (int64 "<unit> since 1970-01-01 00:00:00", proleptic_gregorian, _FillValue for NaT), as xarray reads it`)
+	fl.StringVar(&f.cfUnits, "cf-units", "", `the CF units of DST, e.g. "seconds since 2000-01-01" (implies --cf)`)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	addStoreFlags(fl, &f.store)
 	return cmd
@@ -201,8 +233,17 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 		return o, usageError{errors.New("--finalize takes neither --part nor --overwrite")}
 	}
 	o.Resume, o.Overwrite = f.resume, f.overwrite
+	if f.cfUnits != "" && (f.unit != "" || cmd.Flags().Changed("scale")) {
+		return o, usageError{errors.New("--cf-units sets the unit of a CF destination: leave out --unit and --scale")}
+	}
+	o.CF, o.CFUnits = f.cf || f.cfUnits != "", f.cfUnits
 	return o, nil
 }
+
+// flushAhead is how many destination chunks may be flushing to disk and
+// renaming while the workers go on: enough to keep a disk's queue busy,
+// few enough that a failed flush stops the run soon after.
+const flushAhead = 16
 
 func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	ctx := cmd.Context()
@@ -231,6 +272,13 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 		return err
 	}
 	printTranscodeSummary(cmd.OutOrStdout(), sum)
+	if reason, exact := p.XarrayRounding(sum); reason != "" {
+		fix := "a coarser unit (--unit, or --cf-units) keeps them exact"
+		if exact != "" {
+			fix = fmt.Sprintf("--cf-units %q keeps them exact", exact)
+		}
+		fmt.Fprintf(errw, "warning: %s; %s\n", reason, fix)
+	}
 	if !sum.Complete {
 		fmt.Fprintf(cmd.OutOrStdout(), "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
 	}
@@ -302,17 +350,29 @@ func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog fun
 }
 
 func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) {
-	fmt.Fprintf(w, "source:      %s  %s, v%d, chunks %v, %s\n", srcName, p.Source.DataType.NumPy(p.SourceOrder), p.Source.Format, p.Source.ChunkShape, transcodeCodecs(p.Source.Codecs))
-	fmt.Fprintf(w, "destination: %s  %s, v%d, chunks %v, %s\n", dstName, p.Destination.DataType.NumPy(p.DestinationOrder), p.Destination.Format, p.Destination.ChunkShape, transcodeCodecs(p.Destination.Codecs))
+	fmt.Fprintf(w, "source:      %s  %s, v%d, chunks %v, %s\n", srcName, planType(p.Source, p.SourceOrder), p.Source.Format, p.Source.ChunkShape, transcodeCodecs(p.Source.Codecs))
+	fmt.Fprintf(w, "destination: %s  %s, v%d, chunks %v, %s\n", dstName, planType(p.Destination, p.DestinationOrder), p.Destination.Format, p.Destination.ChunkShape, transcodeCodecs(p.Destination.Codecs))
 	part := ""
 	if p.EndUnit-p.FirstUnit != p.Units {
 		part = fmt.Sprintf(", this part: units %d..%d", p.FirstUnit, p.EndUnit-1)
 	}
+	what := p.Conversion.String()
+	if p.CF != "" {
+		what = p.CF
+	}
 	fmt.Fprintf(w, "plan:        %s; %d work units of %v%s; %d workers, %d in flight, buffers at most %s (plus ~20 MiB for the program)\n",
-		p.Conversion, p.Units, p.UnitShape, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
+		what, p.Units, p.UnitShape, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note:        %s\n", n)
 	}
+}
+
+// planType is an array's data type in NumPy's spelling.
+func planType(m zarr.Metadata, order binary.ByteOrder) string {
+	if m.IsTime() {
+		return m.DataType.NumPy(order)
+	}
+	return m.Numeric.NumPy(order)
 }
 
 // codecString names a codec chain briefly: "gzip:1", "zstd:3+crc32c",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -32,7 +33,13 @@ the exit status 0.
 Files that are not part of the array are warnings on standard error and do
 not change the exit status: temporary files left by an interrupted dt64
 write (".dt64-tmp-*", safe to delete), chunk keys outside the chunk grid
-(left by a shrinking resize; never read), and any other unexpected file.`,
+(left by a shrinking resize; never read), and any other unexpected file.
+
+A CF time array (xarray's encoding) is decoded as dt64 transcode decodes it
+(in its CF unit): a value that cannot be an instant (±Inf, or beyond int64
+counts of the unit) is a problem. A datetime64 array that still carries a
+CF units attribute "<unit> since <date>" gets a warning: xarray applies it
+on top of the datetime64 values (a known corruption pattern).`,
 		Example: "  dt64 validate data/events.zarr || echo damaged",
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,11 +100,24 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 	for _, k := range files.stray {
 		fmt.Fprintf(warn, "%s: warning: not a chunk or metadata document of this array\n", k)
 	}
+	if w := cfLeftovers(a); w != "" {
+		fmt.Fprintf(warn, "metadata: warning: %s\n", w)
+	}
 
 	// Decoding checks everything the codecs know (checksums, sizes,
-	// frames, shard indexes); nothing more to do per chunk.
-	errs := readStoredChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false,
-		func(int, storedChunk, []byte, binary.ByteOrder) error { return nil })
+	// frames, shard indexes); a CF array's values are decoded too.
+	check := func(int, storedChunk, []byte, binary.ByteOrder) error { return nil }
+	if t, err := a.CFTime(); err == nil && t != nil {
+		view, err := newCFView(a, t, dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1})
+		if err != nil {
+			return err
+		}
+		check = func(_ int, c storedChunk, raw []byte, _ binary.ByteOrder) error {
+			_, err := view.decode(a, c.coords, raw)
+			return err
+		}
+	}
+	errs := readStoredChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false, check)
 	problems := 0
 	for _, n := range files.notFiles {
 		problems++

@@ -27,6 +27,10 @@ def hourly():
     return pd.date_range("2020-01-01", periods=48, freq="H").values
 
 
+def milliseconds():
+    return pd.date_range("2020-01-01 00:00:01.025", periods=48, freq="2ms").values
+
+
 def with_nat(v, *idx):
     v = v.copy()
     for i in idx:
@@ -49,6 +53,10 @@ CASES = {
     "hours_int_fill": (with_nat(hourly(), 0, 47), {"units": "hours since 1900-01-01", "dtype": "int64", "_FillValue": -999}),
     # Float days with a fraction in the reference.
     "days_float_fraction": (hourly(), {"units": "days since 2019-12-31 23:59:59.5", "dtype": "float64"}),
+    # Packing: int32 milliseconds as seconds × scale_factor 0.001 (which
+    # float64 cannot hold exactly: xarray's float64 product falls 1 ns
+    # short for many of these), with a NaT through _FillValue.
+    "packed_int32_ms": (with_nat(milliseconds(), 5), {"units": "seconds since 2020-01-01", "dtype": "int32", "scale_factor": 0.001, "_FillValue": -2147483648}),
     # A model calendar: dt64 must refuse it.
     "noleap": (hourly(), {"units": "days since 2000-01-01", "calendar": "noleap"}),
 }

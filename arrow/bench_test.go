@@ -1,0 +1,140 @@
+package arrow
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// benchArray is a 1-D datetime64[ns] array of n elements, little-endian,
+// zstd level 1, in chunks of 1 Mi elements (8 MiB), in memory: one minute
+// apart with jitter, one NaT in 1000.
+func benchArray(b *testing.B, n int64, order binary.ByteOrder) *zarr.Array {
+	ctx := context.Background()
+	const chunk = 1 << 20
+	a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+		Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT,
+		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: order}, zarr.ZstdCodec{Level: 1}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]int64, chunk)
+	for c := int64(0); c*chunk < n; c++ {
+		for i := range buf {
+			buf[i] = 1_600_000_000e9 + (c*chunk+int64(i))*60e9 + r.Int64N(1e9)
+			if r.IntN(1000) == 0 {
+				buf[i] = dtype.NaT
+			}
+		}
+		if err := a.WriteChunk(ctx, []int64{c}, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return a
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkColumn reads a 16 Mi-element (128 MiB) datetime64[ns] array as
+// an Arrow column, ns -> us (a floor divide) and ns -> ns (the values
+// kept, only the validity bitmap computed), each round next to the floor:
+// decoding the same chunks into a buffer (ReadRegionRaw). col-x are the
+// medians of the per-round ratios (target <= 1.1).
+//
+//	cd arrow && go test -run '^$' -bench Column -benchtime 7x
+func BenchmarkColumn(b *testing.B) {
+	ctx := context.Background()
+	const n = 16 << 20
+	a := benchArray(b, n, binary.LittleEndian)
+	floorBuf := make([]byte, 8*n)
+	var toUs, toNs []float64
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		floor := time.Since(t0).Seconds()
+		for _, c := range []struct {
+			u   dtype.Unit
+			out *[]float64
+		}{{dtype.Microsecond, &toUs}, {dtype.Nanosecond, &toNs}} {
+			t0 = time.Now()
+			col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: c.u})
+			if err != nil {
+				b.Fatal(err)
+			}
+			*c.out = append(*c.out, time.Since(t0).Seconds()/floor)
+			col.Release()
+		}
+	}
+	b.ReportMetric(median(toUs), "col-us-x")
+	b.ReportMetric(median(toNs), "col-ns-x")
+	b.SetBytes(8 * n)
+}
+
+// BenchmarkExportParquet exports a table of the same array (16 Mi rows)
+// to Parquet (discarded), next to the floor of decoding its chunks:
+// export-x is the median ratio; Parquet's own encoding (zstd, levels,
+// statistics) is most of it.
+func BenchmarkExportParquet(b *testing.B) {
+	ctx := context.Background()
+	const n = 16 << 20
+	a := benchArray(b, n, binary.LittleEndian)
+	store := zarr.NewMemory()
+	// A group holding the array as "time".
+	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
+		b.Fatal(err)
+	}
+	m := a.Metadata()
+	sub, _ := zarr.Sub(store, "time")
+	dst, err := zarr.Create(ctx, sub, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := make([]byte, a.ChunkBytes())
+	for c := range a.NumChunks() {
+		if _, _, err := a.ReadChunkRaw(ctx, []int64{c}, raw); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := dst.WriteChunkRaw(ctx, []int64{c}, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := dst.WriteMetadata(ctx); err != nil {
+		b.Fatal(err)
+	}
+	floorBuf := make([]byte, 8*n)
+	var ratio []float64
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := dst.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		floor := time.Since(t0).Seconds()
+		t0 = time.Now()
+		tab, err := OpenTable(ctx, store, TableOptions{Options: Options{Unit: dtype.Microsecond}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := tab.RecordReader(ctx)
+		if _, err := Export(r, io.Discard, ExportOptions{Format: Parquet}); err != nil {
+			b.Fatal(err)
+		}
+		r.Release()
+		ratio = append(ratio, time.Since(t0).Seconds()/floor)
+	}
+	b.ReportMetric(median(ratio), "export-x")
+	b.SetBytes(8 * n)
+}

@@ -1,0 +1,295 @@
+package arrow
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// Options configure reading time values into Arrow.
+type Options struct {
+	// Unit is the column's unit: dtype.Second, Millisecond, Microsecond
+	// or Nanosecond. NoUnit (the zero value) picks the coarsest of them
+	// in which every source value is exact (a datetime64[h] array reads
+	// in seconds, [10us] in microseconds); a source finer than
+	// nanoseconds needs a Unit.
+	Unit dtype.Unit
+	// Overflow is what happens to a value the unit cannot hold (a year
+	// 3000 date in nanoseconds): an error naming it (the default), null,
+	// or clamped. Exact makes any value floored to the unit an error.
+	Overflow kernels.Policy
+	Exact    bool
+	// Parallel is how many chunks are read at once (0 or 1: one).
+	Parallel int
+	// Allocator allocates the columns' buffers; nil is
+	// memory.DefaultAllocator.
+	Allocator memory.Allocator
+}
+
+func (o Options) allocator() memory.Allocator {
+	if o.Allocator == nil {
+		return memory.DefaultAllocator
+	}
+	return o.Allocator
+}
+
+// arrowUnits are the units Arrow has, coarsest first.
+var arrowUnits = []struct {
+	dt64 dtype.Unit
+	unit arrow.TimeUnit
+}{
+	{dtype.Second, arrow.Second}, {dtype.Millisecond, arrow.Millisecond},
+	{dtype.Microsecond, arrow.Microsecond}, {dtype.Nanosecond, arrow.Nanosecond},
+}
+
+// TimeUnit returns the Arrow unit of a dt64 unit, and false for a unit
+// Arrow does not have.
+func TimeUnit(u dtype.Unit) (arrow.TimeUnit, bool) {
+	for _, a := range arrowUnits {
+		if a.dt64 == u {
+			return a.unit, true
+		}
+	}
+	return 0, false
+}
+
+// ColumnType returns the data type of the Arrow column a time array of
+// type from reads as with unit u (NoUnit: the default, see Options.Unit):
+// the dt64 destination type and the Arrow type.
+func ColumnType(from dtype.DataType, u dtype.Unit) (dtype.DataType, arrow.DataType, error) {
+	if u == dtype.NoUnit {
+		for _, a := range arrowUnits {
+			to := dtype.DataType{Kind: from.Kind, Unit: a.dt64, Scale: 1}
+			if exactIn(from, to) {
+				u = a.dt64
+				break
+			}
+		}
+		if u == dtype.NoUnit {
+			return dtype.DataType{}, nil, fmt.Errorf("%s has no exact Arrow unit (s, ms, us, ns): choose one", from)
+		}
+	}
+	au, ok := TimeUnit(u)
+	if !ok {
+		return dtype.DataType{}, nil, fmt.Errorf("unit %s: Arrow has s, ms, us and ns", u)
+	}
+	to := dtype.DataType{Kind: from.Kind, Unit: u, Scale: 1}
+	if from.Kind == dtype.Timedelta {
+		return to, &arrow.DurationType{Unit: au}, nil
+	}
+	return to, &arrow.TimestampType{Unit: au}, nil
+}
+
+// exactIn reports whether every value of type from is a whole number of
+// to's unit: the conversion multiplies, or reads months and years as days.
+func exactIn(from, to dtype.DataType) bool {
+	c, err := dtype.NewConversion(from, to)
+	if err != nil {
+		return false
+	}
+	switch c.Path {
+	case dtype.PathCopy:
+		return true
+	case dtype.PathCalendar:
+		return from.Unit.IsCalendar() && !to.Unit.IsCalendar()
+	}
+	_, den, ok := c.Factor64()
+	return ok && den == 1
+}
+
+// converter converts stored elements to the column's int64 values in
+// place, writing the validity bitmap: a kernels.Transcoder for datetime64
+// and timedelta64 arrays, a kernels.CFDecoder for CF time arrays.
+type converter interface {
+	Run(dst, src, validity []byte) (kernels.Stats, error)
+}
+
+// timeColumn plans reading the time array a (native, or CF-encoded as
+// xarray writes it) as an Arrow column: the converter, the size of a
+// stored element, and the column's type. It returns a nil converter for
+// an array that holds no time.
+func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error) {
+	ko := kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact}
+	if a.IsTime() {
+		to, at, err := ColumnType(a.DataType(), o.Unit)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+		}
+		conv, err := dtype.NewConversion(a.DataType(), to)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+		}
+		k, err := kernels.NewTranscoder(conv, ko)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+		}
+		return k, 8, at, nil
+	}
+	t, err := a.CFTime()
+	if err != nil || t == nil {
+		return nil, 0, nil, err
+	}
+	// The CF unit itself when every value is exact in it, as transcode
+	// decodes; then the coarsest Arrow unit exact for that.
+	to, at, err := ColumnType(transcode.DefaultCFUnit(t), o.Unit)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	k, err := kernels.NewCFDecoder(t, to, ko)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	return k, t.Stored.Size, at, nil
+}
+
+// Read reads the box [start, start+shape) of the time array a (C order,
+// so an N-D box is flattened row by row) into an Arrow Timestamp
+// (datetime64, or a CF time array as xarray encodes it) or Duration
+// (timedelta64) column. The returned Stats count the nulls (NaT, and a
+// CF array's missing values), and the values clamped, made null or
+// floored. The caller releases the column.
+//
+// The chunks are decoded straight into the column's value buffer, and
+// converted there in place in one pass that also writes the validity
+// bitmap (a CF array's narrower stored numbers are widened in place);
+// where the stored values are little-endian int64 of the column's unit
+// that pass only finds the NaT.
+func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (arrow.Array, kernels.Stats, error) {
+	k, size, at, err := timeColumn(a, o)
+	if err != nil {
+		return nil, kernels.Stats{}, err
+	}
+	if k == nil {
+		return nil, kernels.Stats{}, fmt.Errorf("%s: %s holds no time (neither datetime64, timedelta64 nor CF time)", a, a.Numeric())
+	}
+	n := int64(1)
+	for _, s := range shape {
+		n *= s
+	}
+	mem := o.allocator()
+	values := memory.NewResizableBuffer(mem)
+	values.Resize(int(8 * n))
+	defer values.Release()
+	raw := values.Bytes()
+	valid := memory.NewResizableBuffer(mem)
+	valid.Resize(int((n + 7) / 8))
+	defer valid.Release()
+	st, err := readConverted(ctx, a, k, size, start, shape, raw, valid.Bytes(), o.Parallel)
+	if err != nil {
+		return nil, st, err
+	}
+	bufs := []*memory.Buffer{valid, values}
+	if st.NaT == 0 {
+		bufs[0] = nil // no nulls: Arrow needs no bitmap
+	}
+	data := array.NewData(at, int(n), bufs, nil, st.NaT, 0)
+	defer data.Release()
+	return array.MakeFromData(data), st, nil
+}
+
+// readConverted reads the box into raw and converts it in place with k,
+// writing the validity bitmap. A 1-D range is done chunk by chunk, each
+// converted right after it is decoded, while it is still in cache, and
+// up to parallel chunks at once; other boxes are read whole, then
+// converted.
+func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, start, shape []int64, raw, bitmap []byte, parallel int) (kernels.Stats, error) {
+	fail := func(err error) error { return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err) }
+	chunk := a.ChunkShape()[0]
+	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 || shape[0] <= chunk {
+		stored := raw[:len(raw)/8*size]
+		if _, err := a.ReadRegionRaw(ctx, start, shape, stored, zarr.RegionOptions{Parallel: parallel}); err != nil {
+			return kernels.Stats{}, err
+		}
+		st, err := k.Run(raw, stored, bitmap)
+		if err != nil {
+			return st, fail(err)
+		}
+		return st, nil
+	}
+	// Pieces end on chunk boundaries, so each decodes one chunk; their
+	// starts are multiples of 8 elements from the range's, so each has
+	// whole bytes of the bitmap.
+	type piece struct{ lo, hi int64 }
+	var pieces []piece
+	lo, end := start[0], start[0]+shape[0]
+	for lo < end {
+		hi := min((lo/chunk+1)*chunk, end)
+		pieces = append(pieces, piece{lo, hi})
+		lo = hi
+	}
+	var (
+		mu    sync.Mutex
+		total kernels.Stats
+		first error
+		next  = make(chan piece)
+		wg    sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range max(1, min(parallel, len(pieces))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				off := p.lo - start[0]
+				b := raw[8*off : 8*(p.hi-start[0])]
+				stored := b[:(p.hi-p.lo)*int64(size)]
+				_, err := a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, stored, zarr.RegionOptions{})
+				var st kernels.Stats
+				if err == nil {
+					st, err = k.Run(b, stored, bitmap[off/8:])
+					if err != nil {
+						err = fail(shiftIndex(err, int(off)))
+					}
+				}
+				mu.Lock()
+				total.Add(st)
+				if err != nil && first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+send:
+	for _, p := range pieces {
+		select {
+		case next <- p:
+		case <-ctx.Done():
+			break send
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return total, first
+}
+
+// shiftIndex makes an element error's index count from the start of the
+// range instead of the piece.
+func shiftIndex(err error, off int) error {
+	var ee *kernels.ElementError
+	if errors.As(err, &ee) {
+		e := *ee
+		e.Index += off
+		return &e
+	}
+	return err
+}
+
+// hostOrder is the byte order of Arrow's buffers: the host's.
+var hostOrder binary.ByteOrder = dtype.NativeOrder()

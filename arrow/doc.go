@@ -1,0 +1,30 @@
+// Package arrow reads Zarr time arrays as Apache Arrow columns and
+// writes Arrow time columns as Zarr arrays, for analytics engines.
+//
+// It lives in a module of its own (github.com/zarr-dt64/dt64/arrow), so
+// that the core dt64 library does not depend on arrow-go. Import
+// arrow-go's own package under another name, or this one:
+//
+//	import (
+//		"github.com/apache/arrow-go/v18/arrow"
+//		dtarrow "github.com/zarr-dt64/dt64/arrow"
+//	)
+//
+// A numpy.datetime64 array becomes an arrow.Timestamp column (no time
+// zone: NumPy's datetimes are naive), a numpy.timedelta64 array an
+// arrow.Duration column, in seconds, milliseconds, microseconds or
+// nanoseconds. The values are converted by dt64's kernels in the same
+// pass that writes the validity bitmap: NaT becomes null. CF-encoded time
+// arrays (xarray's "hours since 1900-01-01") are decoded exactly as
+// package cf defines, NaT and missing values becoming null too.
+//
+// # Floor, not truncation
+//
+// A conversion to a coarser unit floors, as NumPy does: -1 ms is
+// -0.001 s, which floors to -1 s. Arrow's own cast (compute.CastToType,
+// and the engines that follow Arrow's rules) truncates toward zero and
+// gives 0 s. Both agree on every value at or after the epoch and on
+// every value that is whole in the coarser unit; they differ by one unit
+// on the pre-1970 values that are not. dt64 floors, so its columns equal
+// what NumPy computes from the same array.
+package arrow

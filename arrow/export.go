@@ -1,0 +1,110 @@
+package arrow
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// ExportFormat is a file format Export writes.
+type ExportFormat uint8
+
+const (
+	// Parquet: zstd-compressed column chunks, timestamps annotated with
+	// their unit (not adjusted to UTC: NumPy's datetimes are naive;
+	// Parquet has no seconds, so a seconds column is stored in ms),
+	// durations as int64 with the Arrow schema stored so that Arrow
+	// readers get durations back.
+	Parquet ExportFormat = iota + 1
+	// IPC is the Arrow IPC file format (not the stream format).
+	IPC
+)
+
+// ExportOptions configure Export.
+type ExportOptions struct {
+	Format ExportFormat
+	// RowGroupRows bounds a Parquet row group; 0 means 1 Mi rows.
+	RowGroupRows int64
+	// Compression of Arrow IPC record batches: "" (none, the default:
+	// some readers, apache-arrow for JavaScript among them, cannot read
+	// compressed batches), "zstd" or "lz4". Parquet is always zstd.
+	Compression string
+	// Allocator for the writers' buffers; nil is memory.DefaultAllocator.
+	Allocator memory.Allocator
+}
+
+// Export writes every record batch of r to w in the chosen format and
+// returns the rows written. Memory is bounded by a batch (and, for
+// Parquet, a row group's encoded pages). w is not closed.
+func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
+	mem := o.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	var rows int64
+	switch o.Format {
+	case Parquet:
+		if o.Compression != "" {
+			return 0, fmt.Errorf("parquet: compression is always zstd, not %q", o.Compression)
+		}
+		rg := o.RowGroupRows
+		if rg <= 0 {
+			rg = 1 << 20
+		}
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+			parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem))
+		// pqarrow closes a sink that is an io.Closer: hide it, w is the caller's.
+		fw, err := pqarrow.NewFileWriter(r.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
+		if err != nil {
+			return 0, fmt.Errorf("parquet: %w", err)
+		}
+		for r.Next() {
+			rec := r.RecordBatch()
+			if err := fw.Write(rec); err != nil {
+				fw.Close()
+				return rows, fmt.Errorf("parquet: %w", err)
+			}
+			rows += rec.NumRows()
+		}
+		if err := r.Err(); err != nil {
+			fw.Close()
+			return rows, err
+		}
+		return rows, fw.Close()
+	case IPC:
+		opts := []ipc.Option{ipc.WithSchema(r.Schema()), ipc.WithAllocator(mem)}
+		switch o.Compression {
+		case "":
+		case "zstd":
+			opts = append(opts, ipc.WithZstd())
+		case "lz4":
+			opts = append(opts, ipc.WithLZ4())
+		default:
+			return 0, fmt.Errorf("arrow IPC compression %q: want zstd or lz4", o.Compression)
+		}
+		fw, err := ipc.NewFileWriter(w, opts...)
+		if err != nil {
+			return 0, fmt.Errorf("arrow IPC: %w", err)
+		}
+		for r.Next() {
+			rec := r.RecordBatch()
+			if err := fw.Write(rec); err != nil {
+				fw.Close()
+				return rows, fmt.Errorf("arrow IPC: %w", err)
+			}
+			rows += rec.NumRows()
+		}
+		if err := r.Err(); err != nil {
+			fw.Close()
+			return rows, err
+		}
+		return rows, fw.Close()
+	}
+	return 0, fmt.Errorf("export format %d", o.Format)
+}

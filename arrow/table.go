@@ -1,0 +1,332 @@
+package arrow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// TableOptions configure OpenTable.
+type TableOptions struct {
+	Options
+	// Dim is the dimension the columns run along. Empty picks the
+	// dimension of the group's time coordinate: the 1-D time array named
+	// like its dimension (as xarray writes a coordinate), else the only
+	// dimension of 1-D time arrays.
+	Dim string
+	// BatchRows is the most rows in one record batch; 0 means 1 Mi.
+	BatchRows int64
+}
+
+// A Table is a group's 1-D arrays along one dimension, read as Arrow
+// columns: time arrays as Timestamp or Duration columns (converted,
+// NaT as null), numeric arrays as their Arrow types. Columns are named
+// by the arrays' paths in the group.
+type Table struct {
+	schema  *arrow.Schema
+	cols    []tableColumn
+	rows    int64   // along the first dimension
+	inner   []int64 // an ArrayTable's other dimensions, read whole
+	opts    TableOptions
+	skipped []string
+}
+
+type tableColumn struct {
+	name  string
+	array *zarr.Array
+	time  bool
+}
+
+// OpenTable plans reading the group in store as a table: it walks the
+// hierarchy and picks every 1-D array along the dimension. Arrays along
+// it that Arrow cannot hold (complex) are not columns; Skipped names them.
+// Arrays along other dimensions are not part of the table.
+func OpenTable(ctx context.Context, store zarr.Store, o TableOptions) (*Table, error) {
+	nodes, err := zarr.Walk(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		node zarr.Node
+		dim  string
+	}
+	var oneD []cand
+	for _, n := range nodes {
+		if n.Kind != zarr.ArrayNode || len(n.Shape) != 1 {
+			continue
+		}
+		oneD = append(oneD, cand{n, dimensionName(n)})
+	}
+	opened := map[string]*zarr.Array{}
+	open := func(p string) (*zarr.Array, error) {
+		if a := opened[p]; a != nil {
+			return a, nil
+		}
+		sub, err := zarr.Sub(store, p)
+		if err != nil {
+			return nil, err
+		}
+		a, err := zarr.Open(ctx, sub)
+		if err != nil {
+			return nil, fmt.Errorf("array %q: %w", p, err)
+		}
+		opened[p] = a
+		return a, nil
+	}
+	dim := o.Dim
+	if dim == "" {
+		var dims []string
+		for _, c := range oneD {
+			a, err := open(c.node.Path)
+			if err != nil {
+				return nil, err
+			}
+			if !isTime(a) {
+				continue
+			}
+			if path.Base(c.node.Path) == c.dim {
+				dims = []string{c.dim}
+				break
+			}
+			if len(dims) == 0 || dims[0] != c.dim {
+				dims = append(dims, c.dim)
+			}
+		}
+		switch {
+		case len(dims) == 0:
+			return nil, errors.New("no 1-D time array to take the dimension from: choose one")
+		case len(dims) > 1:
+			return nil, fmt.Errorf("1-D time arrays run along several dimensions %q: choose one", dims)
+		}
+		dim = dims[0]
+	}
+	t := &Table{opts: o, rows: -1}
+	var fields []arrow.Field
+	for _, c := range oneD {
+		if c.dim != dim {
+			continue
+		}
+		a, err := open(c.node.Path)
+		if err != nil {
+			return nil, err
+		}
+		col := tableColumn{name: c.node.Path, array: a, time: isTime(a)}
+		var at arrow.DataType
+		if col.time {
+			if _, _, at, err = timeColumn(a, o.Options); err != nil {
+				return nil, fmt.Errorf("array %q: %w", c.node.Path, err)
+			}
+		} else if nt, ok := NumericType(a.Numeric()); ok {
+			at = nt
+		} else {
+			t.skipped = append(t.skipped, c.node.Path)
+			continue
+		}
+		if n := a.Shape()[0]; t.rows < 0 {
+			t.rows = n
+		} else if n != t.rows {
+			return nil, fmt.Errorf("array %q has %d elements along %q, %q has %d", c.node.Path, n, dim, t.cols[0].name, t.rows)
+		}
+		t.cols = append(t.cols, col)
+		fields = append(fields, arrow.Field{Name: c.node.Path, Type: at, Nullable: col.time})
+	}
+	if len(t.cols) == 0 {
+		return nil, fmt.Errorf("no 1-D array runs along %q", dim)
+	}
+	t.schema = arrow.NewSchema(fields, nil)
+	if t.opts.BatchRows <= 0 {
+		t.opts.BatchRows = 1 << 20
+	}
+	return t, nil
+}
+
+// ArrayTable is the table of one array: a column named name holding
+// every element in C order (an N-D array flattened row by row, batches
+// cut along its first dimension).
+func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
+	shape := a.Shape()
+	if len(shape) == 0 {
+		shape = []int64{1}
+	}
+	t := &Table{opts: o, rows: shape[0], inner: shape[1:]}
+	col := tableColumn{name: name, array: a, time: isTime(a)}
+	var at arrow.DataType
+	var err error
+	if col.time {
+		if _, _, at, err = timeColumn(a, o.Options); err != nil {
+			return nil, err
+		}
+	} else if nt, ok := NumericType(a.Numeric()); ok {
+		at = nt
+	} else {
+		return nil, fmt.Errorf("%s: %s has no Arrow type", a, a.Numeric())
+	}
+	t.cols = []tableColumn{col}
+	t.schema = arrow.NewSchema([]arrow.Field{{Name: name, Type: at, Nullable: col.time}}, nil)
+	if t.opts.BatchRows <= 0 {
+		t.opts.BatchRows = 1 << 20
+	}
+	return t, nil
+}
+
+// isTime reports whether a reads as a time column: a datetime64 or
+// timedelta64 array, or a CF time array (one whose CF attributes do not
+// parse, a noleap calendar say, fails when its column is planned).
+func isTime(a *zarr.Array) bool {
+	if a.IsTime() {
+		return true
+	}
+	t, err := a.CFTime()
+	return t != nil || err != nil
+}
+
+// dimensionName is the name of a 1-D array's dimension: v3
+// dimension_names, or xarray's v2 _ARRAY_DIMENSIONS attribute; "" when
+// unnamed.
+func dimensionName(n zarr.Node) string {
+	if len(n.DimensionNames) == 1 {
+		return n.DimensionNames[0]
+	}
+	var attrs struct {
+		Dims []string `json:"_ARRAY_DIMENSIONS"`
+	}
+	if json.Unmarshal(n.Attributes, &attrs) == nil && len(attrs.Dims) == 1 {
+		return attrs.Dims[0]
+	}
+	return ""
+}
+
+// Schema is the table's schema: a field per column, in path order.
+func (t *Table) Schema() *arrow.Schema { return t.schema }
+
+// Rows is the number of rows: the length of the dimension (of an
+// ArrayTable, its element count).
+func (t *Table) Rows() int64 {
+	n := t.rows
+	for _, d := range t.inner {
+		n *= d
+	}
+	return n
+}
+
+// Columns is the number of columns.
+func (t *Table) Columns() int { return len(t.cols) }
+
+// Skipped names the arrays along the dimension that are not columns.
+func (t *Table) Skipped() []string { return t.skipped }
+
+// read reads rows [lo, lo+n) of every column as one record batch, and
+// the time columns' statistics.
+func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kernels.Stats, error) {
+	cols := make([]arrow.Array, 0, len(t.cols))
+	release := func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	var st kernels.Stats
+	start := append([]int64{lo}, make([]int64, len(t.inner))...)
+	shape := append([]int64{n}, t.inner...)
+	if len(c0shape(t)) == 0 { // a 0-d array: one element, no box dimensions
+		start, shape = nil, nil
+	}
+	rows := n
+	for _, d := range t.inner {
+		rows *= d
+	}
+	for _, c := range t.cols {
+		var col arrow.Array
+		var err error
+		if c.time {
+			var s kernels.Stats
+			col, s, err = Read(ctx, c.array, start, shape, t.opts.Options)
+			st.Add(s)
+		} else {
+			col, err = ReadNumeric(ctx, c.array, start, shape, t.opts.Options)
+		}
+		if err != nil {
+			release()
+			return nil, st, fmt.Errorf("column %q, rows [%d, %d): %w", c.name, lo, lo+n, err)
+		}
+		cols = append(cols, col)
+	}
+	rec := array.NewRecordBatch(t.schema, cols, rows)
+	release() // the record holds its own references
+	return rec, st, nil
+}
+
+// c0shape is the shape of the table's first column's array.
+func c0shape(t *Table) []int64 { return t.cols[0].array.Shape() }
+
+// RecordReader streams the table as record batches of at most BatchRows
+// rows, each read when Next asks for it, so memory stays bounded by one
+// batch. The caller releases the reader.
+func (t *Table) RecordReader(ctx context.Context) *RecordReader {
+	r := &RecordReader{t: t, ctx: ctx}
+	r.refs.Store(1)
+	return r
+}
+
+// RecordReader is an array.RecordReader over a Table.
+type RecordReader struct {
+	t     *Table
+	ctx   context.Context
+	refs  atomic.Int64
+	next  int64
+	cur   arrow.RecordBatch
+	err   error
+	stats kernels.Stats
+}
+
+var _ array.RecordReader = (*RecordReader)(nil)
+
+func (r *RecordReader) Retain() { r.refs.Add(1) }
+
+func (r *RecordReader) Release() {
+	if r.refs.Add(-1) == 0 && r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *RecordReader) Schema() *arrow.Schema { return r.t.schema }
+
+// Next reads the next batch; false at the end or on an error (Err).
+func (r *RecordReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || r.next >= r.t.rows {
+		return false
+	}
+	n := min(r.t.opts.BatchRows, r.t.rows-r.next)
+	rec, st, err := r.t.read(r.ctx, r.next, n)
+	r.stats.Add(st)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.cur, r.next = rec, r.next+n
+	return true
+}
+
+func (r *RecordReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Deprecated: use RecordBatch.
+func (r *RecordReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *RecordReader) Err() error { return r.err }
+
+// Stats are the time columns' conversion statistics of the batches read
+// so far, summed over columns.
+func (r *RecordReader) Stats() kernels.Stats { return r.stats }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// cfView decodes the chunks of a CF time array (xarray's encoding) for
+// inspect and validate, exactly as transcode does.
+type cfView struct {
+	t   *cf.Time
+	to  dtype.DataType
+	dec *kernels.CFDecoder
+}
+
+func newCFView(a *zarr.Array, t *cf.Time, to dtype.DataType) (*cfView, error) {
+	dec, err := kernels.NewCFDecoder(t, to, kernels.Options{From: a.ByteOrder(), To: dtype.NativeOrder()})
+	if err != nil {
+		return nil, err
+	}
+	return &cfView{t: t, to: to, dec: dec}, nil
+}
+
+// decode decodes the chunk at coords, raw as ReadChunkRaw returned it at
+// the start of a buffer of 8 × ChunkLen bytes (its capacity), in place,
+// and returns the decoded elements (native byte order). Padding is set to
+// the chunk's first element first, so that a writer's uninitialized
+// padding cannot fail.
+func (v *cfView) decode(a *zarr.Array, coords []int64, raw []byte) ([]byte, error) {
+	full := raw[:8*a.ChunkLen()]
+	z := a.ElementSize()
+	first := append([]byte(nil), raw[:z]...)
+	a.Grid().Pad(raw, coords, first)
+	if _, err := v.dec.Run(full, raw, nil); err != nil {
+		return nil, err
+	}
+	return full, nil
+}
+
+// openCF returns the CF time description of a numeric array and the
+// datetime64 type inspect shows it in: the transcode default
+// (transcode.DefaultCFUnit), or the CF unit itself when values overflow
+// that (a float "days since 1500-01-01" array of 16th-century dates has
+// no nanosecond form).
+func cfTypes(t *cf.Time) []dtype.DataType {
+	def := transcode.DefaultCFUnit(t)
+	own := dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1}
+	if def == own {
+		return []dtype.DataType{def}
+	}
+	return []dtype.DataType{def, own}
+}
+
+func isOverflow(err error) bool {
+	var ke *kernels.ElementError
+	return errors.As(err, &ke) && ke.Reason == kernels.ReasonOverflow
+}
+
+// cfLeftovers describes the CF time attributes of a datetime64 array:
+// xarray applies them on top of the datetime64 values, a known way time
+// coordinates get corrupted (CF offsets written into a native array).
+// "" when there are none.
+func cfLeftovers(a *zarr.Array) string {
+	if !a.IsTime() {
+		return ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(a.Metadata().Attributes, &obj) != nil {
+		return ""
+	}
+	var units string
+	if json.Unmarshal(obj["units"], &units) != nil {
+		return ""
+	}
+	for _, w := range strings.Fields(units) {
+		if strings.EqualFold(w, "since") {
+			return fmt.Sprintf("a %s array with the CF time attribute units %q: readers such as xarray apply it on top of the datetime64 values "+
+				"(a known corruption: CF offsets written into a native array); if the values are already the instants, remove units and calendar", a.DataType(), units)
+		}
+	}
+	return ""
+}

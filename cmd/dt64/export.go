@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	dtarrow "github.com/zarr-dt64/dt64/arrow"
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+func init() { subcommands = append(subcommands, newExportCmd) }
+
+type exportFlags struct {
+	unit, dim, compression, overflow string
+	exact, noSync, quiet             bool
+	rows, rowGroup                   int64
+	workers                          int
+}
+
+func newExportCmd() *cobra.Command {
+	var f exportFlags
+	cmd := &cobra.Command{
+		Use:   "export SRC OUT.parquet|OUT.arrow",
+		Short: "write a time array, or a group's 1-D arrays, as Parquet or an Arrow IPC file",
+		Long: `export writes Zarr data for analytics engines (DuckDB, Polars, Spark,
+DataFusion, pandas): a Parquet file (OUT ending in .parquet) or an Arrow
+IPC file (.arrow, .arrows or .feather; the file format, not the stream).
+
+SRC is a time array, giving one column named after it (an N-D array is
+flattened in C order), or a group, giving every 1-D array along --dim
+(default: the dimension of its time coordinate) with the arrays' paths as
+column names. datetime64 arrays become timestamp columns (no time zone),
+timedelta64 arrays duration columns, in --unit (default: the coarsest of
+s, ms, us, ns in which every value is exact); NaT becomes null. Values
+are floored to the unit as NumPy does (Arrow's own casts truncate toward
+zero). Numeric arrays become columns of their type.
+
+Parquet is zstd-compressed, in row groups of --row-group rows, timestamps
+annotated with their unit. Arrow IPC is uncompressed unless
+--compression zstd|lz4 (some readers, apache-arrow for JavaScript among
+them, cannot read compressed batches).
+
+Memory is bounded by one batch of --rows rows. OUT appears only when
+complete: it is written under a temporary name, flushed to disk and
+renamed (--no-sync skips the flush).`,
+		Example: `  dt64 export era5.zarr era5.parquet --unit us
+  dt64 export ds.zarr ds.arrow --dim time
+  duckdb -c "SELECT min(time), max(time), count(*) FROM 'era5.parquet'"`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExport(cmd, args[0], args[1], &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.unit, "unit", "", "time unit of the columns: s, ms, us or ns (default: the coarsest exact one)")
+	fl.StringVar(&f.dim, "dim", "", "for a group: the dimension the columns run along (default: the time coordinate's)")
+	fl.StringVar(&f.compression, "compression", "", "Arrow IPC only: zstd or lz4 (default: none)")
+	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")
+	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
+	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
+	fl.Int64Var(&f.rowGroup, "row-group", 1<<20, "Parquet only: rows per row group")
+	fl.IntVar(&f.workers, "workers", 0, "chunks read at once (default: the number of CPUs)")
+	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	return cmd
+}
+
+func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var o dtarrow.ExportOptions
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".parquet", ".pq":
+		o.Format = dtarrow.Parquet
+		if f.compression != "" {
+			return usageError{fmt.Errorf("--compression is for Arrow IPC; Parquet is always zstd")}
+		}
+	case ".arrow", ".arrows", ".feather", ".ipc":
+		o.Format = dtarrow.IPC
+		if f.compression != "" && f.compression != "zstd" && f.compression != "lz4" {
+			return usageError{fmt.Errorf("--compression %q: want zstd or lz4", f.compression)}
+		}
+		o.Compression = f.compression
+	default:
+		return usageError{fmt.Errorf("OUT %s: name it .parquet or .arrow", out)}
+	}
+	o.RowGroupRows = f.rowGroup
+	var to dtarrow.TableOptions
+	if f.unit != "" {
+		u, err := dtype.ParseUnit(f.unit)
+		if _, ok := dtarrow.TimeUnit(u); err != nil || !ok {
+			return usageError{fmt.Errorf("--unit %q: want s, ms, us or ns", f.unit)}
+		}
+		to.Unit = u
+	}
+	pol, err := kernels.ParsePolicy(f.overflow)
+	if err != nil {
+		return usageError{fmt.Errorf("--overflow: %w", err)}
+	}
+	if f.rows < 1 {
+		return usageError{fmt.Errorf("--rows %d: want at least 1", f.rows)}
+	}
+	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows
+	to.Parallel = f.workers
+	if to.Parallel <= 0 {
+		to.Parallel = runtime.NumCPU()
+	}
+	if _, err := os.Stat(src); err != nil {
+		return fmt.Errorf("source %s: %w", src, err)
+	}
+	store := zarr.Dir(src)
+	var tab *dtarrow.Table
+	if a, err := zarr.Open(ctx, store); err == nil {
+		if f.dim != "" {
+			return usageError{fmt.Errorf("--dim is for a group; %s is an array", src)}
+		}
+		tab, err = dtarrow.ArrayTable(a, filepath.Base(filepath.Clean(src)), to)
+		if err != nil {
+			return err
+		}
+	} else if _, gerr := zarr.OpenGroup(ctx, store); gerr == nil {
+		if tab, err = dtarrow.OpenTable(ctx, store, to); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+	} else {
+		return err // the array's error says what is there
+	}
+	errw := cmd.ErrOrStderr()
+	if !f.quiet {
+		fmt.Fprintf(errw, "source:      %s  %d rows, %d columns\n", src, tab.Rows(), tab.Columns())
+		for _, fd := range tab.Schema().Fields() {
+			fmt.Fprintf(errw, "  %-24s %s\n", fd.Name, fd.Type)
+		}
+		for _, s := range tab.Skipped() {
+			fmt.Fprintf(errw, "  %-24s skipped: no Arrow type\n", s)
+		}
+		fmt.Fprintf(errw, "destination: %s  %s\n", out, map[dtarrow.ExportFormat]string{dtarrow.Parquet: "Parquet, zstd", dtarrow.IPC: "Arrow IPC file, " + orNone(o.Compression)}[o.Format])
+	}
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("OUT %s is not a regular file", out)
+	}
+	tmp, err := createTemp(out)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	r := tab.RecordReader(ctx)
+	defer r.Release()
+	var done atomic.Int64
+	counted := &countingReader{RecordReader: r, rows: &done}
+	batches := (tab.Rows() + f.rows - 1) / f.rows
+	_, err = withTranscodeProgress(cmd, "export", f.quiet, func() transcode.Progress {
+		d := done.Load()
+		return transcode.Progress{Units: batches, UnitsDone: (d + f.rows - 1) / f.rows, Elements: d * int64(tab.Columns())}
+	}, func() (transcode.Summary, error) {
+		_, err := dtarrow.Export(counted, tmp, o)
+		return transcode.Summary{}, err
+	})
+	if err == nil && !f.noSync {
+		err = fsync(tmp)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), out)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if !f.noSync {
+		if err := syncDir(filepath.Dir(out)); err != nil {
+			return fmt.Errorf("%s is complete, but flushing its directory to disk failed (it may not survive a crash): %w", out, err)
+		}
+	}
+	st := r.Stats()
+	el := time.Since(start)
+	size := int64(0)
+	if fi, err := os.Stat(out); err == nil {
+		size = fi.Size()
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported %d rows × %d columns to %s (%s) in %s: %d null (NaT), %d overflowed, %d floored\n",
+		done.Load(), tab.Columns(), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, st.Overflowed, st.Lossy)
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "uncompressed"
+	}
+	return s
+}
+
+// countingReader counts the rows of the batches handed out.
+type countingReader struct {
+	*dtarrow.RecordReader
+	rows *atomic.Int64
+}
+
+func (c *countingReader) Next() bool {
+	if !c.RecordReader.Next() {
+		return false
+	}
+	c.rows.Add(c.RecordReader.RecordBatch().NumRows())
+	return true
+}

@@ -1,0 +1,13 @@
+//go:build purego || !(amd64 || arm64)
+
+package kernels
+
+// No SIMD CF kernels on this platform or build: the generic loops do it all.
+
+func cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int) {
+	return 0, 0
+}
+
+func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int) {
+	return 0, 0, 0
+}

@@ -1,0 +1,555 @@
+package transcode_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// xarrayCase is one fixture of testdata/xarray (tools/xarray/cf_sources.py):
+// a time coordinate xarray wrote, and the values xarray decodes it to.
+type xarrayCase struct {
+	Name     string
+	Units    string   `json:"units"`
+	Calendar string   `json:"calendar"`
+	Dtype    string   `json:"dtype"`
+	Values   []*int64 `json:"values"` // ns since the epoch; nil for NaT
+	Error    string   `json:"error"`
+}
+
+func xarrayCases(t *testing.T) []xarrayCase {
+	t.Helper()
+	paths, err := filepath.Glob("../testdata/xarray/*.values.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures in testdata/xarray (make xarray-fixtures): %v", err)
+	}
+	var cases []xarrayCase
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := xarrayCase{Name: strings.TrimSuffix(filepath.Base(p), ".values.json")}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func (c xarrayCase) source() zarr.Store {
+	return zarr.Dir(filepath.Join("../testdata/xarray", c.Name+".zarr", "time"))
+}
+
+func (c xarrayCase) xarray() []int64 {
+	w := make([]int64, len(c.Values))
+	for i, v := range c.Values {
+		w[i] = dtype.NaT
+		if v != nil {
+			w[i] = *v
+		}
+	}
+	return w
+}
+
+// want returns the exact instants (ns since the epoch, floored) the
+// fixture's stored numbers mean, computed from them with math/big, and
+// how many had a fraction of a ns. It checks that xarray's values are
+// exactly its float64 rounding of them: xarray applies scale_factor in
+// float64 (the nearest float64 of the JSON number) and decodes floats as
+// int64(float64(v) × ns per unit) + reference, so for unpacked integers
+// its values are the exact ones.
+func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
+	t.Helper()
+	xr := c.xarray()
+	a, err := zarr.Open(ctx, c.source())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := a.CFTime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs struct {
+		Scale *json.Number `json:"scale_factor"`
+	}
+	if err := json.Unmarshal(a.Metadata().Attributes, &attrs); err != nil {
+		t.Fatal(err)
+	}
+	scale, scaleF := big.NewRat(1, 1), 1.0
+	if attrs.Scale != nil {
+		scale.SetString(attrs.Scale.String())
+		scaleF, _ = attrs.Scale.Float64()
+	}
+	u := tm.Units
+	unitNs := map[dtype.Unit]int64{dtype.Day: 86400e9, dtype.Hour: 3600e9, dtype.Minute: 60e9, dtype.Second: 1e9}[u.Unit]
+	refNs := new(big.Rat).Mul(u.Reference, big.NewRat(1e9, 1))
+	if !refNs.IsInt() {
+		t.Fatalf("%s: reference not a whole ns", c.Units)
+	}
+	// A reference outside pandas' ns range sends xarray to cftime, which
+	// works in whole microseconds: round(float64(v) × µs per unit).
+	viaCftime := !refNs.Num().IsInt64()
+	nt := a.Numeric()
+	out := make([]int64, len(xr))
+	raw := make([]byte, a.ChunkBytes())
+	for _, coords := range a.ChunkCoords() {
+		order, _, err := a.ReadChunkRaw(ctx, coords, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < a.ChunkLen(); i++ {
+			k := int(coords[0])*a.ChunkLen() + i
+			if k >= len(out) {
+				break
+			}
+			bits := nt.Bits(raw[nt.Size*i:], order)[0]
+			var v *big.Rat
+			var f float64
+			switch nt.Kind {
+			case zarr.Float:
+				f = nt.Float64(bits)
+				if !math.IsNaN(f) {
+					v = new(big.Rat).SetFloat64(f)
+				}
+			case zarr.Int:
+				f = float64(int64(bits))
+				v = new(big.Rat).SetInt64(int64(bits))
+			default:
+				t.Fatalf("stored %s", nt)
+			}
+			if v == nil || slices.Contains(tm.Missing, bits) && nt.Kind == zarr.Int {
+				out[k] = dtype.NaT
+				if xr[k] != dtype.NaT {
+					t.Fatalf("element %d: missing, xarray decodes %d", k, xr[k])
+				}
+				continue
+			}
+			f *= scaleF
+			var emulated int64
+			if viaCftime {
+				refUs := new(big.Int).Quo(refNs.Num(), big.NewInt(1000))
+				us := new(big.Int).Add(refUs, big.NewInt(int64(math.Round(f*float64(unitNs/1000)))))
+				emulated = us.Int64() * 1000
+			} else {
+				emulated = int64(f*float64(unitNs)) + refNs.Num().Int64()
+			}
+			if xr[k] != emulated {
+				t.Fatalf("element %d (%v %s): xarray decodes %d, not its float64 rounding %d", k, f, c.Units, xr[k], emulated)
+			}
+			exact := v.Mul(v, scale)
+			exact.Mul(exact, big.NewRat(unitNs, 1)).Add(exact, refNs)
+			q := new(big.Int).Div(exact.Num(), exact.Denom()) // floor: Denom > 0
+			out[k] = q.Int64()
+			if !exact.IsInt() {
+				lossy++
+			}
+		}
+	}
+	return out, lossy
+}
+
+// toNanoseconds converts datetime64 values of d to ns (exactly; the
+// fixtures are well inside the range).
+func toNanoseconds(t *testing.T, d dtype.DataType, v []int64) []int64 {
+	t.Helper()
+	conv, err := dtype.NewConversion(d, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	num, den, ok := conv.Factor64()
+	if !ok || den != 1 {
+		t.Fatalf("%s to ns: not a whole factor", d)
+	}
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = x
+		if x != dtype.NaT {
+			out[i] = x * int64(num)
+		}
+	}
+	return out
+}
+
+func sameValues(t *testing.T, what string, got, want []int64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("%s: element %d is %d, xarray decodes %d", what, i, got[i], want[i])
+			return
+		}
+	}
+}
+
+// TestCFXarrayFixtures transcodes every xarray-written fixture to a
+// datetime64 array, in nanoseconds and in the default unit, and compares
+// the values with xarray's own decoding; the noleap fixture must be
+// refused, naming the calendar.
+func TestCFXarrayFixtures(t *testing.T) {
+	defaults := map[string]dtype.Unit{
+		"hourly_int": dtype.Hour, "hours_int_fill": dtype.Hour, "seconds_int_zone": dtype.Second,
+		"minutes_int32_standard": dtype.Minute,
+	}
+	for _, c := range xarrayCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Error != "" {
+				_, err := transcode.New(ctx, c.source(), zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+				if err == nil || !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), c.Calendar) {
+					t.Fatalf("xarray refuses it (%s); dt64 says %v, want a plan error naming calendar %q", c.Error, err, c.Calendar)
+				}
+				return
+			}
+			for _, o := range []transcode.Options{{Unit: dtype.Nanosecond, Workers: 1}, {Workers: 2}, {Format: 3, Workers: 2}} {
+				dst := zarr.NewMemory()
+				job, err := transcode.New(ctx, c.source(), dst, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(job.Plan().CF, "CF time: "+c.Units) {
+					t.Errorf("plan CF %q does not name the units %q", job.Plan().CF, c.Units)
+				}
+				sum, err := job.Run(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, got := readArray(t, dst)
+				wantUnit := dtype.Nanosecond
+				if o.Unit == dtype.NoUnit {
+					if u, ok := defaults[c.Name]; ok {
+						wantUnit = u
+					}
+				}
+				if a.DataType().Unit != wantUnit || a.DataType().Kind != dtype.Datetime {
+					t.Errorf("options %+v: destination %s, want unit %s", o, a.DataType(), wantUnit)
+				}
+				want, lossy := c.want(t)
+				sameValues(t, a.DataType().String(), toNanoseconds(t, a.DataType(), got), want)
+				nat := 0
+				for _, v := range want {
+					if v == dtype.NaT {
+						nat++
+					}
+				}
+				if sum.Elements != int64(len(want)) || sum.NaT != int64(nat) || sum.Lossy != int64(lossy) || sum.Overflowed != 0 {
+					t.Errorf("summary %+v: want %d elements, %d NaT, %d lossy", sum, len(want), nat, lossy)
+				}
+				if cs := a.Metadata().Codecs; len(cs) < 2 {
+					t.Errorf("codecs %v: the source's blosc compressor is not carried over", cs)
+				} else if b, ok := cs[1].(zarr.BloscCodec); !ok || b.CName != "lz4" {
+					t.Errorf("codecs %v: want the source's blosc lz4", cs)
+				}
+				attrs := string(a.Metadata().Attributes)
+				if strings.Contains(attrs, "units") || strings.Contains(attrs, "calendar") || !strings.Contains(attrs, "_ARRAY_DIMENSIONS") {
+					t.Errorf("attributes %s: want the CF ones dropped and the others kept", attrs)
+				}
+				if err := job.Verify(ctx); err != nil {
+					t.Errorf("verify: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestCFDestination writes every fixture CF-encoded (the default units
+// and chosen ones) and decodes the result with dt64 again: the instants
+// must be xarray's, floored to the unit.
+func TestCFDestination(t *testing.T) {
+	for _, c := range xarrayCases(t) {
+		if c.Error != "" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			for _, o := range []transcode.Options{
+				{CF: true, Unit: dtype.Nanosecond},
+				{CFUnits: "nanoseconds since 2000-01-01T00:00:00.5"},
+				{CFUnits: "seconds since 2000-01-01 00:00:00.5", Overflow: 0},
+			} {
+				mid := zarr.NewMemory()
+				job, err := transcode.New(ctx, c.source(), mid, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := job.Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := job.Verify(ctx); err != nil {
+					t.Errorf("verify: %v", err)
+				}
+				a, err := zarr.Open(ctx, mid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Numeric() != (zarr.NumericType{Kind: zarr.Int, Size: 8}) {
+					t.Fatalf("CF destination holds %s, want int64", a.Numeric())
+				}
+				var attrs map[string]any
+				if err := json.Unmarshal(a.Metadata().Attributes, &attrs); err != nil {
+					t.Fatal(err)
+				}
+				if attrs["calendar"] != "proleptic_gregorian" || attrs["_FillValue"] == nil || attrs["_ARRAY_DIMENSIONS"] == nil {
+					t.Errorf("attributes %v", attrs)
+				}
+				back := zarr.NewMemory()
+				job, err = transcode.New(ctx, mid, back, transcode.Options{Unit: dtype.Nanosecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := job.Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+				_, got := readArray(t, back)
+				want, _ := c.want(t)
+				if strings.HasPrefix(o.CFUnits, "seconds") {
+					for i, v := range want {
+						if v != dtype.NaT {
+							want[i] = floorTo(v-500_000_000, 1_000_000_000) + 500_000_000
+						}
+					}
+				}
+				sameValues(t, o.CFUnits, got, want)
+			}
+		})
+	}
+}
+
+func floorTo(v, k int64) int64 {
+	q := v / k
+	if v%k < 0 {
+		q--
+	}
+	return q * k
+}
+
+// cfSource writes a 1-D v2 CF array of int64 (or float64) elements to a
+// memory store, chunks stored as given (raw little-endian bytes, padding
+// included, as a writer may leave it), and returns the store.
+func cfSource(t *testing.T, attrs string, float bool, n int64, chunk int64, chunks map[string][]uint64) zarr.Store {
+	t.Helper()
+	s := zarr.NewMemory()
+	m := zarr.Metadata{
+		Format: 2, Shape: []int64{n}, ChunkShape: []int64{chunk}, FillNull: true,
+		Numeric:    zarr.NumericType{Kind: zarr.Int, Size: 8},
+		Codecs:     []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}},
+		Attributes: json.RawMessage(attrs),
+	}
+	if float {
+		m.Numeric = zarr.NumericType{Kind: zarr.Float, Size: 8}
+	}
+	a, err := zarr.Create(ctx, s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for key, vals := range chunks {
+		raw := make([]byte, 8*len(vals))
+		for i, v := range vals {
+			binary.LittleEndian.PutUint64(raw[8*i:], v)
+		}
+		if err := s.Set(ctx, key, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestCFPaddingAndErrors: the padding of an edge chunk, left as garbage
+// that would overflow, neither fails nor counts; a value that overflows
+// is an error naming the chunk, the element and its value, or NaT and
+// counted under the nat policy; a resume with other CF units is refused.
+func TestCFPaddingAndErrors(t *testing.T) {
+	days := `{"units": "days since 1970-01-01", "calendar": "proleptic_gregorian", "_ARRAY_DIMENSIONS": ["time"]}`
+	garbage := uint64(math.MaxInt64)
+	src := cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}, "1": {4, 5, garbage, garbage}})
+	dst := zarr.NewMemory()
+	job, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := job.Run(ctx)
+	if err != nil {
+		t.Fatalf("garbage padding: %v", err)
+	}
+	if sum.Elements != 6 || sum.NaT != 0 || sum.Overflowed != 0 {
+		t.Errorf("summary %+v: want 6 elements, none NaT or overflowed", sum)
+	}
+	_, got := readArray(t, dst)
+	for i, v := range got {
+		if v != int64(i)*86400e9 {
+			t.Errorf("element %d: %d", i, v)
+		}
+	}
+
+	// An overflowing value (the first element of chunk 1), and +Inf.
+	src = cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}, "1": {garbage, 5, 0, 0}})
+	if job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = job.Run(ctx)
+	var ee *transcode.ElementError
+	if !errors.As(err, &ee) || ee.Key != "1" || ee.Index != 0 || ee.ArrayIndex[0] != 4 || !strings.Contains(err.Error(), "9223372036854775807") {
+		t.Errorf("overflow: %v, want an ElementError at chunk 1 element 0 (array index 4) naming the value", err)
+	}
+	src = cfSource(t, days, true, 6, 4, map[string][]uint64{"0": {0, math.Float64bits(math.Inf(1)), 0, 0}})
+	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Run(ctx); !errors.As(err, &ee) || !strings.Contains(err.Error(), "+Inf") || ee.Index != 1 {
+		t.Errorf("+Inf: %v", err)
+	}
+	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 1 is missing and the fill null: it reads as zeros, 1970-01-01.
+	if sum, err := job.Run(ctx); err != nil || sum.NaT != 1 || sum.Overflowed != 1 || sum.Elements != 6 || sum.Stored != 2 {
+		t.Errorf("+Inf under nat: %+v, %v", sum, err)
+	}
+
+	// A resume of a run with other CF units is another plan.
+	src = cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}})
+	dst = zarr.NewMemory()
+	job, err = transcode.New(ctx, src, dst, transcode.Options{CFUnits: "hours since 2000-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	job, err = transcode.New(ctx, src, dst, transcode.Options{CFUnits: "minutes since 2000-01-01", Resume: true})
+	if err == nil {
+		_, err = job.Run(ctx)
+	}
+	if err == nil {
+		t.Error("a resume with other CF units went on")
+	}
+}
+
+func TestDefaultCFUnit(t *testing.T) {
+	for _, c := range []struct {
+		attrs  string
+		stored cf.Stored
+		want   dtype.Unit
+	}{
+		{`{"units": "hours since 1900-01-01"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Hour},
+		{`{"units": "days since 1500-01-01", "calendar": "standard"}`, cf.Stored{Kind: cf.StoredInt, Size: 4}, dtype.Day},
+		{`{"units": "hours since 1900-01-01 00:30"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
+		{`{"units": "seconds since 2000-01-01T00:00:00+01:00"}`, cf.Stored{Kind: cf.StoredUint, Size: 2}, dtype.Second},
+		{`{"units": "hours since 1900-01-01 00:00:00+00:30"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01", "scale_factor": 0.5}`, cf.Stored{Kind: cf.StoredInt, Size: 2}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01", "scale_factor": 2, "add_offset": 1}`, cf.Stored{Kind: cf.StoredInt, Size: 2}, dtype.Hour},
+		{`{"units": "weeks since 1970-01-01"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Week},
+		{`{"units": "weeks since 1970-01-02"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
+	} {
+		tm, err := cf.ParseAttributes(json.RawMessage(c.attrs), c.stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := transcode.DefaultCFUnit(tm); got.Unit != c.want || got.Scale != 1 {
+			t.Errorf("%s %s: %s, want %s", c.attrs, c.stored, got, c.want)
+		}
+	}
+}
+
+// TestCFResumeCounts: a run from a CF source interrupted by a failing
+// store and resumed ends as the uninterrupted run, byte for byte, and its
+// summary counts the whole array (NaT, overflowed and lossy elements of
+// the units the first run did), to datetime64 and to CF.
+func TestCFResumeCounts(t *testing.T) {
+	srcDir := t.TempDir()
+	chunks := map[string][]uint64{}
+	for c := range 40 {
+		if c%9 == 4 {
+			continue // missing: NaN, the fill value
+		}
+		vals := make([]uint64, 25)
+		for i := range vals {
+			k := c*25 + i
+			f := 18000 + float64(k)/10 // tenths of a day: lossy in ns
+			switch {
+			case k%31 == 7:
+				f = 1e300 // overflows
+			case k%29 == 3:
+				f = math.NaN()
+			}
+			vals[i] = math.Float64bits(f)
+		}
+		chunks[fmt.Sprint(c)] = vals
+	}
+	src := cfSource(t, `{"units": "days since 1970-01-01", "_ARRAY_DIMENSIONS": ["time"]}`, true, 1000, 25, chunks)
+	// The same array in a directory (failStore and sameTrees work there).
+	mem := src.(*zarr.MemoryStore)
+	keys, err := mem.List(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		b, err := mem.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := zarr.Dir(srcDir).Set(ctx, k, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []transcode.Options{
+		{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT, Workers: 2},
+		{CFUnits: "seconds since 2019-01-01", Overflow: kernels.OverflowClamp, Workers: 2},
+	} {
+		ref := filepath.Join(t.TempDir(), "ref")
+		job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := job.Run(ctx)
+		if err != nil || want.Overflowed == 0 || want.Lossy == 0 || want.NaT == 0 {
+			t.Fatalf("%+v: uninterrupted run %+v, %v (want NaT, overflowed and lossy elements)", o, want, err)
+		}
+		for _, after := range []int64{4, 13, 27} {
+			dst := filepath.Join(t.TempDir(), "d")
+			job, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+			if _, err := job.Run(ctx); err == nil {
+				t.Fatalf("after %d: no failure", after)
+			}
+			r := o
+			r.Resume = true
+			job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := job.Run(ctx)
+			if err != nil || got.Resumed == 0 {
+				t.Fatalf("after %d: resume %+v, %v", after, got, err)
+			}
+			if got.Elements != want.Elements || got.NaT != want.NaT || got.Overflowed != want.Overflowed || got.Lossy != want.Lossy ||
+				got.Chunks != want.Chunks || got.Stored != want.Stored || got.Min != want.Min || got.Max != want.Max {
+				t.Errorf("%+v after %d: resumed summary %+v, uninterrupted %+v", o, after, got, want)
+			}
+			sameTrees(t, ref, dst)
+			if err := job.Verify(ctx); err != nil {
+				t.Errorf("verify: %v", err)
+			}
+		}
+	}
+}

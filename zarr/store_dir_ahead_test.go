@@ -1,0 +1,173 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// holdFlushes makes every background flush wait until the returned
+// function is called, and counts how many wait at once.
+func holdFlushes(t *testing.T) (release func(), most *atomic.Int32) {
+	t.Helper()
+	gate := make(chan struct{})
+	var now atomic.Int32
+	most = new(atomic.Int32)
+	flushHook = func(string) {
+		n := now.Add(1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		<-gate
+		now.Add(-1)
+	}
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(func() { release(); flushHook = nil })
+	return release, most
+}
+
+// With FlushAhead, Set returns before the rename, yet every read of the
+// store sees the value: Get and Version wait for the key, List, Entries
+// and Temps for every key, so a caller cannot tell, except by speed.
+func TestDirStoreFlushAheadVisible(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := Dir(dir)
+	s.FlushAhead = 4
+	release, most := holdFlushes(t)
+	for i := range 4 {
+		if err := s.Set(ctx, fmt.Sprintf("c/%d", i), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// All four are in flight: nothing has been renamed yet.
+	if _, err := os.Stat(filepath.Join(dir, "c", "0")); err == nil {
+		t.Fatal("c/0 renamed into place while its flush was held")
+	}
+	// Sync makes every Set that returned before it durable, so it waits
+	// for the flushes in flight.
+	synced := make(chan error)
+	go func() { synced <- s.Sync(ctx) }()
+	done := make(chan []byte)
+	go func() {
+		v, _ := s.Get(ctx, "c/2")
+		done <- v
+	}()
+	select {
+	case v := <-done:
+		t.Fatalf("Get returned %v before the held value landed", v)
+	case err := <-synced:
+		t.Fatalf("Sync returned (%v) with four flushes held", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if err := <-synced; err != nil {
+		t.Fatal(err)
+	}
+	if v := <-done; !bytes.Equal(v, []byte{2}) {
+		t.Fatalf("Get after release: %v", v)
+	}
+	if keys, err := s.List(ctx, ""); err != nil || strings.Join(keys, " ") != "c/0 c/1 c/2 c/3" {
+		t.Fatalf("List: %v, %v", keys, err)
+	}
+	if temps, err := s.Temps(ctx); err != nil || len(temps) != 0 {
+		t.Fatalf("Temps after the flushes: %v, %v", temps, err)
+	}
+	if m := most.Load(); m != 4 {
+		t.Errorf("%d flushes waited at once, want 4", m)
+	}
+	if err := s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// No more than FlushAhead values are in flight: the next Set waits for a
+// slot. A second Set of a key in flight waits for the first, so the later
+// value wins, and Delete of a key in flight removes what landed.
+func TestDirStoreFlushAheadOrder(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := Dir(dir)
+	s.FlushAhead = 2
+	release, most := holdFlushes(t)
+	for i := range 2 {
+		if err := s.Set(ctx, fmt.Sprintf("k%d", i), []byte("first")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	third := make(chan error)
+	go func() { third <- s.Set(ctx, "k0", []byte("second")) }()
+	select {
+	case err := <-third:
+		t.Fatalf("a third Set returned (%v) with two values held and FlushAhead 2", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := s.Set(short, "k9", []byte("x")); err == nil {
+		t.Fatal("a Set waiting for a slot ignored its context")
+	}
+	release()
+	if err := <-third; err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(ctx, "k0"); err != nil || string(v) != "second" {
+		t.Fatalf("k0 = %q, %v: the later Set must win", v, err)
+	}
+	if err := s.Delete(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "k1"); err == nil {
+		t.Fatal("k1 survived its Delete")
+	}
+	if _, err := s.Get(ctx, "k9"); err == nil {
+		t.Fatal("the cancelled Set stored k9")
+	}
+	if m := most.Load(); m > 2 {
+		t.Errorf("%d flushes in flight at once, FlushAhead is 2", m)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A background rename that fails is not lost: the next Sync and Close
+// return it naming the key, later Sets refuse, and no temporary file
+// stays behind.
+func TestDirStoreFlushAheadError(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	// A non-empty directory where the value should go: the rename fails.
+	if err := os.MkdirAll(filepath.Join(dir, "c", "0", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := Dir(dir)
+	s.FlushAhead = 4
+	if err := s.Set(ctx, "c/0", []byte("v")); err != nil {
+		t.Fatalf("Set failed before its rename was tried: %v", err)
+	}
+	err := s.Sync(ctx)
+	if err == nil || !strings.Contains(err.Error(), "c/0") {
+		t.Fatalf("Sync after a failed rename: %v", err)
+	}
+	if err := s.Set(ctx, "c/1", []byte("v")); err == nil {
+		t.Fatal("Set accepted after a background failure")
+	}
+	if err := s.Close(); err == nil {
+		t.Fatal("Close hid the background failure")
+	}
+	if temps, _ := Dir(dir).Temps(ctx); len(temps) != 0 {
+		t.Fatalf("temporary files left: %v", temps)
+	}
+}

@@ -82,7 +82,7 @@ func describeGroupArray(ctx context.Context, dir string, n zarr.Node, nr *nodeRe
 	}
 	codecs, text := describeCodecs(a.Metadata().Codecs)
 	nr.Codecs, nr.codecText = codecs, text
-	if a.IsTime() {
+	if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // native or CF time
 		r, err := inspectArray(ctx, sub)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Path, err)
@@ -115,7 +115,11 @@ func (r *groupReport) writeText(w io.Writer) error {
 			line += "  (" + n.Note + ")"
 		}
 		if t := n.Time; t != nil {
-			line += fmt.Sprintf("\n%-24s        %s, %d NaT", "", t.NumPy, t.NaT)
+			kind := t.NumPy
+			if t.CF != nil {
+				kind = fmt.Sprintf("CF %q, %s", t.CF.Units, t.CF.Calendar)
+			}
+			line += fmt.Sprintf("\n%-24s        %s, %d NaT", "", kind, t.NaT)
 			if t.Min != nil {
 				line += fmt.Sprintf(", range %s .. %s", *t.MinText, *t.MaxText)
 			}

@@ -134,6 +134,7 @@ func TestTranscodeGroupKillResume(t *testing.T) {
 			t.Fatalf("round %d: the resumed result differs", round)
 		}
 	}
+	t.Logf("%d rounds, %d kills", rounds, kills)
 	if kills < rounds/2 {
 		t.Errorf("only %d kills in %d rounds", kills, rounds)
 	}

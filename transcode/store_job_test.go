@@ -105,6 +105,12 @@ func TestStoreCopyV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The consolidated metadata made from the plan is what
+	// zarr.WriteConsolidated makes from the finished store.
+	key, doc, err := zarr.ConsolidatedDocument(got)
+	if stored, _ := zarr.Dir(dir).Get(ctx, key); err != nil || string(stored) != string(doc) {
+		t.Errorf("%s: not what WriteConsolidated writes (%v)", key, err)
+	}
 	if len(got) != len(want) {
 		t.Fatalf("%d nodes, want %d", len(got), len(want))
 	}

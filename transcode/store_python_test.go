@@ -190,6 +190,15 @@ func TestStoreV3LikeZarrPython(t *testing.T) {
 	if !slices.Equal(converted, []string{"sub/obs_time", "sub/stamp", "time"}) {
 		t.Fatalf("converted %v", converted)
 	}
+	nodes, err := zarr.Walk(ctx, zarr.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, doc, err := zarr.ConsolidatedDocument(nodes); err != nil || key != "zarr.json" {
+		t.Fatal(key, err)
+	} else if stored, _ := zarr.Dir(dir).Get(ctx, key); string(stored) != string(doc) {
+		t.Error("the consolidated root is not what WriteConsolidated writes")
+	}
 	want, got := treeFiles(t, fixture), treeFiles(t, dir)
 	for k, v := range want {
 		if underAny(k, converted) {

@@ -30,7 +30,7 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 	if !ok {
 		return nil
 	}
-	st := Job{dstStore: c.dst}
+	st := Job{dstStore: c.dstIO.Store} // state is not chunk traffic: not counted
 	now, err := c.versions(ctx, v)
 	if err != nil {
 		return err

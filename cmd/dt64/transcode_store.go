@@ -53,6 +53,19 @@ func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr
 		return err
 	}
 	printStoreSummary(out, sum)
+	for i, a := range sum.Arrays {
+		ap := p.Arrays[i]
+		if ap.Plan == nil || ap.Path != a.Path {
+			continue
+		}
+		if reason, exact := ap.Plan.XarrayRounding(a.Summary); reason != "" {
+			fix := "a coarser unit (--unit, or --cf-units) keeps them exact"
+			if exact != "" {
+				fix = fmt.Sprintf("--cf-units %q keeps them exact", exact)
+			}
+			fmt.Fprintf(errw, "warning: %s: %s; %s\n", a.Path, reason, fix)
+		}
+	}
 	if !sum.Complete {
 		fmt.Fprintf(out, "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
 	}

@@ -81,6 +81,20 @@
 // part first claims the finalize, so of parts finishing at once exactly
 // one writes the metadata (claim.go).
 //
+// # Whole stores
+//
+// NewStore plans a hierarchy (a group: an xarray dataset) as one run
+// (store_job.go): a Job per time array, seeing its node through an
+// arrayView (zarr.Sub plus the root's temporary files, sync and versions
+// under the node); every other array carried over by a copy (copy.go:
+// chunk bytes as they are, metadata as stored or migrated to v3 as
+// zarr-python 3.1 does; recode.go with StoreOptions.RecodeAll). The
+// store's own state is a plan marker and part markers at the root; the
+// last part writes the copies', the groups' (the root last) and the
+// consolidated metadata, each synced before the next, then removes the
+// state. Overwrite extends the rule above to the hierarchy
+// (store_wipe.go).
+//
 // # Memory and concurrency
 //
 // Options.Workers (default runtime.NumCPU()) CPU tokens are shared by

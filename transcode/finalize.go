@@ -179,9 +179,9 @@ func (t *Job) cleanup(ctx context.Context) error {
 	if err := t.cleanTemps(ctx, true); err != nil {
 		return err
 	}
-	if ds, ok := dirStore(t.dstStore); ok {
+	if dir, ok := localDir(t.dstStore); ok {
 		for _, d := range []string{partsPrefix, sourcesPrefix} {
-			_ = os.Remove(filepath.Join(ds.String(), strings.TrimSuffix(d, "/"))) // empty now
+			_ = os.Remove(filepath.Join(dir, strings.TrimSuffix(d, "/"))) // empty now
 		}
 	}
 	return t.sync(ctx)

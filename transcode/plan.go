@@ -154,6 +154,7 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 
 	if format != src.Format {
 		m.KeyEncoding = zarr.KeyEncoding{} // the new format's default
+		translateDimensions(&m, src.Format, format)
 		if len(m.Extensions) > 0 {
 			names := make([]string, 0, len(m.Extensions))
 			for k := range m.Extensions {

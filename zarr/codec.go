@@ -50,7 +50,8 @@ type ZstdCodec struct {
 type GzipCodec struct{ Level int }
 
 // ZlibCodec is zlib (RFC 1950) compression at Level 0-9; numcodecs' "zlib"
-// compressor, for v2 arrays only (Zarr v3 has no zlib codec).
+// compressor; in Zarr v3 (which has no zlib codec of its own) the
+// "numcodecs.zlib" codec, as zarr-python 3 writes it.
 type ZlibCodec struct{ Level int }
 
 // CRC32CCodec appends a little-endian CRC-32C of the bytes and checks it on
@@ -107,6 +108,7 @@ var unsupportedCodecs = map[string]bool{
 var knownCodecs = map[string]bool{
 	"bytes": true, "zstd": true, "gzip": true, "crc32c": true,
 	"transpose": true, "sharding_indexed": true, "blosc": true,
+	"numcodecs.zlib": true,
 }
 
 // strictUnmarshal decodes JSON into v rejecting unknown fields, so a typo
@@ -255,6 +257,20 @@ func parseCodecConfig(name string, config json.RawMessage, depth int) (Codec, er
 		return c, c.validate()
 	case "blosc":
 		return parseBloscV3(config)
+	case "numcodecs.zlib":
+		// How zarr-python 3's migration (and numcodecs.zarr3) writes a v2
+		// zlib compressor in v3.
+		var cfg struct {
+			Level *int `json:"level"`
+		}
+		if err := strictUnmarshal(config, &cfg); err != nil {
+			return nil, fmt.Errorf("numcodecs.zlib codec: %v", err)
+		}
+		c := ZlibCodec{Level: 1} // numcodecs' Zlib default
+		if cfg.Level != nil {
+			c.Level = *cfg.Level
+		}
+		return c, c.validate()
 	case "crc32c":
 		var cfg struct{}
 		if err := strictUnmarshal(config, &cfg); err != nil {
@@ -400,6 +416,8 @@ func codecJSONV3(c Codec, elem int) (any, error) {
 		}{c.Level, c.Checksum}}, nil
 	case GzipCodec:
 		return named{"gzip", map[string]int{"level": c.Level}}, nil
+	case ZlibCodec:
+		return named{"numcodecs.zlib", map[string]int{"level": c.Level}}, nil
 	case BloscCodec:
 		return bloscJSONV3(c, elem), nil
 	case CRC32CCodec:

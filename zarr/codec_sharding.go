@@ -39,7 +39,7 @@ func newShardStage(c ShardingCodec, shard []int64, el elemSpec) (*shardStage, er
 		return nil, inField("configuration.index_location", fmt.Errorf("%q (want \"start\" or \"end\")", c.IndexLocation))
 	}
 	var err error
-	if s.inner, err = newChain(c.Codecs, s.innerShape, el, false); err != nil {
+	if s.inner, err = newChain(c.Codecs, s.innerShape, el); err != nil {
 		return nil, inField("configuration.codecs", err)
 	}
 	// The index must have a size known before reading it, so only
@@ -59,7 +59,7 @@ func newShardStage(c ShardingCodec, shard []int64, el elemSpec) (*shardStage, er
 		}
 	}
 	indexShape := append(append([]int64(nil), s.grid...), 2) // uint64 pairs
-	if s.index, err = newChain(c.IndexCodecs, indexShape, timeElem(-1), false); err != nil {
+	if s.index, err = newChain(c.IndexCodecs, indexShape, timeElem(-1)); err != nil {
 		return nil, inField("configuration.index_codecs", err)
 	}
 	return s, nil

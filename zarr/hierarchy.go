@@ -169,6 +169,12 @@ func Walk(ctx context.Context, store Store) ([]Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return WalkKeys(ctx, store, keys)
+}
+
+// WalkKeys is Walk over keys, a listing of store the caller already has
+// (for the chunk keys too): one listing serves both.
+func WalkKeys(ctx context.Context, store Store, keys []string) ([]Node, error) {
 	p := present{}
 	for _, k := range keys {
 		p.add(k)

@@ -283,7 +283,7 @@ func (m *Metadata) check() (*grid, error) {
 	if m.FillNull && m.Format != 2 {
 		return nil, inField("fill_value", errors.New("null is a v2 fill value only"))
 	}
-	if g.chain, err = newChain(m.Codecs, m.ChunkShape, m.elem(), m.Format == 2); err != nil {
+	if g.chain, err = newChain(m.Codecs, m.ChunkShape, m.elem()); err != nil {
 		if m.Format == 2 {
 			return nil, inField("compressor", err)
 		}

@@ -86,8 +86,8 @@ func numElements(shape []int64, limit int64) (int64, error) {
 }
 
 // newChain compiles codecs for chunks of shape. Errors name the codec as
-// "[i]". allowZlib admits ZlibCodec (v2 arrays only).
-func newChain(codecs []Codec, shape []int64, el elemSpec, allowZlib bool) (*chain, error) {
+// "[i]".
+func newChain(codecs []Codec, shape []int64, el elemSpec) (*chain, error) {
 	n, err := numElements(shape, maxChunkBytes/int64(el.size))
 	if err != nil {
 		return nil, fmt.Errorf("chunk %w", err)
@@ -128,9 +128,6 @@ func newChain(codecs []Codec, shape []int64, el elemSpec, allowZlib bool) (*chai
 			state = bytesToBytes
 			c.sizes = append(c.sizes, c.ab.bound())
 		case bytesToBytes:
-			if _, ok := codec.(ZlibCodec); ok && !allowZlib {
-				return nil, inField(fmt.Sprintf("[%d]", i), errors.New("codec \"zlib\" exists only in Zarr v2 (as a compressor); use gzip"))
-			}
 			b, err := newBytesStage(codec, el.size)
 			if err != nil {
 				return nil, inField(fmt.Sprintf("[%d]", i), err)

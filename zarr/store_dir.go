@@ -361,9 +361,19 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 		}
 		return nil, err
 	}
+	// Walk only the directory the prefix names ("sub/stamp/" of
+	// "sub/stamp/.dt64-"): listing one node of a large hierarchy does not
+	// read the others.
+	start := "."
+	if i := strings.LastIndexByte(prefix, '/'); i > 0 && ValidKey(prefix[:i]) == nil {
+		start = prefix[:i]
+	}
 	var keys []string
-	err = fs.WalkDir(r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+	err = fs.WalkDir(r.FS(), start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			if p == start && start != "." && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll // nothing under the prefix
+			}
 			return err
 		}
 		if err := ctx.Err(); err != nil {

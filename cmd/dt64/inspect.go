@@ -34,6 +34,14 @@ func newInspectCmd() *cobra.Command {
 stored, their stored and decoded sizes, and statistics over every value
 (NaT count, minimum and maximum).
 
+When PATH is a group (an xarray dataset), print its tree instead: every
+node's path and kind, and each array's data type, shape, chunks, codecs and
+dimension names, with the NaT count and range of every time array (native
+or CF). With --json: {"path", "kind": "group", "format", "consolidated",
+"nodes": [{"path", "kind", "attributes", "data_type", "shape",
+"chunk_shape", "dimension_names", "codecs", "note", "time"}]}, where "time"
+is the single-array document below for a time array.
+
 Every stored chunk is decoded (several at a time), so checksums are verified
 on the way. Chunks that are not stored count as the fill value. Only elements
 inside the array's shape are counted: the padding of edge chunks is not.
@@ -87,7 +95,13 @@ them, in this order:
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			rep, err := inspectArray(ctx, args[0])
+			var rep interface{ writeText(io.Writer) error }
+			var err error
+			if isGroupDir(ctx, args[0]) {
+				rep, err = inspectGroup(ctx, args[0])
+			} else {
+				rep, err = inspectArray(ctx, args[0])
+			}
 			if err != nil {
 				return err
 			}

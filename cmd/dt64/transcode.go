@@ -39,6 +39,7 @@ type transcodeFlags struct {
 	resume, overwrite, quiet, noSync           bool
 	cf                                         bool
 	cfUnits                                    string
+	store                                      storeFlags // a group SRC
 }
 
 func newTranscodeCmd() *cobra.Command {
@@ -96,7 +97,15 @@ the source's; weeks as days, ps/fs/as as ns), calendar
 the fill value and _FillValue. --cf-units "seconds since 2000-01-01"
 chooses the units (implies --cf). xarray masks int64 times through float64:
 when the values written reach beyond what float64 holds exactly, dt64 says
-so after the run.`,
+so after the run.
+
+When SRC is a group (an xarray dataset), the whole hierarchy is one run:
+its time arrays are converted by these options, every other array is
+carried over value for value (chunk bytes copied; with --format 3 from v2
+its metadata translated as zarr-python 3.1's migration does; with
+--recode-all re-encoded with --codec), groups and attributes are kept, and
+consolidated metadata (when SRC has it, or with --consolidate) is written
+last. --include and --exclude select arrays by a glob on their path.`,
 		Example: `  dt64 transcode legacy.zarr new.zarr --unit us --endian little --codec zstd:3 --format 3
   dt64 transcode a.zarr b.zarr --codec zstd --crc32c --shard-chunks 16 --verify
   dt64 transcode a.zarr b.zarr --unit s --overflow nat --resume
@@ -105,7 +114,9 @@ so after the run.`,
   dt64 transcode --finalize --unit us s3://bucket/a.zarr s3://bucket/b.zarr
   # CF time written by xarray to datetime64, and back:
   dt64 transcode era5.zarr/time time.zarr --unit ns --format 3
-  dt64 transcode time.zarr cf.zarr --cf-units "seconds since 2000-01-01" --format 2`,
+  dt64 transcode time.zarr cf.zarr --cf-units "seconds since 2000-01-01" --format 2
+  # a whole xarray dataset, to Zarr v3, its datetime64 arrays in us:
+  dt64 transcode ds.zarr ds3.zarr --format 3 --unit us --exclude 'scratch/*'`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options(cmd)
@@ -147,6 +158,7 @@ so after the run.`,
 	fl.BoolVar(&f.cf, "cf", false, `write DST CF-encoded (int64 "<unit> since 1970-01-01 00:00:00", proleptic_gregorian, _FillValue for NaT), as xarray reads it`)
 	fl.StringVar(&f.cfUnits, "cf-units", "", `the CF units of DST, e.g. "seconds since 2000-01-01" (implies --cf)`)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	addStoreFlags(fl, &f.store)
 	return cmd
 }
 
@@ -235,6 +247,9 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if transcode.IsGroup(ctx, src) {
+		return runStoreTranscodeCmd(cmd, ctx, src, dst, srcName, dstName, o, f)
 	}
 	errw := cmd.ErrOrStderr()
 	t, err := transcode.New(ctx, src, dst, o)

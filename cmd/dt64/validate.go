@@ -21,6 +21,8 @@ func newValidateCmd() *cobra.Command {
 		Long: `Check the Zarr array in directory PATH: its metadata (zarr.json or .zarray,
 strictly), and that every stored chunk decodes: checksums (crc32c codec, zstd
 and gzip frame checksums), compressed streams, decoded sizes, shard indexes.
+When PATH is a group, every array of the hierarchy is checked so (an array
+whose codecs dt64 does not implement is named as not checked).
 
 Every problem found is reported, not just the first: one line per problem on
 standard output, "KEY: reason", naming the chunk's store key ("metadata" for
@@ -67,6 +69,9 @@ func (e *problemsError) Error() string {
 }
 
 func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
+	if isGroupDir(ctx, dir) {
+		return validateGroup(ctx, cmd, dir)
+	}
 	out, warn := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	a, store, err := openArrayDir(ctx, dir)
 	if err != nil {

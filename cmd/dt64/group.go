@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// isGroupDir reports whether dir holds a Zarr group (a hierarchy's root).
+func isGroupDir(ctx context.Context, dir string) bool {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err := zarr.OpenGroup(ctx, zarr.Dir(dir))
+	return err == nil
+}
+
+// groupReport is inspect --json's document for a group: the tree.
+type groupReport struct {
+	Path         string       `json:"path"`
+	Kind         string       `json:"kind"` // "group"
+	Format       int          `json:"format"`
+	Consolidated bool         `json:"consolidated"`
+	Nodes        []nodeReport `json:"nodes"`
+}
+
+// nodeReport is one node of the tree. A time array has its full single
+// array report (range included) in Time.
+type nodeReport struct {
+	Path       string          `json:"path"`
+	Kind       string          `json:"kind"`
+	Attributes json.RawMessage `json:"attributes"`
+	DataType   string          `json:"data_type,omitempty"`
+	Shape      []int64         `json:"shape,omitempty"`
+	ChunkShape []int64         `json:"chunk_shape,omitempty"`
+	DimNames   []string        `json:"dimension_names,omitempty"`
+	Codecs     []codecJSON     `json:"codecs,omitempty"`
+	Note       string          `json:"note,omitempty"`
+	Time       *inspectReport  `json:"time,omitempty"`
+	codecText  string
+}
+
+func inspectGroup(ctx context.Context, dir string) (*groupReport, error) {
+	store := zarr.Dir(dir)
+	defer store.Close()
+	nodes, err := zarr.Walk(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	rep := &groupReport{Path: dir, Kind: "group", Format: nodes[0].Format}
+	_, cerr := zarr.ReadConsolidated(ctx, store)
+	rep.Consolidated = cerr == nil
+	for _, n := range nodes {
+		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: n.Attributes}
+		if n.Kind == zarr.ArrayNode {
+			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
+			if err := describeGroupArray(ctx, dir, n, &nr); err != nil {
+				return nil, err
+			}
+		}
+		rep.Nodes = append(rep.Nodes, nr)
+	}
+	return rep, nil
+}
+
+func describeGroupArray(ctx context.Context, dir string, n zarr.Node, nr *nodeReport) error {
+	sub := filepath.Join(dir, filepath.FromSlash(n.Path))
+	a, err := zarr.Open(ctx, zarr.Dir(sub))
+	if err != nil {
+		nr.Note = "not opened: " + err.Error()
+		return nil
+	}
+	codecs, text := describeCodecs(a.Metadata().Codecs)
+	nr.Codecs, nr.codecText = codecs, text
+	if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // native or CF time
+		r, err := inspectArray(ctx, sub)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Path, err)
+		}
+		nr.Time = r
+	}
+	return nil
+}
+
+func (r *groupReport) writeText(w io.Writer) error {
+	cons := ""
+	if r.Consolidated {
+		cons = ", consolidated metadata"
+	}
+	fmt.Fprintf(w, "%s: Zarr v%d group%s, %d nodes\n", r.Path, r.Format, cons, len(r.Nodes))
+	for _, n := range r.Nodes {
+		name := "/" + n.Path
+		if n.Kind == "group" {
+			fmt.Fprintf(w, "%-24s group\n", name)
+			continue
+		}
+		line := fmt.Sprintf("%-24s array  %-18s shape %s chunks %s", name, n.DataType, formatInts(n.Shape), formatInts(n.ChunkShape))
+		if n.codecText != "" {
+			line += "  " + n.codecText
+		}
+		if len(n.DimNames) > 0 {
+			line += "  dims (" + strings.Join(n.DimNames, ", ") + ")"
+		}
+		if n.Note != "" {
+			line += "  (" + n.Note + ")"
+		}
+		if t := n.Time; t != nil {
+			kind := t.NumPy
+			if t.CF != nil {
+				kind = fmt.Sprintf("CF %q, %s", t.CF.Units, t.CF.Calendar)
+			}
+			line += fmt.Sprintf("\n%-24s        %s, %d NaT", "", kind, t.NaT)
+			if t.Min != nil {
+				line += fmt.Sprintf(", range %s .. %s", *t.MinText, *t.MaxText)
+			}
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateGroup validates every array of the hierarchy in dir: a time
+// array as validate does one, any other by decoding its stored chunks.
+func validateGroup(ctx context.Context, cmd *cobra.Command, dir string) error {
+	out := cmd.OutOrStdout()
+	nodes, err := zarr.Walk(ctx, zarr.Dir(dir))
+	if err != nil {
+		fmt.Fprintf(out, "metadata: %v\n", err)
+		return &problemsError{dir, 1}
+	}
+	problems, arrays := 0, 0
+	var unchecked []string
+	for _, n := range nodes {
+		if n.Kind != zarr.ArrayNode {
+			continue
+		}
+		arrays++
+		sub := filepath.Join(dir, filepath.FromSlash(n.Path))
+		a, err := zarr.Open(ctx, zarr.Dir(sub))
+		switch {
+		case errors.Is(err, zarr.ErrUnsupported):
+			unchecked = append(unchecked, n.Path)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: cannot check: %v\n", n.Path, err)
+			continue
+		case err != nil:
+			problems++
+			fmt.Fprintf(out, "%s: metadata: %v\n", n.Path, err)
+			continue
+		}
+		if a.IsTime() {
+			fmt.Fprintf(out, "%s: ", n.Path)
+			var pe *problemsError
+			if err := runValidate(ctx, cmd, sub); errors.As(err, &pe) {
+				problems += pe.n
+			} else if err != nil {
+				return err
+			}
+			continue
+		}
+		n, err := validateNumeric(ctx, out, n.Path, sub, a)
+		if err != nil {
+			return err
+		}
+		problems += n
+	}
+	if problems > 0 {
+		return &problemsError{dir, problems}
+	}
+	note := ""
+	if len(unchecked) > 0 {
+		slices.Sort(unchecked)
+		note = fmt.Sprintf(" (%d not checked: %s)", len(unchecked), strings.Join(unchecked, ", "))
+	}
+	fmt.Fprintf(out, "ok: %d arrays valid%s\n", arrays-len(unchecked), note)
+	return nil
+}
+
+// validateNumeric decodes every stored chunk of an array that is not a
+// time array and prints each problem; it returns how many.
+func validateNumeric(ctx context.Context, out io.Writer, name, sub string, a *zarr.Array) (int, error) {
+	store := zarr.Dir(sub)
+	defer store.Close()
+	files, err := scanArrayFiles(ctx, store, a)
+	if err != nil {
+		return 0, err
+	}
+	problems := 0
+	for _, n := range files.notFiles {
+		problems++
+		fmt.Fprintf(out, "%s/%s: is %s, not a regular file\n", name, n.key, n.kind)
+	}
+	buf := make([]byte, a.ChunkBytes())
+	for _, c := range files.chunks {
+		if _, _, err := a.ReadChunkRaw(ctx, c.coords, buf); err != nil {
+			if ctx.Err() != nil {
+				return problems, ctx.Err()
+			}
+			problems++
+			reason := err
+			var ce *zarr.ChunkError
+			if errors.As(err, &ce) {
+				reason = ce.Err
+			}
+			fmt.Fprintf(out, "%s/%s: %v\n", name, c.key, reason)
+		}
+	}
+	if problems == 0 {
+		fmt.Fprintf(out, "%s: ok: %d chunks (%d present) valid\n", name, a.NumChunks(), len(files.chunks))
+	}
+	return problems, nil
+}

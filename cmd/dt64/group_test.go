@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// writeGroupSample writes a v2 hierarchy with consolidated metadata: the
+// time array "stamp" (writeSample's, 94 chunks), a float64 array "temp"
+// of 60 chunks and a subgroup "sub" holding another copy of stamp.
+func writeGroupSample(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "group.zarr")
+	stamp := writeSample(t, 6000, 64)
+	for _, p := range []string{"stamp", "sub/stamp"} {
+		if err := os.CopyFS(filepath.Join(dir, filepath.FromSlash(p)), os.DirFS(stamp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := zarr.Dir(dir)
+	for k, v := range map[string]string{
+		".zgroup": "{\n    \"zarr_format\": 2\n}", ".zattrs": "{\n    \"title\": \"sample\"\n}",
+		"sub/.zgroup": "{\n    \"zarr_format\": 2\n}",
+	} {
+		if err := root.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub, err := zarr.Sub(root, "temp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.Create(ctx, sub, zarr.Metadata{
+		Format: 2, Numeric: zarr.NumericType{Kind: zarr.Float, Size: 8}, Shape: []int64{6000}, ChunkShape: []int64{100},
+		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 800)
+	for _, c := range a.ChunkCoords() {
+		for i := range 100 {
+			binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(float64(c[0])*100+float64(i)/3))
+		}
+		if _, err := a.WriteChunkRaw(ctx, c, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.WriteConsolidated(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestTranscodeGroupKillResume kills real dt64 processes transcoding a
+// whole hierarchy at random moments (up to three times a round) and
+// resumes: every result is byte for byte the uninterrupted run's, and a
+// destination whose consolidated metadata exists is already complete.
+func TestTranscodeGroupKillResume(t *testing.T) {
+	src := writeGroupSample(t)
+	flags := []string{"--unit", "us", "--format", "3", "--codec", "zstd:1", "--workers", "2", "-q"}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if out, errOut, err := run(t, nil, append([]string{"transcode", src, ref}, flags...)...); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	files := chunkFiles(ref)
+	start := time.Now()
+	cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, append([]string{"transcode", src, filepath.Join(t.TempDir(), "timed.zarr")}, flags...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	duration := time.Since(start)
+	rounds := 10
+	if testing.Short() {
+		rounds = 3
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	kills := 0
+	for round := range rounds {
+		dst := filepath.Join(t.TempDir(), "dst.zarr")
+		args := append([]string{"transcode", src, dst}, flags...)
+		for attempt := range 1 + rng.IntN(3) {
+			if attempt > 0 {
+				args = append(args, "--resume")
+			}
+			cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, args...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var when string
+			if rng.IntN(3) > 0 {
+				when = killAfterChunks(t, cmd, dst, 1+rng.IntN(files))
+			} else {
+				d := time.Duration(rng.Int64N(int64(duration)))
+				time.Sleep(d)
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				when = fmt.Sprint("after ", d.Round(time.Millisecond))
+			}
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
+				kills++
+			} else if err != nil {
+				t.Fatalf("round %d attempt %d: %v", round, attempt, err)
+			}
+			if consolidated(t, dst) {
+				completeSoFar(t, ref, dst, fmt.Sprintf("round %d attempt %d, killed %s", round, attempt, when))
+			}
+		}
+		out, errOut, err := run(t, nil, append(args[:len(args):len(args)], "--resume")...)
+		if err != nil {
+			t.Fatalf("round %d: resume: %v\n%s%s", round, err, out, errOut)
+		}
+		sameDirs(t, ref, dst)
+		if t.Failed() {
+			t.Fatalf("round %d: the resumed result differs", round)
+		}
+	}
+	t.Logf("%d rounds, %d kills", rounds, kills)
+	if kills < rounds/2 {
+		t.Errorf("only %d kills in %d rounds", kills, rounds)
+	}
+}
+
+// consolidated reports whether the v3 root in dir carries consolidated
+// metadata (the last thing a run writes).
+func consolidated(t *testing.T, dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "zarr.json"))
+	if err != nil {
+		return false
+	}
+	var doc struct {
+		CM json.RawMessage `json:"consolidated_metadata"`
+	}
+	return json.Unmarshal(b, &doc) == nil && len(doc.CM) > 0 && string(doc.CM) != "null"
+}
+
+func TestGroupCommands(t *testing.T) {
+	src := writeGroupSample(t)
+	dst := filepath.Join(t.TempDir(), "out.zarr")
+	out, errOut, err := run(t, nil, "transcode", src, dst, "--unit", "ms", "--format", "3", "--exclude", "sub/*", "--verify")
+	if err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	for _, want := range []string{"summary: 2 arrays", "stamp", "transcode", "temp", "migrate", "verified: 2 arrays"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("transcode output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "a hierarchy: 2 groups, 2 arrays") {
+		t.Errorf("plan: %s", errOut)
+	}
+	out, _, err = run(t, nil, "inspect", dst)
+	if err != nil || !strings.Contains(out, "/stamp") || !strings.Contains(out, "M8[ms]") || !strings.Contains(out, "float64") || !strings.Contains(out, "range 20") {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
+	out, _, err = run(t, nil, "inspect", "--json", dst)
+	var rep struct {
+		Kind  string `json:"kind"`
+		Nodes []struct {
+			Path string `json:"path"`
+			Time *struct {
+				Min *int64 `json:"min"`
+			} `json:"time"`
+		} `json:"nodes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &rep) != nil || rep.Kind != "group" || len(rep.Nodes) != 4 || rep.Nodes[1].Path != "stamp" || rep.Nodes[1].Time == nil || rep.Nodes[1].Time.Min == nil {
+		t.Errorf("inspect --json: %v %+v\n%s", err, rep, out)
+	}
+	out, _, err = run(t, nil, "validate", dst)
+	if err != nil || !strings.Contains(out, "ok: 2 arrays valid") {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dst, "temp", "0"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = run(t, nil, "validate", dst)
+	if err == nil || !strings.Contains(out, "temp/0") {
+		t.Errorf("validate of a damaged chunk: %v\n%s", err, out)
+	}
+	// A refusal names what is there and leaves it as it is.
+	before := dirFiles(t, dst)
+	_, _, err = run(t, nil, "transcode", src, dst, "--overwrite", "--format", "3")
+	if err != nil {
+		t.Fatalf("overwrite of dt64's own hierarchy: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dst, "README"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = dirFiles(t, dst)
+	_, _, err = run(t, nil, "transcode", src, dst, "--overwrite", "--unit", "s")
+	if err == nil || !strings.Contains(err.Error(), "README") {
+		t.Errorf("overwrite with a foreign file: %v", err)
+	}
+	after := dirFiles(t, dst)
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Error("a refused overwrite changed the destination")
+	}
+}

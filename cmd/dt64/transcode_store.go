@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// storeFlags are transcode's flags for a source that is a group.
+type storeFlags struct {
+	include, exclude       []string
+	recodeAll, consolidate bool
+}
+
+func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
+	fl.StringArrayVar(&f.include, "include", nil, "with a group SRC: only the arrays whose path matches this glob (repeatable; e.g. 'sub/*')")
+	fl.StringArrayVar(&f.exclude, "exclude", nil, "with a group SRC: leave out the arrays whose path matches this glob (repeatable)")
+	fl.BoolVar(&f.recodeAll, "recode-all", false, "with a group SRC: re-encode the arrays that are not time arrays with --codec too (not yet supported)")
+	fl.BoolVar(&f.consolidate, "consolidate", false, "with a group SRC: write consolidated metadata even when SRC has none")
+}
+
+// runStoreTranscodeCmd transcodes a hierarchy: SRC is a group.
+func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
+	so := transcode.StoreOptions{Options: o, Include: f.store.include, Exclude: f.store.exclude,
+		RecodeAll: f.store.recodeAll, Consolidate: f.store.consolidate}
+	j, err := transcode.NewStore(ctx, src, dst, so)
+	if err != nil {
+		return err
+	}
+	p := j.Plan()
+	errw, out := cmd.ErrOrStderr(), cmd.OutOrStdout()
+	if !f.quiet {
+		printStorePlan(errw, p, srcName, dstName)
+	}
+	var sum transcode.StoreSummary
+	if f.finalize {
+		sum, err = j.Finalize(ctx)
+	} else {
+		_, err = withTranscodeProgress(cmd, "transcode", f.quiet, j.Progress, func() (transcode.Summary, error) {
+			var err error
+			sum, err = j.Run(ctx)
+			return sum.Summary, err
+		})
+	}
+	if err != nil {
+		return err
+	}
+	printStoreSummary(out, sum)
+	for i, a := range sum.Arrays {
+		ap := p.Arrays[i]
+		if ap.Plan == nil || ap.Path != a.Path {
+			continue
+		}
+		if reason, exact := ap.Plan.XarrayRounding(a.Summary); reason != "" {
+			fix := "a coarser unit (--unit, or --cf-units) keeps them exact"
+			if exact != "" {
+				fix = fmt.Sprintf("--cf-units %q keeps them exact", exact)
+			}
+			fmt.Fprintf(errw, "warning: %s: %s; %s\n", a.Path, reason, fix)
+		}
+	}
+	if !sum.Complete {
+		fmt.Fprintf(out, "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
+	}
+	if f.verify {
+		start := time.Now()
+		_, err := withTranscodeProgress(cmd, "verify", f.quiet, j.Progress, func() (transcode.Summary, error) { return transcode.Summary{}, j.Verify(ctx) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "verified: %d arrays, %d work units: time arrays equal a fresh conversion of the source, the others its bytes (%s)\n", len(p.Arrays), p.PartUnits, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func printStorePlan(w io.Writer, p transcode.StorePlan, srcName, dstName string) {
+	cons := ""
+	if p.Consolidated {
+		cons = ", consolidated metadata last"
+	}
+	fmt.Fprintf(w, "source:      %s  a hierarchy: %d groups, %d arrays selected\n", srcName, p.Groups, len(p.Arrays))
+	fmt.Fprintf(w, "destination: %s  Zarr v%d%s\n", dstName, p.Format, cons)
+	for _, a := range p.Arrays {
+		what := a.Action
+		if a.Plan != nil {
+			what = fmt.Sprintf("transcode %s -> %s, %s", a.Plan.Source.DataType.NumPy(a.Plan.SourceOrder), a.Plan.Destination.DataType.NumPy(a.Plan.DestinationOrder), transcodeCodecs(a.Plan.Destination.Codecs))
+		}
+		fmt.Fprintf(w, "  array:     %-20s %s %v: %s, %d units\n", a.Path, a.DataType, a.Shape, what, a.Units)
+	}
+	part := ""
+	if p.PartUnits != p.Units {
+		part = fmt.Sprintf(", this part %d", p.PartUnits)
+	}
+	fmt.Fprintf(w, "plan:        %d work units in all%s; %d workers, %d in flight, buffers at most %s (the largest array's; plus ~20 MiB for the program)\n",
+		p.Units, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
+	for _, a := range p.Arrays {
+		if a.Plan != nil {
+			for _, n := range a.Plan.Notes {
+				fmt.Fprintf(w, "note:        %s: %s\n", a.Path, n)
+			}
+		}
+	}
+}
+
+func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
+	if s.AlreadyComplete {
+		fmt.Fprintln(w, "destination already complete: nothing to do")
+		return
+	}
+	fmt.Fprintf(w, "summary: %d arrays, %d chunks (%d stored), %d already done; time elements %d, NaT %d, overflowed %d, lossy %d; read %s, wrote %s; %s\n",
+		len(s.Arrays), s.Chunks, s.Stored, s.Resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
+		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), s.Elapsed.Round(time.Millisecond))
+	for _, a := range s.Arrays {
+		fmt.Fprintf(w, "  %-20s %-9s %d chunks (%d stored, %d already done), read %s, wrote %s\n",
+			a.Path, a.Action, a.Chunks, a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten))
+	}
+}

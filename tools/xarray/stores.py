@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""xarray datasets for dt64's whole-store transcode tests.
+
+Usage:
+  stores.py write STORE      xarray 2023.01 (Debian) on zarr 2.13 writes a
+                             dataset with to_zarr(consolidated=True): a CF
+                             time coordinate (int64 "hours since ..."),
+                             float32, float64, int16 and bool variables, a
+                             2-D variable, attributes, and a subgroup "sub"
+                             with a float64 variable; then zarr 2.13 adds
+                             sub/stamp, a native <M8[ms] array (NaT included,
+                             _ARRAY_DIMENSIONS set) and consolidates again.
+                             Deterministic.
+  stores.py compare A B      opens A and B with zarr.open_consolidated and
+                             xarray.open_zarr(consolidated=True) (the root
+                             and "sub") and prints one JSON document:
+                             {"zarr_nodes": [paths of B], "problems": [...]}
+                             where problems lists every difference of B
+                             from A: nodes, attributes, dimensions, values
+                             (datetimes compared as instants, so a changed
+                             unit or encoding of time is no difference: a
+                             CF time array and its datetime64 conversion
+                             differ only in their encoding attributes).
+Both fail when a store has no .zmetadata.
+"""
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+import zarr
+
+
+def write(store):
+    time = pd.date_range("2022-06-01", periods=40, freq="3H")
+    lat = np.array([-10.0, 0.0, 10.0, 20.0], "f8")
+    rng = np.random.default_rng(7)
+    temp = rng.normal(280, 5, (40, 4)).astype("f4")
+    temp[3, 2] = np.nan
+    ds = xr.Dataset(
+        {
+            "temp": (("time", "lat"), temp, {"units": "K", "long_name": "air temperature"}),
+            "pressure": ("time", rng.normal(1000, 10, 40).astype("f8"), {"units": "hPa"}),
+            "count": ("time", (np.arange(40) % 7).astype("i2")),
+            "valid": ("time", np.arange(40) % 3 != 0),
+        },
+        coords={"time": ("time", time), "lat": ("lat", lat, {"units": "degrees_north"})},
+        attrs={"title": "dt64 store test", "Conventions": "CF-1.8", "history": "written by xarray 2023.01"},
+    )
+    ds.time.encoding.update({"chunks": (16,), "units": "hours since 2022-01-01", "dtype": "int64"})
+    ds.temp.encoding["chunks"] = (16, 2)
+    ds.to_zarr(store, mode="w", consolidated=True)
+    sub = xr.Dataset({"depth": ("obs", np.array([1.5, 2.5, np.nan, 4.0]), {"units": "m"})},
+                     attrs={"platform": "float 6903"})
+    sub.to_zarr(store, group="sub", mode="a", consolidated=True)
+    g = zarr.open_group(store, mode="a")
+    stamp = np.array(["2022-01-01T00:00:00.250", "NaT", "2022-01-02T12:00:00", "2022-01-03"], dtype="M8[ms]")
+    a = g["sub"].create_dataset("stamp", data=stamp, chunks=(3,), compressor=zarr.Zlib(level=2))
+    a.attrs["_ARRAY_DIMENSIONS"] = ["obs"]
+    a.attrs["long_name"] = "event time"
+    zarr.consolidate_metadata(store)
+
+
+def instants(v):
+    a = np.asarray(v)
+    if a.dtype.kind == "M":
+        return a.astype("M8[ns]").view("i8")
+    return a
+
+
+CF_ENCODING = ("units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "dtype")
+
+
+def is_cf(attrs):
+    return " since " in str(attrs.get("units", ""))
+
+
+def strip_cf(attrs):
+    return {k: v for k, v in attrs.items() if k not in CF_ENCODING}
+
+
+def compare(a, b):
+    problems = []
+    za, zb = zarr.open_consolidated(a, mode="r"), zarr.open_consolidated(b, mode="r")
+
+    def nodes(g):
+        out = {"": ("group", dict(g.attrs), None)}
+        g.visititems(lambda p, o: out.__setitem__(p, ("array" if isinstance(o, zarr.Array) else "group", dict(o.attrs), o)))
+        return out
+
+    na, nb = nodes(za), nodes(zb)
+    if sorted(na) != sorted(nb):
+        problems.append("zarr nodes %s != %s" % (sorted(na), sorted(nb)))
+    for p in sorted(set(na) & set(nb)):
+        (ka, aa, oa), (kb, ab, ob) = na[p], nb[p]
+        time_encoding = ka == "array" and kb == "array" and (
+            is_cf(aa) or is_cf(ab)) and (oa.dtype.kind == "M" or ob.dtype.kind == "M")
+        if time_encoding:
+            # A CF time array converted to datetime64 (or back): its
+            # encoding attributes and stored numbers differ by design;
+            # xarray's decoded values are compared below.
+            aa, ab = strip_cf(aa), strip_cf(ab)
+        if ka != kb or aa != ab:
+            problems.append("zarr node %r: %s %s != %s %s" % (p, ka, aa, kb, ab))
+        if ka == "array" and kb == "array" and not time_encoding:
+            va, vb = instants(oa[...]), instants(ob[...])
+            if va.shape != vb.shape or not np.array_equal(va, vb, equal_nan=va.dtype.kind in "fc"):
+                problems.append("zarr array %r: values differ" % p)
+    for group in (None, "sub"):
+        xa = xr.open_zarr(a, group=group, consolidated=True)
+        xb = xr.open_zarr(b, group=group, consolidated=True)
+        if xa.attrs != xb.attrs:
+            problems.append("xarray %r attrs %s != %s" % (group, xa.attrs, xb.attrs))
+        if sorted(xa.variables) != sorted(xb.variables):
+            problems.append("xarray %r variables %s != %s" % (group, sorted(xa.variables), sorted(xb.variables)))
+        for k in sorted(set(xa.variables) & set(xb.variables)):
+            va, vb = xa.variables[k], xb.variables[k]
+            attrs_a, attrs_b = va.attrs, vb.attrs
+            if va.dtype.kind == "M" or vb.dtype.kind == "M":
+                attrs_a, attrs_b = strip_cf(attrs_a), strip_cf(attrs_b)
+            if va.dims != vb.dims or attrs_a != attrs_b:
+                problems.append("xarray %r %s: dims/attrs %s %s != %s %s" % (group, k, va.dims, va.attrs, vb.dims, vb.attrs))
+            x, y = instants(va.values), instants(vb.values)
+            if x.dtype != y.dtype and not (x.dtype.kind == y.dtype.kind == "i"):
+                problems.append("xarray %r %s: dtype %s != %s" % (group, k, x.dtype, y.dtype))
+            if x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+                problems.append("xarray %r %s: values differ" % (group, k))
+    json.dump({"zarr_nodes": sorted(nb), "problems": problems}, sys.stdout, sort_keys=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        write(sys.argv[2])
+    else:
+        compare(sys.argv[2], sys.argv[3])

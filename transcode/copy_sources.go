@@ -1,0 +1,106 @@
+package transcode
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// The versions of a copied array's source chunks, recorded as a Job
+// records its own (sources.go): before this part's first chunk is copied,
+// durably; checked for every chunk copied and, on resume, for every chunk
+// of the part, so a chunk rewritten since the run read it stops the run.
+
+const copySourcesPrefix = ".dt64-copy-sources/"
+
+type copySourcesDoc struct {
+	Part     int               `json:"part"`
+	Parts    int               `json:"parts"`
+	Versions map[string]string `json:"versions"`
+}
+
+func (c *copyJob) sourcesKey() string { return copySourcesPrefix + partName(c.part) }
+
+// recordSources records (fresh) or checks (resume) the versions of this
+// part's source chunks and keeps them for the per-chunk checks.
+func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
+	v, ok := find[zarr.Versioner](c.src)
+	if !ok {
+		return nil
+	}
+	st := Job{dstStore: c.dstIO.Store} // state is not chunk traffic: not counted
+	now, err := c.versions(ctx, v)
+	if err != nil {
+		return err
+	}
+	if resume {
+		var d copySourcesDoc
+		found, err := st.readState(ctx, c.sourcesKey(), &d)
+		if err != nil {
+			return err
+		}
+		if found {
+			for k, ver := range now {
+				if d.Versions[k] != ver {
+					return &SourceChangedError{Source: storeName(c.src), Key: k, Was: d.Versions[k], Now: ver}
+				}
+			}
+			c.sources = d.Versions
+			return nil
+		}
+	}
+	c.sources = now
+	if err := st.writeState(ctx, c.sourcesKey(), &copySourcesDoc{Part: c.part.Index, Parts: c.part.count(), Versions: now}); err != nil {
+		return err
+	}
+	return st.sync(ctx) // durable before the first chunk
+}
+
+func (c *copyJob) versions(ctx context.Context, v zarr.Versioner) (map[string]string, error) {
+	vs := make(map[string]string, c.hi-c.lo)
+	for _, k := range c.keys[c.lo:c.hi] {
+		ver, err := v.Version(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		vs[k] = ver
+	}
+	return vs, nil
+}
+
+// checkSource compares a chunk's version, after it was read, with the
+// recorded one.
+func (c *copyJob) checkSource(ctx context.Context, key string) error {
+	if c.sources == nil {
+		return nil
+	}
+	v, _ := find[zarr.Versioner](c.src)
+	now, err := v.Version(ctx, key)
+	if err != nil {
+		return err
+	}
+	if was := c.sources[key]; now != was {
+		return &SourceChangedError{Source: storeName(c.src), Key: key, Was: was, Now: now}
+	}
+	return nil
+}
+
+// removeSources deletes the recorded versions of every part (the store's
+// finalize: all parts are done).
+func (c *copyJob) removeSources(ctx context.Context) error {
+	keys, err := c.dst.List(ctx, copySourcesPrefix)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := c.dst.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	if dir, ok := localDir(c.dst); ok {
+		_ = os.Remove(filepath.Join(dir, filepath.FromSlash(copySourcesPrefix))) // empty now
+	}
+	return nil
+}

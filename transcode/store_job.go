@@ -1,0 +1,304 @@
+package transcode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// StoreOptions describe a re-encode of a whole hierarchy: Options apply
+// to every time array (and Part, Resume, Overwrite, Workers and InFlight
+// to the whole run); the other arrays are carried over value for value.
+type StoreOptions struct {
+	Options
+	// Include and Exclude select arrays by their path in the hierarchy
+	// ("sub/stamp") with path.Match patterns: an array is converted or
+	// copied when it matches one of Include (or Include is empty) and none
+	// of Exclude. Groups are always kept.
+	Include, Exclude []string
+	// RecodeAll re-encodes the chunks of the arrays that are not time
+	// arrays with Compression (and CRC32C) too, values and byte order
+	// unchanged; without it their chunk bytes are copied as they are.
+	RecodeAll bool
+	// Consolidate writes consolidated metadata even when the source has
+	// none (it is written whenever the source has it).
+	Consolidate bool
+}
+
+// StoreJob is a planned re-encode of a hierarchy (a group and everything
+// under it) into a destination: one Job per time array, a copy per other
+// array, then the groups' metadata and the consolidated metadata, last.
+type StoreJob struct {
+	opts        StoreOptions
+	src, dst    zarr.Store
+	arrays      []*storeArray
+	groups      []groupOut
+	format      int
+	consolidate bool
+	doc         storePlanDoc
+	plan        StorePlan
+}
+
+// storeArray is one array of the hierarchy and the job that carries it.
+type storeArray struct {
+	path string
+	time *Job     // a time array
+	copy *copyJob // any other
+}
+
+// groupOut is a group of the destination and the documents it gets.
+type groupOut struct {
+	path string
+	docs []keyDoc
+}
+
+type keyDoc struct {
+	key string // store key, from the destination's root
+	doc []byte
+}
+
+// StorePlan describes a planned re-encode of a hierarchy.
+type StorePlan struct {
+	Format       int // the destination's Zarr format
+	Groups       int
+	Arrays       []ArrayPlan
+	Consolidated bool // consolidated metadata is written last
+	// Units is the work of the whole run (time arrays' work units and
+	// copied chunks, of all arrays); PartUnits this part's share.
+	Units, PartUnits int64
+	// MemoryBound is the most memory the buffers take at once: arrays are
+	// converted one after another, so the largest array's bound.
+	MemoryBound int64
+	Workers     int
+	InFlight    int
+}
+
+// ArrayPlan is the plan of one array of a hierarchy.
+type ArrayPlan struct {
+	Path string
+	// Action is "transcode" (a time array, converted by the options),
+	// "copy" (chunk bytes and metadata as they are), "migrate" (chunk
+	// bytes as they are, the metadata translated to Zarr v3) or "recode"
+	// (RecodeAll: values as they are, encoded with the new compressor).
+	Action   string
+	DataType string // the source's, as NumPy names it
+	Shape    []int64
+	// Plan is the time array's plan; nil for the others.
+	Plan             *Plan
+	Units, PartUnits int64
+}
+
+// StoreSummary describes what a run over a hierarchy did.
+type StoreSummary struct {
+	Summary
+	Arrays []ArraySummary
+}
+
+// ArraySummary is one array's share of a StoreSummary.
+type ArraySummary struct {
+	Path   string
+	Action string
+	Summary
+}
+
+// timeJob is the one place that decides whether an array is a time array
+// the engine converts (by a Job, returned) or one it carries over (nil):
+// it is one when New plans it. So every array New accepts joins (a CF
+// time array, once Job converts CF time), and a native time array whose
+// plan fails is an error, never silently copied.
+func timeJob(ctx context.Context, a *zarr.Array, src, dst zarr.Store, o Options) (*Job, error) {
+	j, err := New(ctx, src, dst, o)
+	switch {
+	case err == nil:
+		return j, nil
+	case a.IsTime():
+		return nil, err
+	}
+	return nil, nil
+}
+
+// IsGroup reports whether the store's root is a group (a hierarchy for
+// NewStore) rather than an array.
+func IsGroup(ctx context.Context, s zarr.Store) bool {
+	_, err := zarr.OpenGroup(ctx, s)
+	return err == nil
+}
+
+// NewStore plans a re-encode of the hierarchy in src into dst. Every
+// array is planned before anything is written: an array that cannot be
+// carried over (a data type with no v3 translation, say) makes an error
+// naming all such arrays. It does not touch dst (Run does).
+func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJob, error) {
+	if o.Resume && o.Overwrite {
+		return nil, planErr("resume and overwrite exclude each other")
+	}
+	if o.Overwrite && o.Part.count() > 1 {
+		return nil, planErr("overwrite cannot be combined with a part: one part would delete the others' work")
+	}
+	if o.RecodeAll && o.Compression == nil {
+		return nil, planErr("re-encoding every array needs the compressor to re-encode them with")
+	}
+	for _, g := range append(slices.Clone(o.Include), o.Exclude...) {
+		if _, err := path.Match(g, ""); err != nil {
+			return nil, planErr("pattern %q: %v", g, err)
+		}
+	}
+	srcKeys, err := src.List(ctx, "") // the one listing of the source
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := zarr.WalkKeys(ctx, src, srcKeys)
+	if err != nil {
+		return nil, fmt.Errorf("reading the source hierarchy: %w", err)
+	}
+	if nodes[0].Kind != zarr.GroupNode {
+		return nil, planErr("the source is an array, not a group")
+	}
+	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format}
+	if o.Format != 0 {
+		s.format = o.Format
+	}
+	_, cerr := zarr.ReadConsolidated(ctx, src)
+	s.consolidate = o.Consolidate || cerr == nil
+	// Each Job resumes (or starts) inside a destination this job has
+	// checked; the hierarchy's overwrite and refusals are the store's.
+	jo := o.Options
+	jo.Resume, jo.Overwrite = true, false
+	jo.InFlight = o.inFlight(localStores(src, dst))
+	jo.Workers = o.cpus(localStores(src, dst))
+	var problems []string
+	for _, n := range nodes {
+		if n.Kind == zarr.GroupNode {
+			g, err := s.groupDocs(n)
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+			s.groups = append(s.groups, g)
+			continue
+		}
+		if !selected(n.Path, o.Include, o.Exclude) {
+			continue
+		}
+		a, err := s.planArray(ctx, n, jo, srcKeys)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", n.Path, err))
+			continue
+		}
+		s.arrays = append(s.arrays, a)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
+	}
+	s.doc = s.planDoc(nodes)
+	s.plan = s.makePlan(jo)
+	return s, nil
+}
+
+func selected(p string, include, exclude []string) bool {
+	match := func(globs []string) bool {
+		for _, g := range globs {
+			if ok, _ := path.Match(g, p); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return (len(include) == 0 || match(include)) && !match(exclude)
+}
+
+// groupDocs are the destination documents of group n.
+func (s *StoreJob) groupDocs(n zarr.Node) (groupOut, error) {
+	g := groupOut{path: n.Path}
+	key := func(k string) string { return path.Join(n.Path, k) }
+	switch {
+	case n.Format == s.format && n.Format == 2:
+		g.docs = append(g.docs, keyDoc{key(".zgroup"), n.Metadata})
+		if n.AttrsDoc != nil {
+			g.docs = append(g.docs, keyDoc{key(".zattrs"), n.AttrsDoc})
+		}
+	case n.Format == s.format:
+		doc := n.Metadata
+		if n.Path == "" {
+			var err error
+			if doc, err = zarr.WithoutConsolidated(doc); err != nil {
+				return g, fmt.Errorf("group %q: %w", n.Path, err)
+			}
+		}
+		g.docs = append(g.docs, keyDoc{key("zarr.json"), doc})
+	case s.format == 3:
+		doc, err := zarr.MigrateV2Group(n)
+		if err != nil {
+			return g, err
+		}
+		g.docs = append(g.docs, keyDoc{key("zarr.json"), doc})
+	default:
+		zg, za, err := zarr.V2GroupDocs(n)
+		if err != nil {
+			return g, err
+		}
+		g.docs = append(g.docs, keyDoc{key(".zgroup"), zg})
+		if za != nil {
+			g.docs = append(g.docs, keyDoc{key(".zattrs"), za})
+		}
+	}
+	return g, nil
+}
+
+// planArray plans one array: a Job for a time array, a copy otherwise.
+func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKeys []string) (*storeArray, error) {
+	sv, err := newArrayView(s.src, n.Path)
+	if err != nil {
+		return nil, err
+	}
+	dv, err := newArrayView(s.dst, n.Path)
+	if err != nil {
+		return nil, err
+	}
+	a, openErr := zarr.Open(ctx, sv)
+	if openErr == nil {
+		j, err := timeJob(ctx, a, sv, dv, jo)
+		if err != nil {
+			return nil, err
+		}
+		if j != nil {
+			return &storeArray{path: n.Path, time: j}, nil
+		}
+	}
+	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
+	if err != nil {
+		if openErr != nil && !errors.Is(err, zarr.ErrUntranslatable) {
+			return nil, fmt.Errorf("%w (opening it: %v)", err, openErr)
+		}
+		return nil, err
+	}
+	return &storeArray{path: n.Path, copy: c}, nil
+}
+
+func (s *StoreJob) makePlan(jo Options) StorePlan {
+	p := StorePlan{Format: s.format, Groups: len(s.groups), Consolidated: s.consolidate, Workers: jo.Workers, InFlight: jo.InFlight}
+	for _, a := range s.arrays {
+		ap := ArrayPlan{Path: a.path}
+		if a.time != nil {
+			tp := a.time.Plan()
+			ap.Action, ap.Plan = "transcode", &tp
+			ap.DataType = tp.Source.DataType.NumPy(tp.SourceOrder)
+			ap.Shape = tp.Source.Shape
+			ap.Units, ap.PartUnits = tp.Units, tp.EndUnit-tp.FirstUnit
+			p.MemoryBound = max(p.MemoryBound, tp.MemoryBound)
+		} else {
+			c := a.copy
+			ap.Action, ap.DataType, ap.Shape = c.action, c.node.DataType, c.node.Shape
+			ap.Units, ap.PartUnits = int64(len(c.keys)), int64(c.hi-c.lo)
+			p.MemoryBound = max(p.MemoryBound, c.memoryBound())
+		}
+		p.Units += ap.Units
+		p.PartUnits += ap.PartUnits
+		p.Arrays = append(p.Arrays, ap)
+	}
+	return p
+}

@@ -1,0 +1,487 @@
+package transcode_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// transcodedArrays are the arrays a run converted as time arrays.
+func transcodedArrays(s transcode.StoreSummary) []string {
+	var out []string
+	for _, a := range s.Arrays {
+		if a.Action == "transcode" {
+			out = append(out, a.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// underAny reports whether file path k lies in one of the arrays.
+func underAny(k string, arrays []string) bool {
+	for _, a := range arrays {
+		if strings.HasPrefix(k, filepath.FromSlash(a)+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func groupFixture(name string) string {
+	return filepath.Join("..", "testdata", "zarr", "groups", name)
+}
+
+func runStore(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) (transcode.StoreSummary, error) {
+	t.Helper()
+	j, err := transcode.NewStore(ctx, src, dst, o)
+	if err != nil {
+		return transcode.StoreSummary{}, err
+	}
+	return j.Run(ctx)
+}
+
+// failingStore fails every Set after the first n, like a process killed
+// there (Set is atomic on a directory store).
+type failingStore struct {
+	zarr.Store
+	left atomic.Int64
+}
+
+var errKilled = errors.New("killed")
+
+func (s *failingStore) Unwrap() zarr.Store { return s.Store }
+
+func (s *failingStore) Set(c context.Context, k string, v []byte) error {
+	if s.left.Add(-1) < 0 {
+		return errKilled
+	}
+	return s.Store.Set(c, k, v)
+}
+
+func (s *failingStore) Delete(c context.Context, k string) error {
+	if s.left.Add(-1) < 0 {
+		return errKilled
+	}
+	return s.Store.Delete(c, k)
+}
+
+// TestStoreCopyV2 transcodes an xarray dataset: its CF time arrays
+// ("time", "sub/stamp") are converted to native datetime64, every other
+// file is copied byte for byte, and the .zmetadata is rewritten.
+func TestStoreCopyV2(t *testing.T) {
+	src := zarr.Dir(groupFixture("xarray_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	sum, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Complete || len(sum.Arrays) != 6 {
+		t.Fatalf("summary %+v", sum)
+	}
+	converted := transcodedArrays(sum)
+	if !slices.Equal(converted, []string{"sub/stamp", "time"}) {
+		t.Fatalf("converted %v, want the CF time arrays", converted)
+	}
+	want, _ := zarr.Walk(ctx, src)
+	if _, err := zarr.ReadConsolidated(ctx, zarr.Dir(dir)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := zarr.Walk(ctx, zarr.Dir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The consolidated metadata made from the plan is what
+	// zarr.WriteConsolidated makes from the finished store.
+	key, doc, err := zarr.ConsolidatedDocument(got)
+	if stored, _ := zarr.Dir(dir).Get(ctx, key); err != nil || string(stored) != string(doc) {
+		t.Errorf("%s: not what WriteConsolidated writes (%v)", key, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d nodes, want %d", len(got), len(want))
+	}
+	fs, fd := treeFiles(t, groupFixture("xarray_v2.zarr")), treeFiles(t, dir)
+	for i, n := range want {
+		if got[i].Path != n.Path || got[i].Kind != n.Kind {
+			t.Fatalf("node %d: %q %v, want %q %v", i, got[i].Path, got[i].Kind, n.Path, n.Kind)
+		}
+		if slices.Contains(converted, n.Path) {
+			if !strings.Contains(got[i].DataType, "M8") {
+				t.Errorf("%s: %s, want datetime64", n.Path, got[i].DataType)
+			}
+			continue
+		}
+		if string(got[i].Metadata) != string(n.Metadata) || string(got[i].AttrsDoc) != string(n.AttrsDoc) {
+			t.Errorf("%s: metadata changed", n.Path)
+		}
+	}
+	for k, v := range fs {
+		if underAny(k, converted) || k == ".zmetadata" {
+			continue
+		}
+		if fd[k] != v {
+			t.Errorf("%s: not copied byte for byte", k)
+		}
+	}
+	for k := range fd {
+		if strings.Contains(k, ".dt64-") {
+			t.Errorf("state left behind: %s", k)
+		}
+	}
+}
+
+// TestStoreMigrateV3 migrates the v2 source of the zarr-python 3.1.3
+// migration fixture and compares the result with it: the same nodes, the
+// same metadata (dimension_names for _ARRAY_DIMENSIONS), the same chunk
+// files; the time array is converted to native v3.
+func TestStoreMigrateV3(t *testing.T) {
+	srcDir := groupFixture("migrated_v3.source_v2.zarr")
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	sum, err := runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	converted := transcodedArrays(sum)
+	if !slices.Equal(converted, []string{"sub/stamp", "time"}) {
+		t.Fatalf("converted %v, want the native and the CF time array", converted)
+	}
+	var tm struct {
+		DataType struct {
+			Name string `json:"name"`
+		} `json:"data_type"`
+		DimensionNames []string       `json:"dimension_names"`
+		Attributes     map[string]any `json:"attributes"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "time", "zarr.json"))
+	if err != nil || json.Unmarshal(b, &tm) != nil {
+		t.Fatalf("time: %v %s", err, b)
+	}
+	if tm.DataType.Name != "numpy.datetime64" || !slices.Equal(tm.DimensionNames, []string{"time"}) || tm.Attributes["units"] != nil || tm.Attributes["long_name"] != "time" {
+		t.Errorf("the CF time array in v3: %s", b)
+	}
+	fixture := groupFixture("migrated_v3.zarr")
+	want, got := treeFiles(t, fixture), treeFiles(t, dir)
+	for k, v := range want {
+		if underAny(k, converted) {
+			continue // converted to native datetime64 by their Jobs
+		}
+		if filepath.Base(k) == "zarr.json" {
+			compareMigrated(t, filepath.Join(fixture, k), filepath.Join(dir, k))
+			continue
+		}
+		if got[k] != v {
+			t.Errorf("%s: differs from zarr-python's migration", k)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && !underAny(k, converted) {
+			t.Errorf("%s: not in zarr-python's migration", k)
+		}
+	}
+}
+
+func compareMigrated(t *testing.T, wantFile, gotFile string) {
+	t.Helper()
+	var w, g map[string]any
+	for f, m := range map[string]*map[string]any{wantFile: &w, gotFile: &g} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if attrs, ok := w["attributes"].(map[string]any); ok && attrs["_ARRAY_DIMENSIONS"] != nil {
+		w["dimension_names"] = attrs["_ARRAY_DIMENSIONS"]
+		delete(attrs, "_ARRAY_DIMENSIONS")
+	}
+	if !reflect.DeepEqual(w, g) {
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		t.Errorf("%s:\n got %s\nwant %s", gotFile, gb, wb)
+	}
+}
+
+// TestStoreKilledAndResumed kills a run over a whole hierarchy after a
+// random number of writes, up to three times, and resumes it: the result
+// is byte for byte the uninterrupted run's.
+func TestStoreKilledAndResumed(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 2}}
+	for i, o := range []transcode.StoreOptions{
+		{Options: transcode.Options{Unit: dtype.Second, Format: 2, Workers: 2}, Consolidate: true},
+		{Options: transcode.Options{Unit: dtype.Second, Format: 3, Workers: 2}, Consolidate: true},
+		{Options: transcode.Options{Format: 3, Compression: &zstd, Workers: 2}, RecodeAll: true},
+	} {
+		format := i
+		ref := filepath.Join(t.TempDir(), "ref.zarr")
+		if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(format), 7))
+		for round := range 12 {
+			dir := filepath.Join(t.TempDir(), "out.zarr")
+			for kill := 0; kill < 3; kill++ {
+				fs := &failingStore{Store: zarr.Dir(dir)}
+				fs.left.Store(int64(rng.IntN(60)))
+				ro := o
+				ro.Resume = kill > 0
+				_, err := runStore(t, src, fs, ro)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, errKilled) {
+					t.Fatalf("format %d round %d: %v", format, round, err)
+				}
+			}
+			ro := o
+			ro.Resume = true
+			if _, err := runStore(t, src, zarr.Dir(dir), ro); err != nil {
+				t.Fatalf("format %d round %d resume: %v", format, round, err)
+			}
+			sameTrees(t, ref, dir)
+		}
+	}
+}
+
+func TestStoreParts(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3}}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	for i := range 2 {
+		po := o
+		po.Part = transcode.Part{Index: 1 - i, Count: 2}
+		sum, err := runStore(t, src, zarr.Dir(dir), po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Complete != (i == 1) {
+			t.Fatalf("part %d: complete %v", 1-i, sum.Complete)
+		}
+	}
+	sameTrees(t, ref, dir)
+}
+
+// TestStoreOverwriteRefusal: a destination holding anything dt64 did not
+// write is refused, and left exactly as it was; one that holds only a
+// dt64 hierarchy is replaced.
+func TestStoreOverwriteRefusal(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Overwrite: true}}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	_, err := runStore(t, src, zarr.Dir(dir), o)
+	var de *transcode.DestinationError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("got %v, want a refusal naming notes.txt", err)
+	}
+	if treeHash(t, dir) != before {
+		t.Fatal("a refused overwrite changed the destination")
+	}
+	if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); !errors.As(err, &de) {
+		t.Fatalf("without overwrite: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "sub", "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	sameTrees(t, ref, dir)
+	if _, err := os.Stat(filepath.Join(dir, "sub", "stamp", ".zarray")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("old v2 metadata left: %v", err)
+	}
+}
+
+func TestStoreUntranslatable(t *testing.T) {
+	src := zarr.NewMemory()
+	must := func(k, v string) {
+		if err := src.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(".zgroup", `{"zarr_format": 2}`)
+	must("names/.zarray", `{"chunks":[2],"compressor":null,"dtype":"|O","fill_value":0,"filters":[{"id":"vlen-utf8"}],"order":"C","shape":[2],"zarr_format":2}`)
+	must("odd/.zarray", `{"chunks":[2],"compressor":null,"dtype":"<f8","fill_value":0,"filters":[{"id":"mystery"}],"order":"C","shape":[2],"zarr_format":2}`)
+	dst := zarr.NewMemory()
+	_, err := transcode.NewStore(ctx, src, dst, transcode.StoreOptions{Options: transcode.Options{Format: 3}})
+	if err == nil || !strings.Contains(err.Error(), "names") || !strings.Contains(err.Error(), "odd") {
+		t.Fatalf("got %v, want an error naming both arrays", err)
+	}
+	if keys, _ := dst.List(ctx, ""); len(keys) != 0 {
+		t.Fatalf("wrote %v", keys)
+	}
+}
+
+// TestStoreSourceChanged: a chunk of a copied array rewritten between a
+// kill and the resume stops the resume, naming the chunk.
+func TestStoreSourceChanged(t *testing.T) {
+	srcDir := filepath.Join(t.TempDir(), "src.zarr")
+	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("migrated_v3.source_v2.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs.left.Store(8)
+	if _, err := runStore(t, zarr.Dir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
+		t.Fatalf("first run: %v", err)
+	}
+	chunk := filepath.Join(srcDir, "lat", "0") // lat was copied before the kill
+	b, err := os.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(chunk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Resume: true}})
+	var sc *transcode.SourceChangedError
+	if !errors.As(err, &sc) || sc.Key != "0" {
+		t.Fatalf("resume after a source chunk changed: %v", err)
+	}
+}
+
+// TestStorePartsConcurrent runs three parts at once, as three machines
+// would: together they equal one run.
+func TestStorePartsConcurrent(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3, Workers: 1}, Consolidate: true}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		dir := filepath.Join(t.TempDir(), "out.zarr")
+		errs := make(chan error, 3)
+		for i := range 3 {
+			go func() {
+				po := o
+				po.Part = transcode.Part{Index: i, Count: 3}
+				j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), po)
+				if err == nil {
+					_, err = j.Run(ctx)
+				}
+				errs <- err
+			}()
+		}
+		for range 3 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		// Whichever part finished last finalized; a --finalize-like run
+		// completes any finalize that lost a race.
+		fo := o
+		fo.Part = transcode.Part{Index: 0, Count: 3}
+		j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum, err := j.Finalize(ctx); err != nil || !sum.Complete {
+			t.Fatalf("round %d: finalize: %v %+v", round, err, sum)
+		}
+		sameTrees(t, ref, dir)
+	}
+}
+
+// TestStoreV3ToV2Dimensions: time arrays of a v3 hierarchy written as v2
+// get their dimension_names as xarray's _ARRAY_DIMENSIONS attribute;
+// arrays that are not time arrays are refused in v2, named.
+func TestStoreV3ToV2Dimensions(t *testing.T) {
+	src := zarr.Dir(groupFixture("dataset_v3.zarr"))
+	dst := filepath.Join(t.TempDir(), "out.zarr")
+	if _, err := transcode.NewStore(ctx, src, zarr.Dir(dst), transcode.StoreOptions{Options: transcode.Options{Format: 2}}); err == nil || !strings.Contains(err.Error(), "temp") {
+		t.Fatalf("v3 float array to v2: %v", err)
+	}
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 2}, Include: []string{"time", "sub/stamp"}}
+	if _, err := runStore(t, src, zarr.Dir(dst), o); err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]any
+	b, err := os.ReadFile(filepath.Join(dst, "sub", "stamp", ".zattrs"))
+	if err != nil || json.Unmarshal(b, &attrs) != nil {
+		t.Fatalf("%v %s", err, b)
+	}
+	if d, _ := attrs["_ARRAY_DIMENSIONS"].([]any); len(d) != 1 || d[0] != "event" {
+		t.Fatalf("attributes %v", attrs)
+	}
+	if _, err := zarr.ReadConsolidated(ctx, zarr.Dir(dst)); err != nil {
+		t.Fatalf("the source was consolidated: %v", err)
+	}
+}
+
+// TestStoreOverwriteKilled: an overwrite killed after any number of its
+// deletions is finished by the next overwrite.
+func TestStoreOverwriteKilled(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Unit: dtype.Second}}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Overwrite = true
+	for n := int64(1); n < 60; n += 4 {
+		dir := filepath.Join(t.TempDir(), "out.zarr")
+		if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fs := &failingStore{Store: zarr.Dir(dir)}
+		fs.left.Store(n)
+		if _, err := runStore(t, src, fs, o); err != nil && !errors.Is(err, errKilled) {
+			t.Fatalf("after %d calls: %v", n, err)
+		}
+		if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+			t.Fatalf("overwrite after a kill at %d: %v", n, err)
+		}
+		sameTrees(t, ref, dir)
+	}
+}
+
+// TestStoreResumeOtherPlan: a resume with another codec for the copied
+// arrays is refused, not finished with chunks of two encodings.
+func TestStoreResumeOtherPlan(t *testing.T) {
+	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 2}}
+	o := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd}, RecodeAll: true}
+	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs.left.Store(10)
+	if _, err := runStore(t, src, fs, o); !errors.Is(err, errKilled) {
+		t.Fatalf("first run: %v", err)
+	}
+	gzip := transcode.Compression{Codec: zarr.GzipCodec{Level: 2}}
+	o.Compression, o.Resume = &gzip, true
+	if _, err := runStore(t, src, zarr.Dir(dir), o); !errors.Is(err, transcode.ErrPlanMismatch) {
+		t.Fatalf("resume with another codec: %v", err)
+	}
+}

@@ -1,0 +1,113 @@
+package transcode
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// tempFiles is a store that leaves temporary files behind when a process
+// dies mid-write (zarr.DirStore), and can list and remove them.
+type tempFiles interface {
+	Temps(ctx context.Context) (map[string]string, error)
+	RemoveTemp(tempPath string) error
+}
+
+// arrayView is a store seen from one node of a hierarchy, for a Job that
+// converts one array of a store job: zarr.Sub's view (which reaches no key
+// outside the node, and syncs and reports versions as the whole store
+// does) plus the root directory's temporary files under the node, so that
+// the Job cleans up after a killed run inside its array and nowhere else.
+type arrayView struct {
+	zarr.Store           // zarr.Sub(root, node)
+	temps      tempFiles // the root's, or nil
+	syncer     zarr.Syncer
+	versioner  zarr.Versioner
+	prefix     string // the node path and "/"
+	dir        string // the node's directory, or "" for a store that is none
+}
+
+func newArrayView(root zarr.Store, node string) (*arrayView, error) {
+	s, err := zarr.Sub(root, node)
+	if err != nil {
+		return nil, err
+	}
+	v := &arrayView{Store: s, prefix: node + "/"}
+	if ts, ok := find[tempFiles](root); ok {
+		v.temps = ts
+	}
+	// Found through the root's wrappers, which zarr.Sub does not look
+	// through: a wrapped directory still syncs and has versions.
+	v.syncer, _ = find[zarr.Syncer](root)
+	v.versioner, _ = find[zarr.Versioner](root)
+	if ds, ok := dirStore(root); ok {
+		v.dir = filepath.Join(ds.String(), filepath.FromSlash(node))
+	}
+	return v, nil
+}
+
+func (v *arrayView) Unwrap() zarr.Store { return v.Store }
+
+func (v *arrayView) String() string { return storeName(v.Store) }
+
+// GetInto keeps the view's pooled reads (embedding hides the method).
+func (v *arrayView) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
+	return v.Store.(zarr.BufferGetter).GetInto(ctx, key, buf, limit)
+}
+
+// Sync makes the whole root store durable (nothing to do for one that
+// cannot tell).
+func (v *arrayView) Sync(ctx context.Context) error {
+	if v.syncer == nil {
+		return nil
+	}
+	return v.syncer.Sync(ctx)
+}
+
+// Version is the root's version of the key under the node; "" (no
+// version) when the root keeps none.
+func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
+	if v.versioner == nil {
+		return "", nil
+	}
+	if err := zarr.ValidKey(key); err != nil {
+		return "", err
+	}
+	return v.versioner.Version(ctx, v.prefix+key)
+}
+
+// Temps lists the root's temporary files under the node, as paths and
+// keys relative to it.
+func (v *arrayView) Temps(ctx context.Context) (map[string]string, error) {
+	if v.temps == nil {
+		return nil, nil
+	}
+	all, err := v.temps.Temps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mine := map[string]string{}
+	for p, key := range all {
+		if rest, ok := strings.CutPrefix(p, v.prefix); ok {
+			mine[rest] = strings.TrimPrefix(key, v.prefix)
+		}
+	}
+	return mine, nil
+}
+
+func (v *arrayView) RemoveTemp(tempPath string) error {
+	return v.temps.RemoveTemp(v.prefix + tempPath)
+}
+
+// localDir is the directory s stores its keys in, when it is one.
+func localDir(s zarr.Store) (string, bool) {
+	if v, ok := find[*arrayView](s); ok {
+		return v.dir, v.dir != ""
+	}
+	if ds, ok := dirStore(s); ok {
+		return ds.String(), true
+	}
+	return "", false
+}

@@ -28,8 +28,12 @@ func (unversioned) Version() {}
 // (versions-cost-x, target <= 1.02). Durable writes flush ahead as the
 // CLI does (zarr.DirStore.FlushAhead): each chunk's fdatasync and rename
 // overlap the workers' next chunks; sync-cost-x-inline is the cost with
-// every flush on the worker that wrote the chunk. Variants alternate
-// within a round; the medians of the per-round ratios are reported.
+// every flush on the worker that wrote the chunk. --no-sync leaves the
+// bytes in the page cache when the run ends; vs-one-final-sync-x
+// compares durable writes with --no-sync followed by one syncfs, which
+// writes the same bytes to the disk inside the timed run but in no order:
+// the cost of the ordering alone. Variants alternate within a round; the
+// medians of the per-round ratios are reported.
 //
 //	go test -run '^$' -bench DurableCost -benchtime 7x ./bench/
 func BenchmarkDurableCost(b *testing.B) {
@@ -38,26 +42,35 @@ func BenchmarkDurableCost(b *testing.B) {
 	type variant struct {
 		sync, versions bool
 		flushAhead     int
+		syncAtEnd      bool // --no-sync, then one syncfs: the bytes reach the disk, in no order
 	}
-	variants := []variant{{false, false, 0}, {false, true, 0}, {true, true, 16}, {true, true, 0}}
-	var syncCost, inlineCost, versionCost []float64
+	variants := []variant{{false, false, 0, false}, {false, true, 0, false}, {true, true, 16, false}, {true, true, 0, false}, {false, true, 0, true}}
+	var syncCost, inlineCost, versionCost, orderCost []float64
 	for i := 0; b.Loop(); i++ {
 		wall := map[variant]time.Duration{}
 		for j := range variants {
 			v := variants[(i+j)%len(variants)]
 			dir := filepath.Join(b.TempDir(), "d")
-			wall[v], _ = timed("durable", func() { runDurable(b, src, dir, c, v.sync, v.versions, v.flushAhead) })
+			wall[v], _ = timed("durable", func() { runDurable(b, src, dir, c, v.sync, v.versions, v.flushAhead)
+				if v.syncAtEnd {
+					if err := zarr.Dir(dir).Sync(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 			b.StopTimer()
 			os.RemoveAll(dir)
 			b.StartTimer()
 		}
-		base := wall[variant{false, true, 0}].Seconds()
-		syncCost = append(syncCost, wall[variant{true, true, 16}].Seconds()/base)
-		inlineCost = append(inlineCost, wall[variant{true, true, 0}].Seconds()/base)
-		versionCost = append(versionCost, base/wall[variant{false, false, 0}].Seconds())
+		base := wall[variant{false, true, 0, false}].Seconds()
+		syncCost = append(syncCost, wall[variant{true, true, 16, false}].Seconds()/base)
+		inlineCost = append(inlineCost, wall[variant{true, true, 0, false}].Seconds()/base)
+		versionCost = append(versionCost, base/wall[variant{false, false, 0, false}].Seconds())
+		orderCost = append(orderCost, wall[variant{true, true, 16, false}].Seconds()/wall[variant{false, true, 0, true}].Seconds())
 	}
 	b.ReportMetric(medianOf(syncCost), "sync-cost-x")
 	b.ReportMetric(medianOf(inlineCost), "sync-cost-x-inline")
+	b.ReportMetric(medianOf(orderCost), "vs-one-final-sync-x")
 	b.ReportMetric(medianOf(versionCost), "versions-cost-x")
 }
 

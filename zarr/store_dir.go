@@ -40,9 +40,11 @@ type DirStore struct {
 	NoSync bool
 	// FlushAhead, when above zero, lets Set return as soon as a value is
 	// in its temporary file: the flush to disk and the rename into place
-	// finish in the background, at most FlushAhead values at a time, so
-	// that the caller's next work overlaps the disk's. Each value is
-	// still flushed before its rename. A key still in flight is waited
+	// finish in the background, in batches of up to FlushAhead values
+	// made durable together (one syncfs on Linux: one journal commit and
+	// one device flush for the batch, instead of one per value), so that
+	// the caller's next work overlaps the disk's. Each value is still on
+	// disk before its rename. A key still in flight is waited
 	// for by Get, GetInto, Version, Delete and Set of that key; List,
 	// Entries, Temps, Sync and Close wait for every value. The error of a
 	// background flush or rename (naming the key) is returned by the next
@@ -218,15 +220,10 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 	}
 	if background {
 		if err != nil {
-			d.ahead.release(key, nil)
+			d.ahead.abandon(key)
 			return err
 		}
-		go func() {
-			if flushHook != nil {
-				flushHook(key)
-			}
-			d.ahead.release(key, d.finish(r, f, tmp, key))
-		}()
+		d.ahead.add(d, r, pendingValue{key: key, tmp: tmp, f: f})
 		return nil
 	}
 	if err != nil {

@@ -3,21 +3,41 @@ package zarr
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
+	"time"
 )
 
-// flushHook, when set by a test, runs in each background flush before it
-// starts.
-var flushHook func(key string)
+// flushHook, when set by a test, runs in the flusher before each batch
+// is made durable, with the batch's keys.
+var flushHook func(keys []string)
 
-// flushAhead tracks the values a DirStore with FlushAhead is still
-// flushing and renaming in the background: the keys in flight, each with
-// a channel closed when it is done, and the first error.
+// flushDelay is how long the flusher lets a batch grow before it flushes
+// one smaller than FlushAhead, when nobody waits for its values.
+const flushDelay = 50 * time.Millisecond
+
+// pendingValue is a value written to its temporary file, waiting to be
+// made durable and renamed to its key.
+type pendingValue struct {
+	key, tmp string
+	f        *os.File // still open: syncBatch may fsync it
+}
+
+// flushAhead is a DirStore's group commit (FlushAhead): Set writes a
+// value to a temporary file and hands it to one flusher goroutine, which
+// makes a whole batch durable with one flush (syncfs on Linux, an fsync
+// of each file elsewhere), then renames the batch into place. One device
+// flush for a batch instead of one per value is what makes durable
+// writes cheap, and every value is still on disk before its name is.
 type flushAhead struct {
-	mu   sync.Mutex
-	keys map[string]chan struct{}
-	slot chan struct{} // one token per value in flight
-	err  error
+	mu      sync.Mutex
+	keys    map[string]chan struct{} // in flight, each closed when done
+	pending []pendingValue           // written, not yet flushed
+	wake    chan struct{}            // a value is pending, or someone waits
+	urgent  int                      // callers waiting: flush now
+	slot    chan struct{}            // one token per value in flight
+	err     error
+	running bool
 }
 
 // claim waits until key is not in flight and a slot is free (or ctx is
@@ -34,6 +54,7 @@ func (a *flushAhead) claim(ctx context.Context, key string, limit int) error {
 		if a.slot == nil {
 			a.slot = make(chan struct{}, limit)
 			a.keys = map[string]chan struct{}{}
+			a.wake = make(chan struct{}, 1)
 		}
 		busy := a.keys[key]
 		if busy == nil {
@@ -42,19 +63,116 @@ func (a *flushAhead) claim(ctx context.Context, key string, limit int) error {
 		slot := a.slot
 		a.mu.Unlock()
 		if busy != nil {
-			<-busy
+			a.hurry(busy)
 			continue
 		}
 		select {
 		case slot <- struct{}{}:
 			return nil
+		default:
+		}
+		// Every slot is taken: the batch is full, flush it.
+		a.mu.Lock()
+		a.urgent++
+		a.mu.Unlock()
+		a.signal()
+		select {
+		case slot <- struct{}{}:
+			a.mu.Lock()
+			a.urgent--
+			a.mu.Unlock()
+			return nil
 		case <-ctx.Done():
 			a.mu.Lock()
+			a.urgent--
 			done := a.keys[key]
 			delete(a.keys, key)
 			a.mu.Unlock()
 			close(done)
 			return ctx.Err()
+		}
+	}
+}
+
+// abandon gives up a claimed key whose value was not written (its slot
+// too).
+func (a *flushAhead) abandon(key string) {
+	a.mu.Lock()
+	done := a.keys[key]
+	delete(a.keys, key)
+	a.mu.Unlock()
+	close(done)
+	<-a.slot
+}
+
+// add hands a written value to the flusher, starting it on first use.
+func (a *flushAhead) add(d *DirStore, r *os.Root, p pendingValue) {
+	a.mu.Lock()
+	a.pending = append(a.pending, p)
+	if !a.running {
+		a.running = true
+		go a.flusher(d, r)
+	}
+	a.mu.Unlock()
+	a.signal()
+}
+
+func (a *flushAhead) signal() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flusher makes the pending values durable and renames them, a batch at
+// a time: at once when a batch is full or someone waits for a value,
+// else after flushDelay, so that a batch holds as many values as the
+// writers produce meanwhile. It stops when nothing is pending.
+func (a *flushAhead) flusher(d *DirStore, r *os.Root) {
+	timer := time.NewTimer(flushDelay)
+	defer timer.Stop()
+	for {
+		a.mu.Lock()
+		n, full, hurry := len(a.pending), len(a.pending) >= cap(a.slot), a.urgent > 0
+		if n == 0 {
+			a.running = false
+			a.mu.Unlock()
+			return
+		}
+		if !full && !hurry {
+			a.mu.Unlock()
+			timer.Reset(flushDelay)
+			select {
+			case <-a.wake:
+				continue
+			case <-timer.C:
+			}
+			a.mu.Lock()
+		}
+		batch := a.pending
+		a.pending = nil
+		a.mu.Unlock()
+		keys := make([]string, len(batch))
+		files := make([]*os.File, len(batch))
+		for i, p := range batch {
+			keys[i], files[i] = p.key, p.f
+		}
+		if flushHook != nil {
+			flushHook(keys)
+		}
+		err := syncBatch(r, files)
+		for _, p := range batch {
+			e := err
+			if cerr := p.f.Close(); e == nil {
+				e = cerr
+			}
+			if e == nil {
+				e = r.Rename(p.tmp, p.key)
+			}
+			if e != nil {
+				_ = r.Remove(p.tmp)
+			}
+			a.release(p.key, e)
 		}
 	}
 }
@@ -72,13 +190,25 @@ func (a *flushAhead) release(key string, err error) {
 	<-a.slot
 }
 
+// hurry waits for done, asking the flusher not to wait for a fuller batch.
+func (a *flushAhead) hurry(done chan struct{}) {
+	a.mu.Lock()
+	a.urgent++
+	a.mu.Unlock()
+	a.signal()
+	<-done
+	a.mu.Lock()
+	a.urgent--
+	a.mu.Unlock()
+}
+
 // waitKey returns once key is not in flight.
 func (a *flushAhead) waitKey(key string) {
 	a.mu.Lock()
 	busy := a.keys[key]
 	a.mu.Unlock()
 	if busy != nil {
-		<-busy
+		a.hurry(busy)
 	}
 }
 
@@ -91,7 +221,7 @@ func (a *flushAhead) waitAll() {
 	}
 	a.mu.Unlock()
 	for _, c := range busy {
-		<-c
+		a.hurry(c)
 	}
 }
 

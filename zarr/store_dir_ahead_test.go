@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,14 +15,13 @@ import (
 )
 
 // holdFlushes makes every background flush wait until the returned
-// function is called, and counts how many wait at once.
+// function is called, and records the largest batch.
 func holdFlushes(t *testing.T) (release func(), most *atomic.Int32) {
 	t.Helper()
 	gate := make(chan struct{})
-	var now atomic.Int32
 	most = new(atomic.Int32)
-	flushHook = func(string) {
-		n := now.Add(1)
+	flushHook = func(keys []string) {
+		n := int32(len(keys))
 		for {
 			m := most.Load()
 			if n <= m || most.CompareAndSwap(m, n) {
@@ -29,7 +29,6 @@ func holdFlushes(t *testing.T) (release func(), most *atomic.Int32) {
 			}
 		}
 		<-gate
-		now.Add(-1)
 	}
 	var once sync.Once
 	release = func() { once.Do(func() { close(gate) }) }
@@ -85,7 +84,7 @@ func TestDirStoreFlushAheadVisible(t *testing.T) {
 		t.Fatalf("Temps after the flushes: %v, %v", temps, err)
 	}
 	if m := most.Load(); m != 4 {
-		t.Errorf("%d flushes waited at once, want 4", m)
+		t.Errorf("the largest batch held %d values, want all 4", m)
 	}
 	if err := s.Sync(ctx); err != nil {
 		t.Fatal(err)
@@ -135,7 +134,7 @@ func TestDirStoreFlushAheadOrder(t *testing.T) {
 		t.Fatal("the cancelled Set stored k9")
 	}
 	if m := most.Load(); m > 2 {
-		t.Errorf("%d flushes in flight at once, FlushAhead is 2", m)
+		t.Errorf("a batch of %d values, FlushAhead is 2", m)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -169,5 +168,43 @@ func TestDirStoreFlushAheadError(t *testing.T) {
 	}
 	if temps, _ := Dir(dir).Temps(ctx); len(temps) != 0 {
 		t.Fatalf("temporary files left: %v", temps)
+	}
+}
+
+// Values written faster than the disk flushes are made durable in
+// batches of FlushAhead, one flush each, not one flush per value.
+func TestDirStoreFlushAheadBatches(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var batches []int
+	flushHook = func(keys []string) {
+		mu.Lock()
+		batches = append(batches, len(keys))
+		mu.Unlock()
+	}
+	t.Cleanup(func() { flushHook = nil })
+	s := Dir(t.TempDir())
+	s.FlushAhead = 8
+	for i := range 20 {
+		if err := s.Set(ctx, fmt.Sprintf("c/%d", i), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, n := range batches {
+		total += n
+	}
+	if total != 20 || len(batches) > 4 || slices.Max(batches) != 8 {
+		t.Fatalf("batches %v: want 20 values in at most 4 batches of up to 8", batches)
+	}
+	for i := range 20 {
+		if v, err := s.Get(ctx, fmt.Sprintf("c/%d", i)); err != nil || v[0] != byte(i) {
+			t.Fatalf("c/%d = %v, %v", i, v, err)
+		}
 	}
 }

@@ -22,3 +22,7 @@ func syncTree(ctx context.Context, r *os.Root) error {
 // syncData flushes a value's data and what is needed to read it back
 // (fdatasync(2)): its timestamps can wait for the next syncfs.
 func syncData(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
+
+// syncBatch makes the data of files (written under r) durable before
+// they are renamed: one syncfs for all of them.
+func syncBatch(r *os.Root, files []*os.File) error { return syncTree(context.Background(), r) }

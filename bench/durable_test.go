@@ -51,7 +51,8 @@ func BenchmarkDurableCost(b *testing.B) {
 		for j := range variants {
 			v := variants[(i+j)%len(variants)]
 			dir := filepath.Join(b.TempDir(), "d")
-			wall[v], _ = timed("durable", func() { runDurable(b, src, dir, c, v.sync, v.versions, v.flushAhead)
+			wall[v], _ = timed("durable", func() {
+				runDurable(b, src, dir, c, v.sync, v.versions, v.flushAhead)
 				if v.syncAtEnd {
 					if err := zarr.Dir(dir).Sync(context.Background()); err != nil {
 						b.Fatal(err)

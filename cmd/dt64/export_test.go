@@ -92,18 +92,6 @@ func TestExport(t *testing.T) {
 		t.Fatalf("DuckDB read %+v, %s rows", c, got.Rows)
 	}
 
-	arrowOut := filepath.Join(t.TempDir(), "time.arrow")
-	if _, _, err := run(t, nil, "export", filepath.Join(src, "time"), arrowOut, "-q"); err != nil {
-		t.Fatal(err)
-	}
-	b, err = exec.Command("node", filepath.Join(js, "arrow_ipc.mjs"), arrowOut).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), `"time":{"type":"Timestamp<NANOSECOND>","nulls":1,"values":["-1500000000","0",null,"1000000001","86400000000000","2000000000000000000"]}`) {
-		t.Fatalf("apache-arrow read %s", b)
-	}
-
 	bad := filepath.Join(t.TempDir(), "bad.parquet")
 	if _, _, err := run(t, nil, "export", filepath.Join(src, "time"), bad, "--unit", "s", "--exact", "-q"); err == nil {
 		t.Fatal("--exact accepted -1.5 s")
@@ -114,4 +102,24 @@ func TestExport(t *testing.T) {
 	if _, _, err := run(t, nil, "export", src, filepath.Join(t.TempDir(), "x.csv")); !isUsage(err) {
 		t.Fatalf(".csv: %v, want a usage error", err)
 	}
+
+	arrowOut := filepath.Join(t.TempDir(), "time.arrow")
+	if _, _, err := run(t, nil, "export", filepath.Join(src, "time"), arrowOut, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	// arrow-go writes IPC buffers in the host's byte order, flagged in
+	// the schema as Arrow allows; apache-arrow for JavaScript reads only
+	// little-endian files, so on a big-endian host (s390x) the JavaScript
+	// check cannot apply (the README says so).
+	if dtype.NativeOrder() == binary.BigEndian {
+		return
+	}
+	b, err = exec.Command("node", filepath.Join(js, "arrow_ipc.mjs"), arrowOut).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"time":{"type":"Timestamp<NANOSECOND>","nulls":1,"values":["-1500000000","0",null,"1000000001","86400000000000","2000000000000000000"]}`) {
+		t.Fatalf("apache-arrow read %s", b)
+	}
+
 }

@@ -50,18 +50,19 @@ func median(v []float64) float64 {
 // BenchmarkColumn reads a 16 Mi-element (128 MiB) datetime64[ns] array as
 // an Arrow column, ns -> us (a floor divide) and ns -> ns (the values
 // kept, only the validity bitmap computed), each round next to the floor:
-// decoding the same chunks into a buffer (ReadRegionRaw). col-x are the
-// medians of the per-round ratios (target <= 1.1).
+// decoding the same chunks into a new buffer (ReadRegionRaw; new, as a
+// column's is). col-x are the medians of the per-round ratios (target <=
+// 1.1).
 //
 //	cd arrow && go test -run '^$' -bench Column -benchtime 7x
 func BenchmarkColumn(b *testing.B) {
 	ctx := context.Background()
 	const n = 16 << 20
 	a := benchArray(b, n, binary.LittleEndian)
-	floorBuf := make([]byte, 8*n)
 	var toUs, toNs []float64
 	for b.Loop() {
 		t0 := time.Now()
+		floorBuf := make([]byte, 8*n)
 		if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{}); err != nil {
 			b.Fatal(err)
 		}

@@ -57,7 +57,9 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		if rg <= 0 {
 			rg = 1 << 20
 		}
-		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		// No dictionary pages: time columns are nearly all distinct values,
+		// for which arrow-go builds a dictionary only to drop it.
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
 			parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem))
 		// pqarrow closes a sink that is an io.Closer: hide it, w is the caller's.
 		fw, err := pqarrow.NewFileWriter(r.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))

@@ -31,7 +31,7 @@ build:
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate versitygw unit test-asm js-deps test-arrow test-purego test-arm64 test-s390x fuzz-short
+test: fmt-check tidy-check vet check-generate versitygw js-deps unit test-asm test-arrow test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -182,6 +182,10 @@ func fileKind(m fs.FileMode) string {
 }
 
 func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
+	return d.set(ctx, key, value, 0)
+}
+
+func (d *DirStore) set(ctx context.Context, key string, value []byte, retry int) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -229,7 +233,25 @@ func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
 	if err != nil {
 		return err
 	}
-	return d.finish(r, f, tmp, key)
+	err = d.finish(r, f, tmp, key)
+	if vanished(r, tmp, err) && retry < 2 {
+		// Another process's cleanup of temporary files (a concurrent
+		// part finalizing the same directory) removed ours before its
+		// rename: write the value again.
+		return d.set(ctx, key, value, retry+1)
+	}
+	return err
+}
+
+// vanished reports whether err is a rename that failed because the
+// temporary file tmp no longer exists.
+func vanished(r *os.Root, tmp string, err error) bool {
+	var le *os.LinkError
+	if !errors.As(err, &le) || !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, serr := r.Lstat(tmp)
+	return errors.Is(serr, fs.ErrNotExist)
 }
 
 // finish flushes the written temporary file f (unless NoSync), closes it

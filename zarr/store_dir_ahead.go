@@ -13,8 +13,9 @@ import (
 var flushHook func(keys []string)
 
 // flushDelay is how long the flusher lets a batch grow before it flushes
-// one smaller than FlushAhead, when nobody waits for its values.
-const flushDelay = 50 * time.Millisecond
+// one smaller than FlushAhead, when nobody waits for its values (a
+// variable for the tests).
+var flushDelay = 50 * time.Millisecond
 
 // pendingValue is a value written to its temporary file, waiting to be
 // made durable and renamed to its key.

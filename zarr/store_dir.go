@@ -390,8 +390,13 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
 	err = fs.WalkDir(r.FS(), start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			if p == start && start != "." && errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipAll // nothing under the prefix
+			if errors.Is(err, fs.ErrNotExist) {
+				// Nothing under the prefix, or a directory another
+				// process removed while the walk ran: its keys are gone.
+				if p == start {
+					return fs.SkipAll
+				}
+				return nil
 			}
 			return err
 		}
@@ -423,6 +428,9 @@ func (d *DirStore) Temps(ctx context.Context) (map[string]string, error) {
 	temps := map[string]string{}
 	err = fs.WalkDir(r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while the walk ran (a concurrent cleanup)
+			}
 			return err
 		}
 		if err := ctx.Err(); err != nil {

@@ -183,7 +183,8 @@ func TestDirStoreFlushAheadBatches(t *testing.T) {
 		mu.Unlock()
 	}
 	// No partial batch on a timer (qemu is slow enough to let one fire
-	// between two Sets): batches are full, or flushed for Sync.
+	// between two Sets): batches close when full, when a Set waits for a
+	// slot, or for Sync.
 	delay := flushDelay
 	flushDelay = time.Hour
 	t.Cleanup(func() { flushHook, flushDelay = nil, delay })
@@ -199,8 +200,14 @@ func TestDirStoreFlushAheadBatches(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Equal(batches, []int{8, 8, 4}) {
-		t.Fatalf("batches %v: want 20 values in batches of 8, 8 and 4", batches)
+	// Mostly full batches: a Set that finds every slot taken asks for a
+	// flush of what is pending, so a batch can close a little early.
+	total := 0
+	for _, n := range batches {
+		total += n
+	}
+	if total != 20 || len(batches) > 5 || slices.Max(batches) != 8 {
+		t.Fatalf("batches %v: want 20 values in at most 5 batches of up to 8", batches)
 	}
 	for i := range 20 {
 		if v, err := s.Get(ctx, fmt.Sprintf("c/%d", i)); err != nil || v[0] != byte(i) {

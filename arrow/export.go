@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -47,7 +48,6 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	var rows int64
 	switch o.Format {
 	case Parquet:
 		if o.Compression != "" {
@@ -66,19 +66,7 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("parquet: %w", err)
 		}
-		for r.Next() {
-			rec := r.RecordBatch()
-			if err := fw.Write(rec); err != nil {
-				fw.Close()
-				return rows, fmt.Errorf("parquet: %w", err)
-			}
-			rows += rec.NumRows()
-		}
-		if err := r.Err(); err != nil {
-			fw.Close()
-			return rows, err
-		}
-		return rows, fw.Close()
+		return writeBatches(r, "parquet", fw.Write, fw.Close)
 	case IPC:
 		opts := []ipc.Option{ipc.WithSchema(r.Schema()), ipc.WithAllocator(mem)}
 		switch o.Compression {
@@ -94,19 +82,27 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("arrow IPC: %w", err)
 		}
-		for r.Next() {
-			rec := r.RecordBatch()
-			if err := fw.Write(rec); err != nil {
-				fw.Close()
-				return rows, fmt.Errorf("arrow IPC: %w", err)
-			}
-			rows += rec.NumRows()
-		}
-		if err := r.Err(); err != nil {
-			fw.Close()
-			return rows, err
-		}
-		return rows, fw.Close()
+		return writeBatches(r, "arrow IPC", fw.Write, fw.Close)
 	}
 	return 0, fmt.Errorf("export format %d", o.Format)
+}
+
+// writeBatches writes every batch of r with write, then closes the
+// writer (also after a failure, so that it releases its buffers), and
+// returns the rows written.
+func writeBatches(r array.RecordReader, format string, write func(arrow.RecordBatch) error, close func() error) (int64, error) {
+	var rows int64
+	for r.Next() {
+		rec := r.RecordBatch()
+		if err := write(rec); err != nil {
+			close()
+			return rows, fmt.Errorf("%s: %w", format, err)
+		}
+		rows += rec.NumRows()
+	}
+	if err := r.Err(); err != nil {
+		close()
+		return rows, err
+	}
+	return rows, close()
 }

@@ -236,7 +236,7 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 	var st kernels.Stats
 	start := append([]int64{lo}, make([]int64, len(t.inner))...)
 	shape := append([]int64{n}, t.inner...)
-	if len(c0shape(t)) == 0 { // a 0-d array: one element, no box dimensions
+	if len(t.cols[0].array.Shape()) == 0 { // a 0-d array: one element, no box dimensions
 		start, shape = nil, nil
 	}
 	rows := n
@@ -263,9 +263,6 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 	release() // the record holds its own references
 	return rec, st, nil
 }
-
-// c0shape is the shape of the table's first column's array.
-func c0shape(t *Table) []int64 { return t.cols[0].array.Shape() }
 
 // RecordReader streams the table as record batches of at most BatchRows
 // rows, each read when Next asks for it, so memory stays bounded by one

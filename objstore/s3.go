@@ -29,7 +29,7 @@ type S3 struct {
 	bucket, prefix string // prefix is "" or ends in "/"
 	name           string
 	retry          Retry
-	reads          readVersions // the ETags GETs saw (readversions.go)
+	reads          zarr.ReadVersions // the ETags GETs saw (readversions.go)
 }
 
 // S3Options configure OpenS3. The zero value takes everything from the
@@ -188,12 +188,12 @@ func (s *S3) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]
 		}
 		out, err = readBody(r.Body, n, buf)
 		if err == nil && r.ETag != nil {
-			s.reads.remember(key, etagVersion(*r.ETag))
+			s.reads.Remember(key, etagVersion(*r.ETag))
 		}
 		return err
 	})
 	if missing {
-		s.reads.remember(key, "")
+		s.reads.Remember(key, "")
 		return nil, notFound("get", key)
 	}
 	if err != nil {

@@ -48,10 +48,12 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 				}
 			}
 			c.sources = d.Versions
+			trackReadVersions(c.src)
 			return nil
 		}
 	}
 	c.sources = now
+	trackReadVersions(c.src)
 	if err := st.writeState(ctx, c.sourcesKey(), &copySourcesDoc{Part: c.part.Index, Parts: c.part.count(), Versions: now}); err != nil {
 		return err
 	}
@@ -76,10 +78,13 @@ func (c *copyJob) checkSource(ctx context.Context, key string) error {
 	if c.sources == nil {
 		return nil
 	}
-	v, _ := find[zarr.Versioner](c.src)
-	now, err := v.Version(ctx, key)
-	if err != nil {
-		return err
+	now, ok := readVersion(c.src, key) // the version the read itself saw
+	if !ok {
+		v, _ := find[zarr.Versioner](c.src)
+		var err error
+		if now, err = v.Version(ctx, key); err != nil {
+			return err
+		}
 	}
 	if was := c.sources[key]; now != was {
 		return &SourceChangedError{Source: storeName(c.src), Key: key, Was: was, Now: now}

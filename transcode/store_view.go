@@ -25,8 +25,9 @@ type arrayView struct {
 	temps      tempFiles // the root's, or nil
 	syncer     zarr.Syncer
 	versioner  zarr.Versioner
-	prefix     string // the node path and "/"
-	dir        string // the node's directory, or "" for a store that is none
+	reads      ReadVersioner // the root's, or nil
+	prefix     string        // the node path and "/"
+	dir        string        // the node's directory, or "" for a store that is none
 }
 
 func newArrayView(root zarr.Store, node string) (*arrayView, error) {
@@ -42,6 +43,7 @@ func newArrayView(root zarr.Store, node string) (*arrayView, error) {
 	// through: a wrapped directory still syncs and has versions.
 	v.syncer, _ = find[zarr.Syncer](root)
 	v.versioner, _ = find[zarr.Versioner](root)
+	v.reads, _ = find[ReadVersioner](root)
 	if ds, ok := dirStore(root); ok {
 		v.dir = filepath.Join(ds.String(), filepath.FromSlash(node))
 	}
@@ -76,6 +78,22 @@ func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	return v.versioner.Version(ctx, v.prefix+key)
+}
+
+// TrackReadVersions asks the root to remember its reads' versions.
+func (v *arrayView) TrackReadVersions() {
+	if v.reads != nil {
+		v.reads.TrackReadVersions()
+	}
+}
+
+// ReadVersion is the root's version of the value the last read of the key
+// under the node returned.
+func (v *arrayView) ReadVersion(key string) (string, bool) {
+	if v.reads == nil {
+		return "", false
+	}
+	return v.reads.ReadVersion(v.prefix + key)
 }
 
 // Temps lists the root's temporary files under the node, as paths and

@@ -51,8 +51,10 @@ type ReadVersioner interface {
 
 // readVersion is the version of the value of key the unit just read, if
 // the source can tell it without a request.
-func (t *Job) readVersion(key string) (string, bool) {
-	if rv, ok := find[ReadVersioner](t.srcStore); ok {
+func (t *Job) readVersion(key string) (string, bool) { return readVersion(t.srcStore, key) }
+
+func readVersion(s zarr.Store, key string) (string, bool) {
+	if rv, ok := find[ReadVersioner](s); ok {
 		return rv.ReadVersion(key)
 	}
 	return "", false
@@ -60,8 +62,10 @@ func (t *Job) readVersion(key string) (string, bool) {
 
 // trackReadVersions asks the source to remember its reads' versions (a
 // ReadVersioner), once the per-unit checks have something to check.
-func (t *Job) trackReadVersions() {
-	if rv, ok := find[ReadVersioner](t.srcStore); ok {
+func (t *Job) trackReadVersions() { trackReadVersions(t.srcStore) }
+
+func trackReadVersions(s zarr.Store) {
+	if rv, ok := find[ReadVersioner](s); ok {
 		rv.TrackReadVersions()
 	}
 }

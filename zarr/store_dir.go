@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -54,11 +55,18 @@ type DirStore struct {
 	// rename is all there is to do.
 	FlushAhead int
 
-	mu   sync.Mutex
-	root *os.Root
+	mu    sync.Mutex
+	root  *os.Root
+	dirfd int // the directory for the direct path (Linux), or -1; valid while root is open
 
 	ahead flushAhead
+	reads ReadVersions // versions of the values GetInto read, once tracked
 }
+
+// noOpenat2 turns the direct path (store_dir_fast_linux.go) off, for
+// every store of the process: set once openat2 proved unavailable, and by
+// a test to run os.Root's path.
+var noOpenat2 atomic.Bool
 
 // Dir returns the store rooted at directory path. The directory is opened
 // on first use and created by the first Set.
@@ -77,6 +85,8 @@ func (d *DirStore) Close() error {
 	}
 	err := d.root.Close()
 	d.root = nil
+	closeDirect(d.dirfd)
+	d.dirfd = -1
 	if werr != nil {
 		return werr
 	}
@@ -99,6 +109,7 @@ func (d *DirStore) openRoot(create bool) (*os.Root, error) {
 		return nil, err
 	}
 	d.root = r
+	d.dirfd = openDirect(d.path)
 	return r, nil
 }
 
@@ -128,10 +139,16 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 	if err != nil {
 		return nil, notExist(err)
 	}
+	if b, ok, err := d.getDirect(key, buf, limit); ok {
+		return b, err
+	}
 	// Open without blocking (readFlags): a named pipe at key would
 	// otherwise hang the open until some process writes to it.
 	f, err := r.OpenFile(key, readFlags, 0)
 	if err != nil {
+		if d.reads.Tracking() && errors.Is(notExist(err), fs.ErrNotExist) {
+			d.reads.Remember(key, "")
+		}
 		return nil, notExist(err)
 	}
 	defer f.Close()
@@ -157,6 +174,12 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 	}
 	if err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
+	}
+	if d.reads.Tracking() {
+		if st, err = f.Stat(); err != nil {
+			return nil, err
+		}
+		d.reads.Remember(key, fileVersion(st))
 	}
 	return buf[:n], nil
 }
@@ -204,22 +227,24 @@ func (d *DirStore) set(ctx context.Context, key string, value []byte, retry int)
 			return err
 		}
 	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
 	dir, base := path.Split(key)
-	if dir != "" {
-		err = r.MkdirAll(strings.TrimSuffix(dir, "/"), 0o755)
-	}
-	var f *os.File
-	var tmp string
-	if err == nil {
-		var rnd [8]byte
-		_, _ = rand.Read(rnd[:])
-		tmp = dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
-		f, err = r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmpBase := tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
+	t, ok, err := d.createDirect(r, key, tmpBase)
+	if !ok {
+		t = tempValue{key: key, tmp: dir + tmpBase, fd: -1, dirfd: -1}
+		if dir != "" {
+			err = r.MkdirAll(strings.TrimSuffix(dir, "/"), 0o755)
+		}
 		if err == nil {
-			if _, err = f.Write(value); err != nil {
-				f.Close()
-				_ = r.Remove(tmp)
-			}
+			t.f, err = r.OpenFile(t.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		}
+	}
+	if err == nil {
+		if err = t.write(value); err != nil {
+			t.closeFile()
+			t.remove(r)
 		}
 	}
 	if background {
@@ -227,48 +252,102 @@ func (d *DirStore) set(ctx context.Context, key string, value []byte, retry int)
 			d.ahead.abandon(key)
 			return err
 		}
-		d.ahead.add(d, r, pendingValue{key: key, tmp: tmp, f: f})
+		d.ahead.add(d, r, t)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	err = d.finish(r, f, tmp, key)
-	if vanished(r, tmp, err) && retry < 2 {
+	err = d.finish(r, &t)
+	if vanished(r, &t, err) && retry < 2 {
 		// Another process's cleanup of temporary files (a concurrent
 		// part finalizing the same directory) removed ours before its
 		// rename: write the value again.
+		t.closeDir()
 		return d.set(ctx, key, value, retry+1)
 	}
+	t.closeDir()
 	return err
 }
 
+// tempValue is a value written to its temporary file, to be renamed to
+// its key.
+type tempValue struct {
+	key, tmp string   // the key, and the temporary file's path in the store
+	f        *os.File // still open: syncBatch may fsync it; nil on the direct path
+	// On the direct path (Linux), the file is the descriptor fd, and the
+	// key's directory stays open from the create to the rename: dirfd,
+	// and base names in it. Else both -1.
+	fd, dirfd     int
+	base, tmpBase string
+}
+
+func (t *tempValue) write(b []byte) error {
+	if t.f == nil {
+		return t.writeDirect(b)
+	}
+	_, err := t.f.Write(b)
+	return err
+}
+
+func (t *tempValue) syncData() error {
+	if t.f == nil {
+		return t.syncDirect()
+	}
+	return syncData(t.f)
+}
+
+func (t *tempValue) closeFile() error {
+	if t.f == nil {
+		return t.closeFileDirect()
+	}
+	return t.f.Close()
+}
+
+func (t *tempValue) rename(r *os.Root) error {
+	if t.dirfd >= 0 {
+		return t.renameDirect()
+	}
+	return r.Rename(t.tmp, t.key)
+}
+
+func (t *tempValue) remove(r *os.Root) {
+	if t.dirfd >= 0 {
+		t.removeDirect()
+		return
+	}
+	_ = r.Remove(t.tmp)
+}
+
 // vanished reports whether err is a rename that failed because the
-// temporary file tmp no longer exists.
-func vanished(r *os.Root, tmp string, err error) bool {
+// temporary file no longer exists.
+func vanished(r *os.Root, t *tempValue, err error) bool {
 	var le *os.LinkError
 	if !errors.As(err, &le) || !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	_, serr := r.Lstat(tmp)
+	if t.dirfd >= 0 {
+		return !t.existsDirect()
+	}
+	_, serr := r.Lstat(t.tmp)
 	return errors.Is(serr, fs.ErrNotExist)
 }
 
 // finish flushes the written temporary file f (unless NoSync), closes it
 // and renames it to key; on any failure it removes the file.
-func (d *DirStore) finish(r *os.Root, f *os.File, tmp, key string) error {
+func (d *DirStore) finish(r *os.Root, t *tempValue) error {
 	var err error
 	if !d.NoSync {
-		err = syncData(f)
+		err = t.syncData()
 	}
-	if cerr := f.Close(); err == nil {
+	if cerr := t.closeFile(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = r.Rename(tmp, key)
+		err = t.rename(r)
 	}
 	if err != nil {
-		_ = r.Remove(tmp)
+		t.remove(r)
 		return err
 	}
 	return nil
@@ -330,7 +409,8 @@ func syncEveryDir(ctx context.Context, r *os.Root) error {
 	})
 }
 
-// Version implements Versioner: "size=N mtime=NS" for a regular file, ""
+// Version implements Versioner: "size=N mtime=NS ino=I" for a regular
+// file (no inode number where the system has none), ""
 // for a missing key, an error for anything else at key.
 func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
 	if err := ValidKey(key); err != nil {
@@ -339,18 +419,39 @@ func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
 	d.ahead.waitKey(key)
 	r, err := d.openRoot(false)
 	if err == nil {
+		if v, ok, err := d.versionDirect(key); ok {
+			return v, err
+		}
 		var st fs.FileInfo
 		if st, err = r.Stat(key); err == nil {
 			if !st.Mode().IsRegular() {
 				return "", fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(st.Mode()))
 			}
-			return "size=" + strconv.FormatInt(st.Size(), 10) + " mtime=" + strconv.FormatInt(st.ModTime().UnixNano(), 10), nil
+			return fileVersion(st), nil
 		}
 	}
 	if errors.Is(notExist(err), fs.ErrNotExist) {
 		return "", nil
 	}
 	return "", err
+}
+
+// versionString is a file's version: "size=N mtime=NS ino=I". The inode
+// number changes whenever a writer replaces the file by a rename (as
+// dt64, zarr-python and most writers do), which a same-size rewrite
+// within one tick of the file system's coarse clock would otherwise hide;
+// size and mtime show a rewrite in place.
+func versionString(size, mtime int64, ino uint64) string {
+	v := "size=" + strconv.FormatInt(size, 10) + " mtime=" + strconv.FormatInt(mtime, 10)
+	if ino != 0 {
+		v += " ino=" + strconv.FormatUint(ino, 10)
+	}
+	return v
+}
+
+// fileVersion is the version of the file fi describes.
+func fileVersion(fi fs.FileInfo) string {
+	return versionString(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
 }
 
 func (d *DirStore) Delete(ctx context.Context, key string) error {
@@ -466,3 +567,12 @@ func (d *DirStore) RemoveTemp(tempPath string) error {
 	}
 	return nil
 }
+
+// TrackReadVersions makes GetInto (and Get) remember the version of each
+// value it returns, taken from the open file after the read, so that it is
+// the version of exactly the bytes read, and that a key was missing.
+func (d *DirStore) TrackReadVersions() { d.reads.TrackReadVersions() }
+
+// ReadVersion returns, once, the version (as Version gives it) of the
+// value the last read of key returned, or false when none was kept.
+func (d *DirStore) ReadVersion(key string) (string, bool) { return d.reads.ReadVersion(key) }

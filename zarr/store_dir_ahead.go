@@ -19,10 +19,7 @@ var flushDelay = 50 * time.Millisecond
 
 // pendingValue is a value written to its temporary file, waiting to be
 // made durable and renamed to its key.
-type pendingValue struct {
-	key, tmp string
-	f        *os.File // still open: syncBatch may fsync it
-}
+type pendingValue = tempValue
 
 // flushAhead is a DirStore's group commit (FlushAhead): Set writes a
 // value to a temporary file and hands it to one flusher goroutine, which
@@ -164,15 +161,16 @@ func (a *flushAhead) flusher(d *DirStore, r *os.Root) {
 		err := syncBatch(r, files)
 		for _, p := range batch {
 			e := err
-			if cerr := p.f.Close(); e == nil {
+			if cerr := p.closeFile(); e == nil {
 				e = cerr
 			}
 			if e == nil {
-				e = r.Rename(p.tmp, p.key)
+				e = p.rename(r)
 			}
 			if e != nil {
-				_ = r.Remove(p.tmp)
+				p.remove(r)
 			}
+			p.closeDir()
 			a.release(p.key, e)
 		}
 	}

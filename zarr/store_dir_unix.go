@@ -21,3 +21,11 @@ func ignoreUnsupported(err error) error {
 	}
 	return err
 }
+
+// inode is the file's inode number, part of its version.
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

@@ -21,9 +21,10 @@ import (
 
 // copyJob carries an array that is not a time array over to the
 // destination value for value: its chunk files byte for byte, and its
-// metadata as stored (action "copy") or translated to Zarr v3 as
-// zarr-python 3.1's migration does (action "migrate"; chunk keys stay v2
-// keys, so the bytes stay valid). Chunks are written atomically (Set), so
+// metadata as stored (action "copy") or translated to the other format
+// (action "migrate": to v3 as zarr-python 3.1's migration does, chunk keys
+// staying v2 keys; to v2 by zarr.MigrateV3Array, chunks renamed to v2 keys
+// when needed, copy_rekey.go), so the bytes stay valid. Chunks are written atomically (Set), so
 // on resume a chunk the destination holds is done; the metadata is
 // written by the store's finalize, after every part synced its chunks.
 type copyJob struct {
@@ -67,8 +68,17 @@ func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst zarr.S
 			return nil, err
 		}
 		c.docs = append(c.docs, keyDoc{"zarr.json", doc})
-	default:
-		return nil, fmt.Errorf("%w: a v3 array of %s cannot be written as v2 (only time arrays are translated to v2)", zarr.ErrUntranslatable, n.DataType)
+	case !recode: // v3 to v2; a re-encode writes its own v2 metadata (planRecode)
+		c.action = "migrate"
+		v2, err := zarr.MigrateV3Array(n)
+		if err != nil {
+			return nil, err
+		}
+		c.docs = append(c.docs, keyDoc{".zarray", v2.Zarray})
+		if v2.Zattrs != nil {
+			c.docs = append(c.docs, keyDoc{".zattrs", v2.Zattrs})
+		}
+		c.dst = withRenamedChunks(c.dstIO, v2.SourceKeys, v2.Keys, len(n.Shape))
 	}
 	if recode {
 		if err := c.planRecode(ctx, a, format, o); err != nil {
@@ -102,8 +112,14 @@ func chunkKeyTest(n zarr.Node, a *zarr.Array) (func(string) bool, error) {
 	if a != nil {
 		return func(k string) bool { _, ok := a.ChunkOf(k); return ok }, nil
 	}
-	if n.Format != 2 {
-		return nil, fmt.Errorf("%w: the array does not open (%s)", zarr.ErrUnsupported, n.DataType)
+	if n.Format == 3 {
+		// A v3 array dt64 does not open (numcodecs codecs, say) may still
+		// migrate to v2: its keys are its key encoding's.
+		enc, err := n.KeyEncoding()
+		if err != nil {
+			return nil, fmt.Errorf("%w: the array does not open (%s): %w", zarr.ErrUnsupported, n.DataType, err)
+		}
+		return func(k string) bool { _, ok := enc.Parse(k, len(n.Shape)); return ok }, nil
 	}
 	sep := "."
 	if strings.Contains(string(n.Metadata), `"dimension_separator": "/"`) {

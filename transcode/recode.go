@@ -71,6 +71,9 @@ func (c *copyJob) planRecode(ctx context.Context, a *zarr.Array, format int, o O
 
 // dstKey is the destination key of source chunk key k.
 func (c *copyJob) dstKey(k string) string {
+	if r, ok := c.dst.(*renamedChunks); ok {
+		return r.toDst(k)
+	}
 	if c.dstArr == nil {
 		return k
 	}
@@ -82,6 +85,9 @@ func (c *copyJob) dstKey(k string) string {
 // srcKey is the source key of destination chunk key k ("" when k is no
 // chunk key of the destination).
 func (c *copyJob) srcKey(k string) string {
+	if r, ok := c.dst.(*renamedChunks); ok {
+		return r.toSrc(k)
+	}
 	if c.dstArr == nil {
 		return k
 	}

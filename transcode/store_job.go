@@ -83,7 +83,8 @@ type ArrayPlan struct {
 	Path string
 	// Action is "transcode" (a time array, converted by the options),
 	// "copy" (chunk bytes and metadata as they are), "migrate" (chunk
-	// bytes as they are, the metadata translated to Zarr v3) or "recode"
+	// bytes as they are, the metadata translated to the other Zarr
+	// format, the chunk keys to v2 keys when needed) or "recode"
 	// (RecodeAll: values as they are, encoded with the new compressor).
 	Action   string
 	DataType string // the source's, as NumPy names it
@@ -172,6 +173,7 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	jo.InFlight = o.inFlight(localStores(src, dst))
 	jo.Workers = o.cpus(localStores(src, dst))
 	var problems []string
+	untranslatable := false
 	for _, n := range nodes {
 		if n.Kind == zarr.GroupNode {
 			g, err := s.groupDocs(n)
@@ -187,17 +189,33 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		a, err := s.planArray(ctx, n, jo, srcKeys)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", n.Path, err))
+			if errors.Is(err, zarr.ErrUntranslatable) {
+				untranslatable = true
+			}
 			continue
 		}
 		s.arrays = append(s.arrays, a)
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
+		err := fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
+		if untranslatable {
+			err = alsoIs{err, zarr.ErrUntranslatable}
+		}
+		return nil, err
 	}
 	s.doc = s.planDoc(nodes)
 	s.plan = s.makePlan(jo)
 	return s, nil
 }
+
+// alsoIs is an error that also matches target (errors.Is), without
+// repeating its text.
+type alsoIs struct {
+	error
+	target error
+}
+
+func (e alsoIs) Unwrap() []error { return []error{e.error, e.target} }
 
 func selected(p string, include, exclude []string) bool {
 	match := func(globs []string) bool {

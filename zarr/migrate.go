@@ -7,9 +7,10 @@ import (
 	"strconv"
 )
 
-// ErrUntranslatable is wrapped by MigrateV2Array's error for an array
-// whose metadata has no Zarr v3 equivalent dt64 can write.
-var ErrUntranslatable = errors.New("no Zarr v3 translation")
+// ErrUntranslatable is wrapped by MigrateV2Array's and MigrateV3Array's
+// errors for an array whose metadata has no equivalent in the other Zarr
+// format that dt64 can write.
+var ErrUntranslatable = errors.New("no translation to the other Zarr format")
 
 // MigrateV2Array translates the v2 array node n (Metadata the .zarray
 // document, AttrsDoc its .zattrs) into a Zarr v3 zarr.json the way

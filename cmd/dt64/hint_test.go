@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // The library's overflow error names no flag; the CLI adds the one that
@@ -23,5 +24,14 @@ func TestHintNamesOverflowFlag(t *testing.T) {
 		if h := hint(err); h != "" {
 			t.Errorf("hint(%v) = %q, want none", err, h)
 		}
+	}
+}
+
+// A store whose arrays have no translation to the other format: the
+// library's error names no flag; the CLI names --recode-all.
+func TestHintNamesRecodeAll(t *testing.T) {
+	err := fmt.Errorf("plan: %w", zarr.ErrUntranslatable)
+	if h := hint(err); !strings.Contains(h, "--recode-all") {
+		t.Errorf("hint for an untranslatable array = %q, want it to name --recode-all", h)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 func main() {
@@ -79,6 +80,8 @@ func hint(err error) string {
 		return " (use --overflow nat or clamp to store NaT or saturate)"
 	case errors.As(err, &sc):
 		return " (start over with --overwrite)"
+	case errors.Is(err, zarr.ErrUntranslatable):
+		return " (--recode-all with --codec re-encodes the arrays dt64 reads instead of translating their metadata)"
 	case errors.As(err, &de):
 		var hints []string
 		if de.Resume {

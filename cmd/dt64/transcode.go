@@ -102,8 +102,9 @@ so after the run.
 When SRC is a group (an xarray dataset), the whole hierarchy is one run:
 its time arrays are converted by these options, every other array is
 carried over value for value (chunk bytes copied; with --format 3 from v2
-its metadata translated as zarr-python 3.1's migration does; with
---recode-all re-encoded with --codec), groups and attributes are kept, and
+its metadata translated as zarr-python 3.1's migration does, with
+--format 2 from v3 back to v2, chunks renamed to v2 keys, a sharded or
+crc32c array refused; with --recode-all re-encoded with --codec), groups and attributes are kept, and
 consolidated metadata (when SRC has it, or with --consolidate) is written
 last. --include and --exclude select arrays by a glob on their path.`,
 		Example: `  dt64 transcode legacy.zarr new.zarr --unit us --endian little --codec zstd:3 --format 3

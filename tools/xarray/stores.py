@@ -21,6 +21,23 @@ Usage:
                              unit or encoding of time is no difference: a
                              CF time array and its datetime64 conversion
                              differ only in their encoding attributes).
+  stores.py compare A B --raw
+                             the same with xarray.open_zarr(mask_and_scale=False)
+                             and _FillValue attributes left out: a v2 fill_value
+                             is xarray's _FillValue, so an integer or bool array
+                             whose fill changed from null to 0 (v2 -> v3 -> v2)
+                             masks its zeros when decoded; the stored values
+                             must still be equal.
+  stores.py values STORE FIXTURE.values.json
+                             reads STORE (v2) with zarr.open_consolidated and
+                             xarray.open_zarr(consolidated=True,
+                             mask_and_scale=False) and compares every array
+                             with what zarr-python 3.1.3 read from the v3
+                             fixture (testdata/zarr/groups/README.md): values,
+                             shape, attributes and dimension names (a CF
+                             integer time array the fixture holds may be native
+                             datetime64 in STORE: compared as instants).
+                             Prints {"arrays": [paths], "problems": [...]}.
 Both fail when a store has no .zmetadata.
 """
 import json
@@ -80,8 +97,9 @@ def strip_cf(attrs):
     return {k: v for k, v in attrs.items() if k not in CF_ENCODING}
 
 
-def compare(a, b):
+def compare(a, b, raw=False):
     problems = []
+    strip = (lambda d: {k: v for k, v in d.items() if k != "_FillValue"}) if raw else (lambda d: d)
     za, zb = zarr.open_consolidated(a, mode="r"), zarr.open_consolidated(b, mode="r")
 
     def nodes(g):
@@ -108,15 +126,15 @@ def compare(a, b):
             if va.shape != vb.shape or not np.array_equal(va, vb, equal_nan=va.dtype.kind in "fc"):
                 problems.append("zarr array %r: values differ" % p)
     for group in (None, "sub"):
-        xa = xr.open_zarr(a, group=group, consolidated=True)
-        xb = xr.open_zarr(b, group=group, consolidated=True)
+        xa = xr.open_zarr(a, group=group, consolidated=True, mask_and_scale=not raw)
+        xb = xr.open_zarr(b, group=group, consolidated=True, mask_and_scale=not raw)
         if xa.attrs != xb.attrs:
             problems.append("xarray %r attrs %s != %s" % (group, xa.attrs, xb.attrs))
         if sorted(xa.variables) != sorted(xb.variables):
             problems.append("xarray %r variables %s != %s" % (group, sorted(xa.variables), sorted(xb.variables)))
         for k in sorted(set(xa.variables) & set(xb.variables)):
             va, vb = xa.variables[k], xb.variables[k]
-            attrs_a, attrs_b = va.attrs, vb.attrs
+            attrs_a, attrs_b = strip(va.attrs), strip(vb.attrs)
             if va.dtype.kind == "M" or vb.dtype.kind == "M":
                 attrs_a, attrs_b = strip_cf(attrs_a), strip_cf(attrs_b)
             if va.dims != vb.dims or attrs_a != attrs_b:
@@ -129,8 +147,73 @@ def compare(a, b):
     json.dump({"zarr_nodes": sorted(nb), "problems": problems}, sys.stdout, sort_keys=True)
 
 
+def expected(a):
+    """A fixture array's values as NumPy reads them (NaN for null floats)."""
+    v = a["values"]
+    dt = np.dtype(a["dtype"])
+    if dt.kind in "fc":
+        v = np.array(v, dtype=object)
+        v[v == None] = np.nan  # noqa: E711 (elementwise)
+    if dt.kind == "M":
+        return np.array(v, dtype="i8").view(dt.newbyteorder("="))
+    return np.array(v, dtype=dt.newbyteorder("="))
+
+
+def as_instants(fixture, got):
+    """The fixture's values and got's, comparable: a CF integer time array
+    of the fixture converted to datetime64 is compared as instants."""
+    want = expected(fixture)
+    units = str(fixture["attributes"].get("units", ""))
+    if got.dtype.kind == "M" and want.dtype.kind != "M" and " since " in units:
+        want = xr.coding.times.decode_cf_datetime(want, units, fixture["attributes"].get("calendar"))
+    return instants(want), instants(got)
+
+
+def values(store, fixture_file):
+    fixture = json.load(open(fixture_file))
+    problems = []
+    z = zarr.open_consolidated(store, mode="r")
+    seen = []
+    z.visititems(lambda p, o: seen.append(p) if isinstance(o, zarr.Array) else None)
+    if sorted(seen) != sorted(fixture["arrays"]):
+        problems.append("zarr arrays %s != %s" % (sorted(seen), sorted(fixture["arrays"])))
+    for p, a in sorted(fixture["arrays"].items()):
+        if p not in seen:
+            continue
+        got = z[p]
+        want, have = as_instants(a, got[...])
+        if list(got.shape) != a["shape"] or not np.array_equal(want, have, equal_nan=want.dtype.kind in "fc"):
+            problems.append("zarr %r: values differ" % p)
+        cf = got.dtype.kind == "M" and np.dtype(a["dtype"]).kind != "M"
+        if not cf and np.dtype(a["dtype"]).newbyteorder("=") != got.dtype.newbyteorder("="):
+            problems.append("zarr %r: dtype %s != %s" % (p, got.dtype, a["dtype"]))
+        attrs = dict(got.attrs)
+        if attrs.pop("_ARRAY_DIMENSIONS", None) != a["dimension_names"]:
+            problems.append("zarr %r: _ARRAY_DIMENSIONS %s != %s" % (p, got.attrs.get("_ARRAY_DIMENSIONS"), a["dimension_names"]))
+        if (strip_cf(attrs) if cf else attrs) != (strip_cf(a["attributes"]) if cf else a["attributes"]):
+            problems.append("zarr %r: attributes %s != %s" % (p, attrs, a["attributes"]))
+    for group, attrs in fixture["groups"].items():
+        if dict(z[group].attrs if group else z.attrs) != attrs:
+            problems.append("zarr group %r: attributes differ" % group)
+        ds = xr.open_zarr(store, group=group or None, consolidated=True, mask_and_scale=False)
+        prefix = group + "/" if group else ""
+        mine = {p[len(prefix):]: a for p, a in fixture["arrays"].items() if p.startswith(prefix) and "/" not in p[len(prefix):]}
+        if sorted(ds.variables) != sorted(mine):
+            problems.append("xarray %r variables %s != %s" % (group, sorted(ds.variables), sorted(mine)))
+        for k, a in sorted(mine.items()):
+            if k not in ds.variables:
+                continue
+            var = ds.variables[k]
+            want, have = as_instants(a, var.values)
+            if list(var.dims) != a["dimension_names"] or not np.array_equal(want, have, equal_nan=want.dtype.kind in "fc"):
+                problems.append("xarray %r %s: dims %s or values differ" % (group, k, var.dims))
+    json.dump({"arrays": sorted(seen), "problems": problems}, sys.stdout, sort_keys=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2])
+    elif sys.argv[1] == "values":
+        values(sys.argv[2], sys.argv[3])
     else:
-        compare(sys.argv[2], sys.argv[3])
+        compare(sys.argv[2], sys.argv[3], raw="--raw" in sys.argv[4:])

@@ -50,11 +50,7 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 		sum.PartsDone = sum.Parts
 		return sum, nil
 	}
-	var present map[string]bool
 	if mode == startResume {
-		if present, err = s.listed(ctx); err != nil {
-			return sum, err
-		}
 		if err := s.cleanCopyTemps(ctx); err != nil {
 			return sum, err
 		}
@@ -82,8 +78,17 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 			}
 		} else {
 			as.Action = a.copy.action
-			as.Summary, err = a.copy.run(ctx, present)
+			var present map[string]bool
+			if mode == startResume {
+				present, err = s.listed(ctx, a.path)
+			}
+			if err == nil {
+				as.Summary, err = a.copy.run(ctx, present)
+			}
 		}
+		// What the run kept per chunk (the source versions) is done with:
+		// the store's memory stays that of one array, not of all.
+		a.release()
 		sum.Arrays[i] = as
 		sum.add(as.Summary)
 		if err != nil {
@@ -160,10 +165,19 @@ func (s *StoreJob) lostRace(err error) bool {
 	return err != nil && s.opts.Part.count() > 1 && errors.Is(err, fs.ErrNotExist)
 }
 
-// listed is the set of destination keys, from one listing, for copies
-// resuming.
-func (s *StoreJob) listed(ctx context.Context) (map[string]bool, error) {
-	keys, err := s.dst.List(ctx, "")
+// release drops what the array's run kept per chunk.
+func (a *storeArray) release() {
+	if a.time != nil {
+		a.time.sources = nil
+	} else {
+		a.copy.sources = nil
+	}
+}
+
+// listed is the set of the destination's keys under the array at node (from
+// the store's root), from one listing, for a copy resuming.
+func (s *StoreJob) listed(ctx context.Context, node string) (map[string]bool, error) {
+	keys, err := s.dst.List(ctx, node+"/")
 	if err != nil {
 		return nil, err
 	}

@@ -65,9 +65,27 @@ func TestStoreScale(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The peak heap of a run of one of the arrays alone, then of all ten:
+	// the whole store must stay within one array's memory (plus what
+	// the plan keeps of every chunk key), not grow with the store.
+	one, _ := scaleRun(t, src, filepath.Join(dir, "one.zarr"), []string{"a2"})
+	all, msg := scaleRun(t, src, filepath.Join(dir, "dst.zarr"), nil)
+	t.Logf("%s; one array alone: peak heap %.1f MiB", msg, float64(one)/(1<<20))
+	if limit := one*3/2 + 8<<20; all > limit {
+		t.Errorf("peak heap of the store %.1f MiB, of one array %.1f MiB: more than 1.5 × + 8 MiB", float64(all)/(1<<20), float64(one)/(1<<20))
+	}
+}
+
+// scaleRun transcodes src (only include, if any) into a new dst, then
+// resumes the complete result, and returns the peak heap in use during the
+// first run and a line of figures.
+func scaleRun(t *testing.T, src zarr.Store, dstDir string, include []string) (uint64, string) {
+	runtime.GC()
 	var peak atomic.Uint64
 	stop := make(chan struct{})
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		var ms runtime.MemStats
 		for {
 			select {
@@ -81,9 +99,9 @@ func TestStoreScale(t *testing.T) {
 			}
 		}
 	}()
-	dst := zarr.Dir(filepath.Join(dir, "dst.zarr"))
+	dst := zarr.Dir(dstDir)
 	dst.NoSync = true
-	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Unit: 0, Workers: 2}}
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Unit: 0, Workers: 2}, Include: include}
 	start := time.Now()
 	j, err := transcode.NewStore(ctx, src, dst, o)
 	if err != nil {
@@ -96,6 +114,7 @@ func TestStoreScale(t *testing.T) {
 	}
 	total := time.Since(start)
 	close(stop)
+	<-stopped
 	o.Resume = true
 	start = time.Now()
 	j2, err := transcode.NewStore(ctx, src, dst, o)
@@ -107,7 +126,7 @@ func TestStoreScale(t *testing.T) {
 	}
 	resume := time.Since(start)
 	bound := j.Plan().MemoryBound
-	t.Logf("%d arrays, %d chunks: run %s, planning %s (%.1f %%), resume of the complete store %s (%.1f %%); peak heap %.1f MiB, plan's buffer bound %.1f MiB",
-		arrays, sum.Chunks, total.Round(time.Millisecond), planning.Round(time.Millisecond), 100*planning.Seconds()/total.Seconds(),
+	return peak.Load(), fmt.Sprintf("%d arrays, %d chunks: run %s, planning %s (%.1f %%), resume of the complete store %s (%.1f %%); peak heap %.1f MiB, plan's buffer bound %.1f MiB",
+		len(j.Plan().Arrays), sum.Chunks, total.Round(time.Millisecond), planning.Round(time.Millisecond), 100*planning.Seconds()/total.Seconds(),
 		resume.Round(time.Millisecond), 100*resume.Seconds()/total.Seconds(), float64(peak.Load())/(1<<20), float64(bound)/(1<<20))
 }

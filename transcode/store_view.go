@@ -26,6 +26,7 @@ type arrayView struct {
 	syncer     zarr.Syncer
 	versioner  zarr.Versioner
 	reads      ReadVersioner // the root's, or nil
+	lister     VersionLister // the root's, or nil
 	prefix     string        // the node path and "/"
 	dir        string        // the node's directory, or "" for a store that is none
 }
@@ -44,6 +45,7 @@ func newArrayView(root zarr.Store, node string) (*arrayView, error) {
 	v.syncer, _ = find[zarr.Syncer](root)
 	v.versioner, _ = find[zarr.Versioner](root)
 	v.reads, _ = find[ReadVersioner](root)
+	v.lister, _ = find[VersionLister](root)
 	if ds, ok := dirStore(root); ok {
 		v.dir = filepath.Join(ds.String(), filepath.FromSlash(node))
 	}
@@ -78,6 +80,33 @@ func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	return v.versioner.Version(ctx, v.prefix+key)
+}
+
+// Versions lists the versions of the root's values under the node and
+// prefix, keyed relative to the node; without a lister in the root, it
+// asks Version of each listed key.
+func (v *arrayView) Versions(ctx context.Context, prefix string) (map[string]string, error) {
+	out := map[string]string{}
+	if v.lister == nil {
+		keys, err := v.List(ctx, prefix)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if out[k], err = v.Version(ctx, k); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	all, err := v.lister.Versions(ctx, v.prefix+prefix)
+	if err != nil {
+		return nil, err
+	}
+	for k, ver := range all {
+		out[strings.TrimPrefix(k, v.prefix)] = ver
+	}
+	return out, nil
 }
 
 // TrackReadVersions asks the root to remember its reads' versions.

@@ -481,21 +481,32 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 		}
 		return nil, err
 	}
-	// Walk only the directory the prefix names ("sub/stamp/" of
-	// "sub/stamp/.dt64-"): listing one node of a large hierarchy does not
-	// read the others.
+	var keys []string
+	err = d.walk(ctx, r, prefix, func(p string, e fs.DirEntry) error {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), tempPrefix) && strings.HasPrefix(p, prefix) {
+			keys = append(keys, p)
+		}
+		return nil
+	})
+	sort.Strings(keys)
+	return keys, err
+}
+
+// walk calls f for every entry below the directory prefix names ("." for
+// a prefix without a "/"; "sub/stamp/" of "sub/stamp/.dt64-"), so listing
+// one node of a large hierarchy does not read the others. A directory
+// another process removes while the walk runs is skipped: its keys are
+// gone.
+func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p string, e fs.DirEntry) error) error {
 	start := "."
 	if i := strings.LastIndexByte(prefix, '/'); i > 0 && ValidKey(prefix[:i]) == nil {
 		start = prefix[:i]
 	}
-	var keys []string
-	err = fs.WalkDir(r.FS(), start, func(p string, e fs.DirEntry, err error) error {
+	return fs.WalkDir(r.FS(), start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				// Nothing under the prefix, or a directory another
-				// process removed while the walk ran: its keys are gone.
 				if p == start {
-					return fs.SkipAll
+					return fs.SkipAll // nothing under the prefix
 				}
 				return nil
 			}
@@ -504,13 +515,49 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), tempPrefix) && strings.HasPrefix(p, prefix) {
-			keys = append(keys, p)
+		return f(p, e)
+	})
+}
+
+// Versions returns the version (as Version gives it) of every value
+// under prefix, from one walk of the directory the prefix names: the file
+// information the walk reads anyway, instead of a lookup of each key. A
+// symbolic link is what it points to, as for Version. It implements
+// transcode.VersionLister.
+func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]string, error) {
+	d.ahead.waitAll()
+	r, err := d.openRoot(false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return map[string]string{}, nil
 		}
+		return nil, err
+	}
+	out := map[string]string{}
+	err = d.walk(ctx, r, prefix, func(p string, e fs.DirEntry) error {
+		if e.Type()&fs.ModeSymlink != 0 {
+			if ValidKey(p) != nil || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasPrefix(p, prefix) {
+				return nil
+			}
+			if st, err := r.Stat(p); err == nil && st.Mode().IsRegular() {
+				out[p] = fileVersion(st)
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasPrefix(p, prefix) {
+			return nil
+		}
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed since the directory was read
+		}
+		if err != nil {
+			return err
+		}
+		out[p] = fileVersion(fi)
 		return nil
 	})
-	sort.Strings(keys)
-	return keys, err
+	return out, err
 }
 
 // Temps lists the temporary files that Set calls left behind in a process

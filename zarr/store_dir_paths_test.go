@@ -118,6 +118,31 @@ func TestDirStorePaths(t *testing.T) {
 			t.Error("a value was written outside the store")
 		}
 
+		// Versions lists what Version says of every value under a prefix.
+		for _, prefix := range []string{"", "c/", "deep/er/", "zarr"} {
+			keys, err := d.List(ctx, prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs, err := d.Versions(ctx, prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				if v, _ := d.Version(ctx, k); vs[k] != v || v == "" {
+					t.Errorf("Versions(%q)[%q] = %q, Version %q", prefix, k, vs[k], v)
+				}
+			}
+			for k := range vs {
+				if !strings.HasPrefix(k, prefix) || strings.Contains(k, tempPrefix) {
+					t.Errorf("Versions(%q) holds %q", prefix, k)
+				}
+			}
+			if len(vs) < len(keys) {
+				t.Errorf("Versions(%q) has %d keys, List %d", prefix, len(vs), len(keys))
+			}
+		}
+
 		// ReadVersion is the version of the bytes read, as Version gives
 		// it, once; and a missing key is remembered as "".
 		d.TrackReadVersions()

@@ -49,6 +49,7 @@ type storeArray struct {
 	path string
 	time *Job     // a time array
 	copy *copyJob // any other
+	note string   // why an array that looks like time is carried over
 }
 
 // groupOut is a group of the destination and the documents it gets.
@@ -90,7 +91,11 @@ type ArrayPlan struct {
 	DataType string // the source's, as NumPy names it
 	Shape    []int64
 	// Plan is the time array's plan; nil for the others.
-	Plan             *Plan
+	Plan *Plan
+	// Note says why an array that looks like time (CF attributes dt64
+	// refuses, a calendar other than the proleptic Gregorian one say) is
+	// carried over as numbers instead of converted; "" for the others.
+	Note             string
 	Units, PartUnits int64
 }
 
@@ -287,6 +292,15 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 			return &storeArray{path: n.Path, time: j}, nil
 		}
 	}
+	note := ""
+	if openErr == nil {
+		if _, cerr := a.CFTime(); cerr != nil {
+			// Its attributes say CF time, in a form dt64 does not convert:
+			// the numbers and the attributes go over as they are, so
+			// xarray still decodes them as before.
+			note = fmt.Sprintf("not converted, carried over as numbers with its attributes: %v", cerr)
+		}
+	}
 	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
 	if err != nil {
 		if openErr != nil && !errors.Is(err, zarr.ErrUntranslatable) {
@@ -294,7 +308,7 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		}
 		return nil, err
 	}
-	return &storeArray{path: n.Path, copy: c}, nil
+	return &storeArray{path: n.Path, copy: c, note: note}, nil
 }
 
 func (s *StoreJob) makePlan(jo Options) StorePlan {
@@ -310,7 +324,7 @@ func (s *StoreJob) makePlan(jo Options) StorePlan {
 			p.MemoryBound = max(p.MemoryBound, tp.MemoryBound)
 		} else {
 			c := a.copy
-			ap.Action, ap.DataType, ap.Shape = c.action, c.node.DataType, c.node.Shape
+			ap.Action, ap.DataType, ap.Shape, ap.Note = c.action, c.node.DataType, c.node.Shape, a.note
 			ap.Units, ap.PartUnits = int64(len(c.keys)), int64(c.hi-c.lo)
 			p.MemoryBound = max(p.MemoryBound, c.memoryBound())
 		}

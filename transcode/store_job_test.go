@@ -482,3 +482,31 @@ func TestStoreResumeOtherPlan(t *testing.T) {
 		t.Fatalf("resume with another codec: %v", err)
 	}
 }
+
+// TestStoreCFRefusedCopied: a CF time array dt64 does not convert (the
+// noleap calendar, which datetime64 cannot hold) is carried over as its
+// numbers and attributes, byte for byte, and the plan says why, so the
+// user is never left to guess why it is not datetime64.
+func TestStoreCFRefusedCopied(t *testing.T) {
+	srcDir := filepath.Join("..", "testdata", "xarray", "noleap.zarr")
+	src := zarr.Dir(srcDir)
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := j.Plan()
+	if len(p.Arrays) != 1 || p.Arrays[0].Action != "copy" || !strings.Contains(p.Arrays[0].Note, `calendar "noleap"`) ||
+		!strings.Contains(p.Arrays[0].Note, "not converted") {
+		t.Fatalf("plan %+v: want a copy with a note naming the calendar", p.Arrays)
+	}
+	if _, err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, got := treeFiles(t, srcDir), treeFiles(t, dir)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: not carried over byte for byte", k)
+		}
+	}
+}

@@ -482,8 +482,8 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 		return nil, err
 	}
 	var keys []string
-	err = d.walk(ctx, r, prefix, func(p string, e fs.DirEntry) error {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), tempPrefix) && strings.HasPrefix(p, prefix) {
+	err = d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
+		if e.typ.IsRegular() && !strings.HasPrefix(e.name, tempPrefix) && strings.HasPrefix(p, prefix) {
 			keys = append(keys, p)
 		}
 		return nil
@@ -492,15 +492,20 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, err
 }
 
-// walk calls f for every entry below the directory prefix names ("." for
+// walk calls f for every file below the directory prefix names ("." for
 // a prefix without a "/"; "sub/stamp/" of "sub/stamp/.dt64-"), so listing
 // one node of a large hierarchy does not read the others. A directory
 // another process removes while the walk runs is skipped: its keys are
-// gone.
-func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p string, e fs.DirEntry) error) error {
+// gone. On the direct path (Linux) the directories are read as they are:
+// os.Root's reading of a directory stats every entry, one system call a
+// key, which listing a store of many chunks would spend for nothing.
+func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry) error) error {
 	start := "."
 	if i := strings.LastIndexByte(prefix, '/'); i > 0 && ValidKey(prefix[:i]) == nil {
 		start = prefix[:i]
+	}
+	if ok, err := d.walkDirect(ctx, start, f); ok {
+		return err
 	}
 	return fs.WalkDir(r.FS(), start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -515,8 +520,36 @@ func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return f(p, e)
+		if e.IsDir() {
+			return nil
+		}
+		return f(p, walkEntry{name: e.Name(), typ: e.Type(), de: e, dirfd: -1})
 	})
+}
+
+// walkEntry is a file walk found: its name, type, and the means to stat
+// it (through the directory it was read from, on the direct path).
+type walkEntry struct {
+	name  string
+	typ   fs.FileMode
+	de    fs.DirEntry
+	dirfd int
+}
+
+// version is the file's version, or false when it is gone since the
+// directory was read.
+func (e walkEntry) version() (string, bool, error) {
+	if e.dirfd >= 0 {
+		return e.versionDirect()
+	}
+	fi, err := e.de.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return fileVersion(fi), true, nil
 }
 
 // Versions returns the version (as Version gives it) of every value
@@ -534,28 +567,24 @@ func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]stri
 		return nil, err
 	}
 	out := map[string]string{}
-	err = d.walk(ctx, r, prefix, func(p string, e fs.DirEntry) error {
-		if e.Type()&fs.ModeSymlink != 0 {
-			if ValidKey(p) != nil || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasPrefix(p, prefix) {
-				return nil
-			}
-			if st, err := r.Stat(p); err == nil && st.Mode().IsRegular() {
-				out[p] = fileVersion(st)
+	err = d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
+		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
+			return nil
+		}
+		if e.typ&fs.ModeSymlink != 0 {
+			if v, err := d.Version(ctx, p); err == nil && v != "" {
+				out[p] = v
 			}
 			return nil
 		}
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasPrefix(p, prefix) {
+		if !e.typ.IsRegular() {
 			return nil
 		}
-		fi, err := e.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed since the directory was read
+		v, ok, err := e.version()
+		if ok {
+			out[p] = v
 		}
-		if err != nil {
-			return err
-		}
-		out[p] = fileVersion(fi)
-		return nil
+		return err
 	})
 	return out, err
 }
@@ -574,18 +603,9 @@ func (d *DirStore) Temps(ctx context.Context) (map[string]string, error) {
 		return nil, err
 	}
 	temps := map[string]string{}
-	err = fs.WalkDir(r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while the walk ran (a concurrent cleanup)
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasPrefix(name, tempPrefix) {
+	err = d.walk(ctx, r, "", func(p string, e walkEntry) error {
+		name := e.name
+		if !e.typ.IsRegular() || !strings.HasPrefix(name, tempPrefix) {
 			return nil
 		}
 		// tempPrefix, 16 hex digits, "-", then the key's base name.

@@ -1,10 +1,13 @@
 package zarr
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -297,4 +300,71 @@ func (t *tempValue) closeDir() {
 func (t *tempValue) existsDirect() bool {
 	var st unix.Stat_t
 	return unix.Fstatat(t.dirfd, t.tmpBase, &st, unix.AT_SYMLINK_NOFOLLOW) != syscall.ENOENT
+}
+
+// walkDirect is walk's direct path from directory start; ok is false when
+// the path is off.
+func (d *DirStore) walkDirect(ctx context.Context, start string, f func(p string, e walkEntry) error) (ok bool, err error) {
+	fd, ok, err := d.beneath(start, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if !ok {
+		return false, nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil // nothing under the prefix
+	}
+	if err != nil {
+		return true, err
+	}
+	return true, d.walkFd(ctx, start, fd, f)
+}
+
+// walkFd walks the open directory fd (dir in the store) and closes it.
+// The directory file is not one of an os.Root, so reading it takes the
+// entries' types from the directory itself (d_type), without a stat.
+func (d *DirStore) walkFd(ctx context.Context, dir string, fd int, f func(p string, e walkEntry) error) error {
+	file := os.NewFile(uintptr(fd), d.path+"/"+dir)
+	defer file.Close()
+	ents, err := file.ReadDir(-1)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := e.Name()
+		if dir != "." {
+			p = dir + "/" + p
+		}
+		if e.IsDir() {
+			cfd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err == unix.ENOENT {
+				continue // removed while the walk ran (a concurrent cleanup)
+			}
+			if err != nil {
+				return d.pathErr("open", p, err)
+			}
+			if err := d.walkFd(ctx, p, cfd, f); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := f(p, walkEntry{name: e.Name(), typ: e.Type(), dirfd: fd}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// versionDirect stats the entry in the directory it was read from.
+func (e walkEntry) versionDirect() (string, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(e.dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err == unix.ENOENT {
+			return "", false, nil
+		}
+		return "", false, &os.PathError{Op: "stat", Path: e.name, Err: err}
+	}
+	return versionString(st.Size, st.Mtim.Nano(), st.Ino), true, nil
 }

@@ -101,6 +101,9 @@ func printStorePlan(w io.Writer, p transcode.StorePlan, srcName, dstName string)
 	fmt.Fprintf(w, "plan:        %d work units in all%s; %d workers, %d in flight, buffers at most %s (the largest array's; plus ~20 MiB for the program)\n",
 		p.Units, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
 	for _, a := range p.Arrays {
+		if a.Note != "" {
+			fmt.Fprintf(w, "note:        %s: %s\n", a.Path, a.Note)
+		}
 		if a.Plan != nil {
 			for _, n := range a.Plan.Notes {
 				fmt.Fprintf(w, "note:        %s: %s\n", a.Path, n)

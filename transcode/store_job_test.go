@@ -1,6 +1,7 @@
 package transcode_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -508,5 +509,40 @@ func TestStoreCFRefusedCopied(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s: not carried over byte for byte", k)
 		}
+	}
+}
+
+// TestStoreCopiesLinkedChunks: a chunk file that is a symbolic link to a
+// file inside the source (a store deduplicated with links) is a value
+// like any other: copied as the bytes it leads to, never left out (which
+// would make the destination read it as the fill value).
+func TestStoreCopiesLinkedChunks(t *testing.T) {
+	srcDir := filepath.Join(t.TempDir(), "src.zarr")
+	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("xarray_v2.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	// lat's only chunk moves to a shared place and is linked back.
+	chunk := filepath.Join(srcDir, "lat", "0")
+	want, err := os.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(chunk, filepath.Join(srcDir, "shared-lat-0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "shared-lat-0"), chunk); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	sum, err := runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}, Include: []string{"lat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Chunks != 1 || sum.Stored != 1 {
+		t.Errorf("summary %+v: want the linked chunk copied", sum.Summary)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "lat", "0"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("lat/0 in the destination: %v; want the linked chunk's bytes", err)
 	}
 }

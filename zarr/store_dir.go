@@ -417,6 +417,11 @@ func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	d.ahead.waitKey(key)
+	return d.versionNoWait(key)
+}
+
+// versionNoWait is Version of a valid key not in flight.
+func (d *DirStore) versionNoWait(key string) (string, error) {
 	r, err := d.openRoot(false)
 	if err == nil {
 		if v, ok, err := d.versionDirect(key); ok {
@@ -483,7 +488,13 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 	}
 	var keys []string
 	err = d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
-		if e.typ.IsRegular() && !strings.HasPrefix(e.name, tempPrefix) && strings.HasPrefix(p, prefix) {
+		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
+			return nil
+		}
+		// A symbolic link to a file inside the store is a value as Get
+		// reads it (a store deduplicated with links): left out, a copy of
+		// the store would silently lose it.
+		if e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0 && d.linksToValue(p) {
 			keys = append(keys, p)
 		}
 		return nil
@@ -525,6 +536,13 @@ func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p
 		}
 		return f(p, walkEntry{name: e.Name(), typ: e.Type(), de: e, dirfd: -1})
 	})
+}
+
+// linksToValue reports whether the symbolic link at p leads to a regular
+// file inside the store (one outside it, or dangling, is no value).
+func (d *DirStore) linksToValue(p string) bool {
+	v, err := d.versionNoWait(p)
+	return err == nil && v != ""
 }
 
 // walkEntry is a file walk found: its name, type, and the means to stat
@@ -572,8 +590,11 @@ func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]stri
 			return nil
 		}
 		if e.typ&fs.ModeSymlink != 0 {
-			if v, err := d.Version(ctx, p); err == nil && v != "" {
-				out[p] = v
+			if d.linksToValue(p) {
+				v, err := d.Version(ctx, p)
+				if err == nil && v != "" {
+					out[p] = v
+				}
 			}
 			return nil
 		}

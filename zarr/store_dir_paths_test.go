@@ -118,6 +118,17 @@ func TestDirStorePaths(t *testing.T) {
 			t.Error("a value was written outside the store")
 		}
 
+		// List holds the link to a value inside the store (Get reads it;
+		// a copy that left it out would lose the value), not the links
+		// leading out of it.
+		all, err := d.List(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(all, " ") != "c/0/1 c/link deep/er/still/0 zarr.json" {
+			t.Errorf("List = %q", all)
+		}
+
 		// Versions lists what Version says of every value under a prefix.
 		for _, prefix := range []string{"", "c/", "deep/er/", "zarr"} {
 			keys, err := d.List(ctx, prefix)

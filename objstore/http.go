@@ -23,6 +23,7 @@ type HTTP struct {
 	name   string // base with any user information redacted
 	client *http.Client
 	retry  Retry
+	reads  *zarr.ReadVersions // the ETags GETs saw (shared by requestHeader's copy)
 }
 
 var (
@@ -45,7 +46,7 @@ func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 		t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
 		client = &http.Client{Transport: t}
 	}
-	return &HTTP{base: base, name: strings.TrimSuffix(p.Redacted(), "/"), client: client, retry: r}, nil
+	return &HTTP{base: base, name: strings.TrimSuffix(p.Redacted(), "/"), client: client, retry: r, reads: new(zarr.ReadVersions)}, nil
 }
 
 // RedactURL returns u with any password replaced by "xxxxx", for messages.
@@ -132,16 +133,33 @@ func (h *HTTP) GetInto(ctx context.Context, key string, buf []byte, limit int) (
 		if err == nil && limit >= 0 && len(out) > limit {
 			return fmt.Errorf("%s is over %d bytes: %w", key, limit, zarr.ErrTooLarge)
 		}
+		// The ETag of this very answer is the version of the bytes read,
+		// as a HEAD (Version) reports it, unless the transport asked for
+		// and undid a compression: a server may then tag the compressed
+		// form apart ("…-gzip"), and Version must be asked instead.
+		if err == nil && !r.Uncompressed && r.Header.Get("ETag") != "" {
+			h.reads.Remember(key, "etag "+r.Header.Get("ETag"))
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	if missing {
+		h.reads.Remember(key, "")
 		return nil, notFound("get", key)
 	}
 	return out, nil
 }
+
+// TrackReadVersions makes the store remember the ETag of each value Get
+// returns (and that a key was missing) until ReadVersion takes it, so
+// that checking a chunk just read costs no HEAD.
+func (h *HTTP) TrackReadVersions() { h.reads.TrackReadVersions() }
+
+// ReadVersion returns, once, the version (as Version gives it) of the
+// value the last Get of key returned, or false when it was not kept.
+func (h *HTTP) ReadVersion(key string) (string, bool) { return h.reads.ReadVersion(key) }
 
 // GetRange reads the n bytes at offset off of key (its last n bytes when
 // off is negative) with one range request, as zarr.RangeGetter asks: a

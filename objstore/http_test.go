@@ -1,6 +1,7 @@
 package objstore_test
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -108,5 +109,62 @@ func TestHTTPTimeout(t *testing.T) {
 	b, err := h.Get(context.Background(), "k")
 	if err != nil || string(b) != "ok" || time.Since(start) > 3*time.Second {
 		t.Fatalf("Get = %q, %v after %v", b, err, time.Since(start))
+	}
+}
+
+// TestHTTPReadVersions: a GET remembers the ETag of its own answer, the
+// version a HEAD (Version) reports, so the engine checks a chunk it read
+// without another request; a missing key is remembered as "". An answer
+// the transport decompressed is not remembered: its ETag may be the
+// compressed form's ("…-gzip", as Apache's mod_deflate tags it).
+func TestHTTPReadVersions(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a.zarr/c/0":
+			w.Header().Set("ETag", `"v1"`)
+			w.Write([]byte("chunk"))
+		case "/a.zarr/c/1":
+			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				w.Header().Set("ETag", `"v1-gzip"`)
+				w.Header().Set("Content-Encoding", "gzip")
+				zw := gzip.NewWriter(w)
+				zw.Write([]byte("chunk"))
+				zw.Close()
+				return
+			}
+			w.Header().Set("ETag", `"v1"`)
+			w.Write([]byte("chunk"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	h, err := objstore.OpenHTTP(srv.URL+"/a.zarr/", nil, objstore.Retry{Base: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Get(ctx, "c/0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.ReadVersion("c/0"); ok {
+		t.Error("a version remembered before TrackReadVersions")
+	}
+	h.TrackReadVersions()
+	for _, key := range []string{"c/0", "c/1"} {
+		if b, err := h.Get(ctx, key); err != nil || string(b) != "chunk" {
+			t.Fatalf("Get(%q) = %q, %v", key, b, err)
+		}
+	}
+	v, _ := h.Version(ctx, "c/0")
+	if rv, ok := h.ReadVersion("c/0"); !ok || rv != v || v == "" {
+		t.Errorf("ReadVersion(c/0) = %q, %v; Version %q", rv, ok, v)
+	}
+	if rv, ok := h.ReadVersion("c/1"); ok {
+		t.Errorf("ReadVersion of a decompressed answer = %q; want none (ask Version)", rv)
+	}
+	_, _ = h.Get(ctx, "c/9")
+	if rv, ok := h.ReadVersion("c/9"); !ok || rv != "" {
+		t.Errorf("ReadVersion of a missing key = %q, %v", rv, ok)
 	}
 }

@@ -119,6 +119,8 @@ func mustSub(t *testing.T, s zarr.Store, p string) zarr.Store {
 // consolidated metadata lists every node with its own document, arrays
 // with v3 data type names, dimension_names and no _ARRAY_DIMENSIONS
 // attribute, the bytes codec first.
+var pyTokens = strings.NewReplacer(": NaN", ": null", ": -Infinity", ": null", ": Infinity", ": null", ":NaN", ":null", ":-Infinity", ":null", ":Infinity", ":null")
+
 func checkV3Structure(t *testing.T, dir string) {
 	t.Helper()
 	nodes, err := zarr.Walk(ctx, zarr.Dir(dir))
@@ -154,8 +156,13 @@ func checkV3Structure(t *testing.T, dir string) {
 			Codecs         []json.RawMessage `json:"codecs"`
 			NodeType       string            `json:"node_type"`
 		}
-		if err := json.Unmarshal(n.Metadata, &doc); err != nil {
-			t.Fatal(err)
+		// Attributes Python wrote as bare NaN and -Infinity stay so, as
+		// zarr-python's json writes them; encoding/json reads them as null.
+		if err := json.Unmarshal([]byte(pyTokens.Replace(string(n.Metadata))), &doc); err != nil {
+			t.Fatalf("%q: %v", n.Path, err)
+		}
+		if n.Path == "pressure" && (!strings.Contains(string(n.Metadata), `"valid_max": NaN`) || !strings.Contains(string(n.Metadata), `"valid_min": -Infinity`)) {
+			t.Errorf("%q: the NaN attributes are not kept as written: %s", n.Path, n.Metadata)
 		}
 		if len(doc.DimensionNames) != len(n.Shape) || doc.Attributes["_ARRAY_DIMENSIONS"] != nil {
 			t.Errorf("%q: dimension_names %v, attributes %v", n.Path, doc.DimensionNames, doc.Attributes)

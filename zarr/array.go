@@ -80,7 +80,7 @@ func Open(ctx context.Context, store Store) (*Array, error) {
 			if err := checkAttrs(attrs); err != nil {
 				return nil, metadataError(a.docName(v2AttrsKey), err)
 			}
-			m.Attributes = attrs
+			m.Attributes = fromPython(attrs) // bare NaN as placeholders (pynan.go)
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, metadataError(a.docName(v2AttrsKey), err)
 		}
@@ -172,7 +172,7 @@ func (a *Array) WriteMetadata(ctx context.Context) error {
 			return metadataError(a.docName(v2ArrayKey), err)
 		}
 		if a.meta.Attributes != nil {
-			if err := a.store.Set(ctx, v2AttrsKey, a.meta.Attributes); err != nil {
+			if err := a.store.Set(ctx, v2AttrsKey, toPython(a.meta.Attributes)); err != nil {
 				return err
 			}
 		}

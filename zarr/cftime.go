@@ -32,7 +32,8 @@ func (a *Array) CFTime() (*cf.Time, error) {
 	case nt.Kind == Float && nt.Size >= 4:
 		stored.Kind = cf.StoredFloat
 	}
-	t, err := cf.ParseAttributes(a.meta.Attributes, stored)
+	// A bare NaN missing_value (Python's) reads as "NaN", which cf takes.
+	t, err := cf.ParseAttributes(StrictJSON(a.meta.Attributes), stored)
 	if t == nil || err != nil {
 		if ae, ok := err.(*cf.AttributeError); ok && stored.Kind == 0 {
 			ae.Reason = fmt.Sprintf("a %s array: %s", nt, ae.Reason)

@@ -313,7 +313,7 @@ func readNode(ctx context.Context, name, q string, format int, bits uint8, get d
 			if err := checkAttrs(b); err != nil {
 				return Node{}, metadataError(file, err)
 			}
-			n.AttrsDoc, n.Attributes = b, b
+			n.AttrsDoc, n.Attributes = b, fromPython(b) // the document as stored; bare NaN as placeholders (pynan.go)
 		}
 	}
 	return n, nil

@@ -54,6 +54,7 @@ func parseObject(b []byte, v3 bool) (map[string]json.RawMessage, error) {
 	if bytes.HasPrefix(b, utf8BOM) {
 		return nil, errBOM
 	}
+	b = fromPython(b) // Python's bare NaN attributes (pynan.go)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
 		var se *json.SyntaxError
@@ -431,7 +432,7 @@ func marshalNoEscape(v any, indent string) ([]byte, error) {
 
 func (w *docWriter) bytes() ([]byte, error) {
 	w.buf.WriteString("\n}\n")
-	return w.buf.Bytes(), w.err
+	return toPython(w.buf.Bytes()), w.err
 }
 
 func marshalV3(m *Metadata) ([]byte, error) {

@@ -24,7 +24,7 @@ type jsonNode struct {
 // parseJSONNode parses one JSON document (already known to be valid and
 // free of duplicate keys: it went through parseObject).
 func parseJSONNode(b []byte) (jsonNode, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(fromPython(b)))
 	dec.UseNumber()
 	n, err := readJSONNode(dec)
 	if err != nil {
@@ -70,6 +70,9 @@ func readJSONNode(dec *json.Decoder) (jsonNode, error) {
 		}
 		return n, nil
 	case string:
+		if tok, ok := pyToken(t); ok {
+			return jsonNode{kind: 'n', text: tok}, nil // Python's bare NaN (pynan.go)
+		}
 		return jsonNode{kind: '"', text: t}, nil
 	case json.Number:
 		return jsonNode{kind: 'n', text: string(t)}, nil

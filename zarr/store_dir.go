@@ -280,6 +280,7 @@ type tempValue struct {
 	// and base names in it. Else both -1.
 	fd, dirfd     int
 	base, tmpBase string
+	name          string // the temporary file's path with the store's, for errors
 }
 
 func (t *tempValue) write(b []byte) error {

@@ -244,6 +244,7 @@ func (d *DirStore) createDirect(r *os.Root, key, tmpBase string) (t tempValue, o
 		return t, true, d.pathErr("open", path.Join(dir, tmpBase), err)
 	}
 	t = tempValue{key: key, tmp: path.Join(path.Dir(key), tmpBase), base: base, tmpBase: tmpBase, fd: fd, dirfd: dfd}
+	t.name = d.path + "/" + t.tmp
 	return t, true, nil
 }
 
@@ -254,7 +255,7 @@ func (t *tempValue) writeDirect(b []byte) error {
 			continue
 		}
 		if err != nil {
-			return &os.PathError{Op: "write", Path: t.tmp, Err: err}
+			return &os.PathError{Op: "write", Path: t.name, Err: err}
 		}
 		b = b[n:]
 	}
@@ -263,7 +264,7 @@ func (t *tempValue) writeDirect(b []byte) error {
 
 func (t *tempValue) syncDirect() error {
 	if err := unix.Fdatasync(t.fd); err != nil {
-		return &os.PathError{Op: "sync", Path: t.tmp, Err: err}
+		return &os.PathError{Op: "sync", Path: t.name, Err: err}
 	}
 	return nil
 }
@@ -272,7 +273,7 @@ func (t *tempValue) closeFileDirect() error {
 	err := unix.Close(t.fd)
 	t.fd = -1
 	if err != nil {
-		return &os.PathError{Op: "close", Path: t.tmp, Err: err}
+		return &os.PathError{Op: "close", Path: t.name, Err: err}
 	}
 	return nil
 }
@@ -281,7 +282,7 @@ func (t *tempValue) closeFileDirect() error {
 func (t *tempValue) renameDirect() error {
 	err := unix.Renameat(t.dirfd, t.tmpBase, t.dirfd, t.base)
 	if err != nil {
-		err = &os.LinkError{Op: "rename", Old: t.tmp, New: t.key, Err: err}
+		err = &os.LinkError{Op: "rename", Old: t.name, New: strings.TrimSuffix(t.name, t.tmp) + t.key, Err: err}
 	}
 	return err
 }

@@ -61,7 +61,7 @@ func inspectGroup(ctx context.Context, dir string) (*groupReport, error) {
 	_, cerr := zarr.ReadConsolidated(ctx, store)
 	rep.Consolidated = cerr == nil
 	for _, n := range nodes {
-		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: n.Attributes}
+		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: zarr.StrictJSON(n.Attributes)}
 		if n.Kind == zarr.ArrayNode {
 			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
 			if err := describeGroupArray(ctx, dir, n, &nr); err != nil {

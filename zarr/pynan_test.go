@@ -1,0 +1,99 @@
+package zarr
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestFromPython(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a": NaN}`, `{"a": "\u0000dt64:NaN"}`},
+		{`[NaN,Infinity,-Infinity, -1, 2e3]`, `["\u0000dt64:NaN","\u0000dt64:Infinity","\u0000dt64:-Infinity", -1, 2e3]`},
+		{`{"NaN": "NaN Infinity", "b": "\"NaN"}`, `{"NaN": "NaN Infinity", "b": "\"NaN"}`}, // in strings: untouched
+		{`{"a": NaNx}`, `{"a": NaNx}`}, // no token: left to the parser to refuse
+		{`{"a": {"b": [1, NaN]}}`, `{"a": {"b": [1, "\u0000dt64:NaN"]}}`},
+	} {
+		got := string(fromPython([]byte(c.in)))
+		if got != c.want {
+			t.Errorf("fromPython(%s) = %s, want %s", c.in, got, c.want)
+		}
+		if back := string(toPython([]byte(got))); back != c.in {
+			t.Errorf("toPython(fromPython(%s)) = %s", c.in, back)
+		}
+	}
+}
+
+// TestPythonNaNAttributes: zarr-python 2 and xarray write non-finite
+// float attributes as bare tokens; an array and a hierarchy holding them
+// open, and dt64 writes them back as Python does.
+func TestPythonNaNAttributes(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemory()
+	zarray := `{"chunks": [2], "compressor": null, "dimension_separator": ".", "dtype": "<M8[s]", "fill_value": 0, "filters": null, "order": "C", "shape": [4], "zarr_format": 2}`
+	zattrs := "{\n    \"bad\": -Infinity,\n    \"calibration\": NaN,\n    \"name\": \"NaN\"\n}"
+	for k, v := range map[string]string{".zgroup": `{"zarr_format": 2}`, "t/.zarray": zarray, "t/.zattrs": zattrs} {
+		if err := s.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes, err := Walk(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) != 2 || string(nodes[1].AttrsDoc) != zattrs {
+		t.Fatalf("nodes %+v: want the .zattrs document as stored", nodes)
+	}
+	sub, _ := Sub(s, "t")
+	a, err := Open(ctx, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a.Metadata()
+	for _, format := range []int{2, 3} {
+		m.Format = format
+		out := NewMemory()
+		b, err := Create(ctx, out, m)
+		if err == nil {
+			err = b.WriteMetadata(ctx)
+		}
+		if err != nil {
+			t.Fatalf("v%d: %v", format, err)
+		}
+		za, _ := out.Get(ctx, v2AttrsKey)
+		zj, _ := out.Get(ctx, v3MetadataKey)
+		all := string(za) + string(zj)
+		if !strings.Contains(all, "NaN") || !strings.Contains(all, "-Infinity") || strings.Contains(all, `\u0000`) || !strings.Contains(all, `"NaN"`) {
+			t.Errorf("v%d documents: %s", format, all)
+		}
+	}
+	_, doc, err := ConsolidatedDocument(nodes)
+	if err != nil || !strings.Contains(string(doc), `"calibration": NaN`) {
+		t.Errorf("consolidated: %v %s", err, doc)
+	}
+	if got := string(StrictJSON(nodes[1].Attributes)); !strings.Contains(got, `"calibration":"NaN"`) && !strings.Contains(got, `"calibration": "NaN"`) {
+		t.Errorf("StrictJSON = %s", got)
+	}
+}
+
+// TestPythonNaNMissingValue: a CF time array whose missing_value Python
+// wrote as a bare NaN decodes, NaN counted missing.
+func TestPythonNaNMissingValue(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemory()
+	zarray := `{"chunks": [2], "compressor": null, "dimension_separator": ".", "dtype": "<f8", "fill_value": "NaN", "filters": null, "order": "C", "shape": [2], "zarr_format": 2}`
+	zattrs := `{"calendar": "standard", "missing_value": NaN, "units": "days since 2000-01-01"}`
+	for k, v := range map[string]string{".zarray": zarray, ".zattrs": zattrs} {
+		if err := s.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := Open(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := a.CFTime()
+	if err != nil || ct == nil {
+		t.Fatalf("CFTime = %v, %v", ct, err)
+	}
+}

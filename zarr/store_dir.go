@@ -176,7 +176,10 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 		return nil, err
 	}
 	if d.reads.Tracking() {
-		if st, err = f.Stat(); err != nil {
+		// By name, as Version stats it: the versions must agree, and an
+		// fstat's times can differ from a stat's (qemu-user for s390x
+		// drops fstat's nanoseconds).
+		if st, err = r.Stat(key); err != nil {
 			return nil, err
 		}
 		d.reads.Remember(key, fileVersion(st))

@@ -119,7 +119,7 @@ func (d *DirStore) getDirect(key string, buf []byte, limit int) (b []byte, ok bo
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	if err := statFd(fd, &st); err != nil {
 		return nil, true, d.pathErr("stat", key, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
@@ -161,7 +161,7 @@ func (d *DirStore) getDirect(key string, buf []byte, limit int) (b []byte, ok bo
 		return nil, true, fmt.Errorf("%s/%s changed size while being read", d.path, key)
 	}
 	if tracking {
-		if err := unix.Fstat(fd, &st); err != nil {
+		if err := statFd(fd, &st); err != nil {
 			return nil, true, d.pathErr("stat", key, err)
 		}
 		if st.Size != int64(n) {
@@ -205,7 +205,7 @@ func (d *DirStore) versionDirect(key string) (v string, ok bool, err error) {
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	if err := statFd(fd, &st); err != nil {
 		return "", true, d.pathErr("stat", key, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
@@ -368,4 +368,12 @@ func (e walkEntry) versionDirect() (string, bool, error) {
 		return "", false, &os.PathError{Op: "stat", Path: e.name, Err: err}
 	}
 	return versionString(st.Size, st.Mtim.Nano(), st.Ino), true, nil
+}
+
+// statFd stats an open file with fstatat(fd, "", AT_EMPTY_PATH), the
+// call a stat by name makes, rather than fstat: versions from the two
+// must agree, and some emulators (qemu-user for s390x) drop the
+// nanoseconds of fstat's times.
+func statFd(fd int, st *unix.Stat_t) error {
+	return unix.Fstatat(fd, "", st, unix.AT_EMPTY_PATH)
 }

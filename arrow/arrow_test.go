@@ -488,3 +488,88 @@ func TestTableCF(t *testing.T) {
 		t.Fatalf("noleap: %v", err)
 	}
 }
+
+// A chunk is converted from its end in pieces of backwardPiece bytes
+// (runBackward): the column equals the one read whole, and an element
+// error (overflow, or a floored value under Exact) names the first
+// failing element even when a later piece of the chunk fails too.
+func TestReadBackward(t *testing.T) {
+	ctx := context.Background()
+	const n, per = 210_000, backwardPiece / 8
+	mk := func(unit dtype.Unit, chunk int64, bad map[int64]int64) *zarr.Array {
+		a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: unit, Scale: 1},
+			Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]int64, chunk)
+		for c := int64(0); c*chunk < n; c++ {
+			for i := range buf {
+				j := c*chunk + int64(i)
+				buf[i] = 1_600_000_000_000_000 + j*60_000_000 + j%1000
+				if j%997 == 5 {
+					buf[i] = dtype.NaT
+				}
+				if v, ok := bad[j]; ok {
+					buf[i] = v
+				}
+			}
+			if err := a.WriteChunk(ctx, []int64{c}, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	// 70000 elements a chunk: pieces of 32768, 32768 and 4464.
+	first, second := int64(70_000+per+10), int64(70_000+2*per+100)
+	big := map[int64]int64{first: math.MaxInt64 / 2, second: math.MaxInt64 / 3}
+	whole, byChunk := mk(dtype.Microsecond, 7, big), mk(dtype.Microsecond, 70_000, big)
+	for _, u := range []dtype.Unit{dtype.Second, dtype.Millisecond, dtype.Nanosecond} {
+		o := Options{Unit: u, Overflow: kernels.OverflowNaT, Parallel: 2}
+		want, wst, err := Read(ctx, whole, []int64{0}, []int64{n}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gst, err := Read(ctx, byChunk, []int64{0}, []int64{n}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !array.Equal(got, want) || gst != wst {
+			t.Fatalf("us -> %s: by chunk %+v, whole %+v", u, gst, wst)
+		}
+	}
+	var ee *kernels.ElementError
+	_, _, err := Read(ctx, byChunk, []int64{8}, []int64{n - 8}, Options{Unit: dtype.Nanosecond})
+	if !errors.As(err, &ee) || ee.Index != int(first-8) {
+		t.Fatalf("overflows at %d and %d of the array: %v, want element %d of the range", first, second, err, first-8)
+	}
+	_, _, err = Read(ctx, byChunk, []int64{0}, []int64{n}, Options{Unit: dtype.Millisecond, Exact: true})
+	if !errors.As(err, &ee) || ee.Index != 1 {
+		t.Fatalf("Exact, every value but the first floored: %v, want element 1", err)
+	}
+	exactNs := func(chunk int64) *zarr.Array { // every value a whole microsecond but two
+		a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+			Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]int64, chunk)
+		for c := int64(0); c*chunk < n; c++ {
+			for i := range buf {
+				j := c*chunk + int64(i)
+				buf[i] = 1_600_000_000_000_000_000 + j*60_000_000_000
+				if j == first || j == second {
+					buf[i] += 7
+				}
+			}
+			if err := a.WriteChunk(ctx, []int64{c}, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	_, _, err = Read(ctx, exactNs(70_000), []int64{0}, []int64{n}, Options{Unit: dtype.Microsecond, Exact: true, Parallel: 2})
+	if !errors.As(err, &ee) || ee.Index != int(first) || ee.Reason != kernels.ReasonLoss {
+		t.Fatalf("Exact, floored values at %d and %d: %v, want element %d", first, second, err, first)
+	}
+}

@@ -3,6 +3,7 @@ package arrow
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"sort"
@@ -51,7 +52,8 @@ func median(v []float64) float64 {
 // an Arrow column, ns -> us (a floor divide) and ns -> ns (the values
 // kept, only the validity bitmap computed), each round next to the floor:
 // decoding the same chunks into a new buffer (ReadRegionRaw; new, as a
-// column's is). col-x are the medians of the per-round ratios (target <=
+// column's is) with as many chunks at once (par=1: one goroutine each,
+// par=2: two). col-x are the medians of the per-round ratios (target <=
 // 1.1).
 //
 //	cd arrow && go test -run '^$' -bench Column -benchtime 7x
@@ -59,30 +61,34 @@ func BenchmarkColumn(b *testing.B) {
 	ctx := context.Background()
 	const n = 16 << 20
 	a := benchArray(b, n, binary.LittleEndian)
-	var toUs, toNs []float64
-	for b.Loop() {
-		t0 := time.Now()
-		floorBuf := make([]byte, 8*n)
-		if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		floor := time.Since(t0).Seconds()
-		for _, c := range []struct {
-			u   dtype.Unit
-			out *[]float64
-		}{{dtype.Microsecond, &toUs}, {dtype.Nanosecond, &toNs}} {
-			t0 = time.Now()
-			col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: c.u})
-			if err != nil {
-				b.Fatal(err)
+	for _, par := range []int{1, 2} {
+		b.Run(fmt.Sprintf("par=%d", par), func(b *testing.B) {
+			var toUs, toNs []float64
+			for b.Loop() {
+				t0 := time.Now()
+				floorBuf := make([]byte, 8*n)
+				if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{Parallel: par}); err != nil {
+					b.Fatal(err)
+				}
+				floor := time.Since(t0).Seconds()
+				for _, c := range []struct {
+					u   dtype.Unit
+					out *[]float64
+				}{{dtype.Microsecond, &toUs}, {dtype.Nanosecond, &toNs}} {
+					t0 = time.Now()
+					col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: c.u, Parallel: par})
+					if err != nil {
+						b.Fatal(err)
+					}
+					*c.out = append(*c.out, time.Since(t0).Seconds()/floor)
+					col.Release()
+				}
 			}
-			*c.out = append(*c.out, time.Since(t0).Seconds()/floor)
-			col.Release()
-		}
+			b.ReportMetric(median(toUs), "col-us-x")
+			b.ReportMetric(median(toNs), "col-ns-x")
+			b.SetBytes(8 * n)
+		})
 	}
-	b.ReportMetric(median(toUs), "col-us-x")
-	b.ReportMetric(median(toNs), "col-ns-x")
-	b.SetBytes(8 * n)
 }
 
 // BenchmarkExportParquet exports a table of a 64 Mi-element array (512

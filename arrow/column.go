@@ -248,11 +248,7 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 				_, err := a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, stored, zarr.RegionOptions{})
 				var st kernels.Stats
 				if err == nil {
-					if size == 8 {
-						st, err = runBackward(k, b, bitmap[off/8:])
-					} else {
-						st, err = k.Run(b, stored, bitmap[off/8:])
-					}
+					st, err = k.Run(b, stored, bitmap[off/8:])
 					if err != nil {
 						err = fail(shiftIndex(err, int(off)))
 					}
@@ -281,41 +277,6 @@ send:
 		first = ctx.Err()
 	}
 	return total, first
-}
-
-// backwardPiece is the size of the pieces runBackward converts: a
-// multiple of 8 elements, so each has whole bytes of the bitmap.
-const backwardPiece = 256 << 10
-
-// runBackward converts the chunk b (8-byte elements, in place) piece by
-// piece from its end: the decoder wrote it front to back, so its end is
-// what the core's cache still holds (an 8 MiB chunk is four times the L2
-// of a 2 MiB-per-core Xeon). The result is Run's: at an error, the pieces
-// before the failing one (not converted yet) are converted first, so the
-// error is about the first element that fails.
-func runBackward(k converter, b, bitmap []byte) (kernels.Stats, error) {
-	var total kernels.Stats
-	last := (len(b) - 1) / backwardPiece
-	for j := last; j >= 0; j-- {
-		lo := j * backwardPiece
-		p := b[lo:min(lo+backwardPiece, len(b))]
-		st, err := k.Run(p, p, bitmap[lo/64:])
-		total.Add(st)
-		if err == nil {
-			continue
-		}
-		for i := range j {
-			lo := i * backwardPiece
-			p := b[lo : lo+backwardPiece]
-			st, err := k.Run(p, p, bitmap[lo/64:])
-			total.Add(st)
-			if err != nil {
-				return total, shiftIndex(err, lo/8)
-			}
-		}
-		return total, shiftIndex(err, lo/8)
-	}
-	return total, nil
 }
 
 // shiftIndex makes an element error's index count from the start of the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -89,6 +90,56 @@ func BenchmarkColumn(b *testing.B) {
 			b.SetBytes(8 * n)
 		})
 	}
+}
+
+// BenchmarkColumnPass times the conversion pass alone: each chunk of
+// BenchmarkColumn's array is decoded into a new buffer (as a column's
+// is), then converted ns -> us in place with the validity bitmap, the pass
+// Read runs right after each decode; and again decoded, then byte swapped
+// in place (an in-place pass with no arithmetic: what any pass over a
+// decoded chunk costs at least). pass-x and swap-x are the medians of the
+// per-round ratios of those passes' time to the decodes'.
+//
+//	cd arrow && go test -run '^$' -bench ColumnPass -benchtime 7x
+func BenchmarkColumnPass(b *testing.B) {
+	ctx := context.Background()
+	const n = 16 << 20
+	a := benchArray(b, n, binary.LittleEndian)
+	k, _, _, err := timeColumn(a, Options{Unit: dtype.Microsecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cb := int64(a.ChunkBytes())
+	var pass, swap []float64
+	for b.Loop() {
+		for _, c := range []struct {
+			run func(buf, bitmap []byte) error
+			out *[]float64
+		}{
+			{func(buf, bitmap []byte) error { _, err := k.Run(buf, buf, bitmap); return err }, &pass},
+			{func(buf, _ []byte) error { return kernels.ByteSwap(buf, buf) }, &swap},
+		} {
+			raw, bitmap := make([]byte, 8*n), make([]byte, n/8)
+			var dec, run time.Duration
+			for i := range a.NumChunks() {
+				buf := raw[i*cb : (i+1)*cb]
+				t0 := time.Now()
+				if _, _, err := a.ReadChunkRaw(ctx, []int64{i}, buf); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if err := c.run(buf, bitmap[i*cb/64:]); err != nil {
+					b.Fatal(err)
+				}
+				run += time.Since(t1)
+				dec += t1.Sub(t0)
+			}
+			*c.out = append(*c.out, run.Seconds()/dec.Seconds())
+		}
+	}
+	b.ReportMetric(median(pass), "pass-x")
+	b.ReportMetric(median(swap), "swap-x")
+	b.SetBytes(8 * n)
 }
 
 // BenchmarkExportParquet exports a table of a 64 Mi-element array (512

@@ -3,6 +3,7 @@ package arrow
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -51,7 +53,8 @@ func median(v []float64) float64 {
 // an Arrow column, ns -> us (a floor divide) and ns -> ns (the values
 // kept, only the validity bitmap computed), each round next to the floor:
 // decoding the same chunks into a new buffer (ReadRegionRaw; new, as a
-// column's is). col-x are the medians of the per-round ratios (target <=
+// column's is) with as many chunks at once (par=1: one goroutine each,
+// par=2: two). col-x are the medians of the per-round ratios (target <=
 // 1.1).
 //
 //	cd arrow && go test -run '^$' -bench Column -benchtime 7x
@@ -59,29 +62,83 @@ func BenchmarkColumn(b *testing.B) {
 	ctx := context.Background()
 	const n = 16 << 20
 	a := benchArray(b, n, binary.LittleEndian)
-	var toUs, toNs []float64
-	for b.Loop() {
-		t0 := time.Now()
-		floorBuf := make([]byte, 8*n)
-		if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		floor := time.Since(t0).Seconds()
-		for _, c := range []struct {
-			u   dtype.Unit
-			out *[]float64
-		}{{dtype.Microsecond, &toUs}, {dtype.Nanosecond, &toNs}} {
-			t0 = time.Now()
-			col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: c.u})
-			if err != nil {
-				b.Fatal(err)
+	for _, par := range []int{1, 2} {
+		b.Run(fmt.Sprintf("par=%d", par), func(b *testing.B) {
+			var toUs, toNs []float64
+			for b.Loop() {
+				t0 := time.Now()
+				floorBuf := make([]byte, 8*n)
+				if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{Parallel: par}); err != nil {
+					b.Fatal(err)
+				}
+				floor := time.Since(t0).Seconds()
+				for _, c := range []struct {
+					u   dtype.Unit
+					out *[]float64
+				}{{dtype.Microsecond, &toUs}, {dtype.Nanosecond, &toNs}} {
+					t0 = time.Now()
+					col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: c.u, Parallel: par})
+					if err != nil {
+						b.Fatal(err)
+					}
+					*c.out = append(*c.out, time.Since(t0).Seconds()/floor)
+					col.Release()
+				}
 			}
-			*c.out = append(*c.out, time.Since(t0).Seconds()/floor)
-			col.Release()
+			b.ReportMetric(median(toUs), "col-us-x")
+			b.ReportMetric(median(toNs), "col-ns-x")
+			b.SetBytes(8 * n)
+		})
+	}
+}
+
+// BenchmarkColumnPass times the conversion pass alone: each chunk of
+// BenchmarkColumn's array is decoded into a new buffer (as a column's
+// is), then converted ns -> us in place with the validity bitmap, the pass
+// Read runs right after each decode; and again decoded, then byte swapped
+// in place (an in-place pass with no arithmetic: what any pass over a
+// decoded chunk costs at least). pass-x and swap-x are the medians of the
+// per-round ratios of those passes' time to the decodes'.
+//
+//	cd arrow && go test -run '^$' -bench ColumnPass -benchtime 7x
+func BenchmarkColumnPass(b *testing.B) {
+	ctx := context.Background()
+	const n = 16 << 20
+	a := benchArray(b, n, binary.LittleEndian)
+	k, _, _, err := timeColumn(a, Options{Unit: dtype.Microsecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cb := int64(a.ChunkBytes())
+	var pass, swap []float64
+	for b.Loop() {
+		for _, c := range []struct {
+			run func(buf, bitmap []byte) error
+			out *[]float64
+		}{
+			{func(buf, bitmap []byte) error { _, err := k.Run(buf, buf, bitmap); return err }, &pass},
+			{func(buf, _ []byte) error { return kernels.ByteSwap(buf, buf) }, &swap},
+		} {
+			raw, bitmap := make([]byte, 8*n), make([]byte, n/8)
+			var dec, run time.Duration
+			for i := range a.NumChunks() {
+				buf := raw[i*cb : (i+1)*cb]
+				t0 := time.Now()
+				if _, _, err := a.ReadChunkRaw(ctx, []int64{i}, buf); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if err := c.run(buf, bitmap[i*cb/64:]); err != nil {
+					b.Fatal(err)
+				}
+				run += time.Since(t1)
+				dec += t1.Sub(t0)
+			}
+			*c.out = append(*c.out, run.Seconds()/dec.Seconds())
 		}
 	}
-	b.ReportMetric(median(toUs), "col-us-x")
-	b.ReportMetric(median(toNs), "col-ns-x")
+	b.ReportMetric(median(pass), "pass-x")
+	b.ReportMetric(median(swap), "swap-x")
 	b.SetBytes(8 * n)
 }
 

@@ -178,6 +178,7 @@ func benchTranscode(b *testing.B, from, to dtype.DataType, o Options, validity b
 var (
 	dtS   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
 	dtNS  = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
+	dtUS  = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1}
 	dt25h = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 25}
 	dtD   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Day, Scale: 1}
 	dtM   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Month, Scale: 1}
@@ -189,6 +190,12 @@ func BenchmarkMultiply(b *testing.B) {
 
 func BenchmarkFloorDivide(b *testing.B) {
 	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dtNS, dtS, Options{}, false) })
+}
+
+// BenchmarkFloorDivideValidity is an Arrow column's pass: ns to us with
+// the validity bitmap (one pass on AVX-512: floorDivEst writes the bits).
+func BenchmarkFloorDivideValidity(b *testing.B) {
+	forEachBenchImpl(b, func(b *testing.B) { benchTranscode(b, dtNS, dtUS, Options{}, true) })
 }
 
 func BenchmarkMulDiv(b *testing.B) {

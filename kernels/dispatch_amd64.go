@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"math"
+	"math/bits"
 	"os"
 
 	"github.com/klauspost/cpuid/v2"
@@ -149,6 +150,20 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 		return 0, 0, 0
 	}
 	sh := uint64(shift & 63)
+	if useAVX512 && d <= estMaxDivisor {
+		// floorDivEst writes validity bits too: into a scratch bitmap here.
+		var scratch [blockWords / 8]byte
+		src = src[:min(len(src), len(dst))]
+		for len(src)-n >= 8 {
+			e := min(len(src), n+blockWords)
+			m, a, l := floorDivEstimate(dst[n:e], src[n:e], scratch[:], divisor{d, magic, shift}, swapIn, swapOut)
+			n, nat, lossy = n+m, nat+a, lossy+l
+			if m == 0 {
+				break
+			}
+		}
+		return n, nat, lossy
+	}
 	switch {
 	case useAVX512 && !swapIn && !swapOut:
 		return floorDivAVX512(dst, src, d, magic, sh)
@@ -168,6 +183,113 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 		return floorDivSwapAVX2(dst, src, d, magic, sh)
 	}
 	return 0, 0, 0
+}
+
+// floorDivValiditySIMD is floorDivSIMD that also writes the validity bits
+// of the n elements it converts into bitmap[:n/8] (n <= 8*len(bitmap)),
+// in the same pass: AVX-512 only (floorDivEst); 0 elsewhere.
+func floorDivValiditySIMD(dst, src []uint64, bitmap []byte, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int) {
+	if !useAVX512 || d < 2 || d > estMaxDivisor {
+		return 0, 0, 0
+	}
+	return floorDivEstimate(dst, src, bitmap, divisor{d, magic, shift}, swapIn, swapOut)
+}
+
+// estMaxDivisor is the largest divisor floorDivEst takes (2^52: exact
+// as a float64); estFallback is how many elements floorDivAVX512 converts
+// after floorDivEst stopped at a value far from its base, before
+// floorDivEst tries again with a base there.
+const (
+	estMaxDivisor = 1 << 52
+	estFallback   = 256
+)
+
+// floorDivEstimate converts and writes the validity bits of every whole
+// vector of src (at most 8*len(bitmap) elements) by floorDivEst: a base
+// near the data (the first element that is not NaT, floored to a multiple
+// of d), then floorDivEst up to the first vector holding a value more than
+// lim from it; floorDivAVX512 converts the next estFallback elements
+// (their bits from the output; twice as many after each time floorDivEst
+// did fewer), and floorDivEst carries on with a new base. From d = 2^13
+// on the base is 0 and only NaT is out of range.
+func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut bool) (n, nat, lossy int) {
+	src = src[:min(len(src), len(dst), 8*len(bitmap))]
+	inv := math.Float64bits(1 / float64(dv.d))
+	// From d = 2^13 on, every int64 is within 2^50*d of 0: base 0, and
+	// lim takes all but NaT.
+	lim, fixed := uint64(math.MaxInt64), dv.d >= 1<<13
+	if !fixed {
+		lim = min(dv.d<<50, 1<<62)
+	}
+	sh := uint64(dv.shift & 63)
+	run := estFallback
+	for len(src)-n >= 8 {
+		var base, qbase uint64
+		if !fixed {
+			base, qbase = estBase(src[n:], dv, swapIn)
+		}
+		d, s, bm := dst[n:], src[n:], bitmap[n/8:]
+		var m, a, l int
+		switch {
+		case !swapIn && !swapOut:
+			m, a, l = floorDivEstAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
+		case !swapOut:
+			m, a, l = floorDivEstSwapInAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
+		case !swapIn:
+			m, a, l = floorDivEstSwapOutAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
+		default:
+			m, a, l = floorDivEstSwapAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
+		}
+		n, nat, lossy = n+m, nat+a, lossy+l
+		if len(src)-n < 8 {
+			break
+		}
+		// Data too spread for any base (random instants over centuries):
+		// each time floorDivEst stops before it has converted a run, the
+		// next run of floorDivAVX512 is twice as long.
+		if m < run {
+			run = min(2*run, blockWords)
+		} else {
+			run = estFallback
+		}
+		e := min(len(src), n+run)
+		e -= (e - n) % 8
+		d, s = dst[n:e], src[n:e]
+		switch {
+		case !swapIn && !swapOut:
+			m, a, l = floorDivAVX512(d, s, dv.d, dv.magic, sh)
+		case !swapOut:
+			m, a, l = floorDivSwapInAVX512(d, s, dv.d, dv.magic, sh)
+		case !swapIn:
+			m, a, l = floorDivSwapOutAVX512(d, s, dv.d, dv.magic, sh)
+		default:
+			m, a, l = floorDivSwapAVX512(d, s, dv.d, dv.magic, sh)
+		}
+		validityWords(bitmap[n/8:], d[:m], swapOut)
+		n, nat, lossy = n+m, nat+a, lossy+l
+	}
+	return n, nat, lossy
+}
+
+// estBase returns floorDivEst's base and qbase for src: the first of its
+// first 8 elements that is not NaT, floored to a multiple of d, or 0 when
+// they are all NaT or the multiple is 2^62 or more from 0.
+func estBase(src []uint64, dv divisor, swapIn bool) (base, qbase uint64) {
+	for _, w := range src[:min(len(src), 8)] {
+		if swapIn {
+			w = bits.ReverseBytes64(w)
+		}
+		if w == natBits {
+			continue
+		}
+		q := dv.floorQuo(int64(w))
+		b := q * int64(dv.d)
+		if b <= -1<<62 || b >= 1<<62 {
+			return 0, 0
+		}
+		return uint64(b), uint64(q)
+	}
+	return 0, 0
 }
 
 func mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int) {

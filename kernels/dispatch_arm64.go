@@ -98,6 +98,12 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 	return floorDivARM64(dst, src, d, magic, shift, swapIn, swapOut)
 }
 
+// floorDivValiditySIMD: no fused kernel on arm64 (the Transcoder writes
+// the bitmap in its own pass over each block).
+func floorDivValiditySIMD(dst, src []uint64, bitmap []byte, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int) {
+	return 0, 0, 0
+}
+
 func mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int) {
 	if !useNEON || qlo > qhi {
 		return 0, 0, 0

@@ -17,6 +17,7 @@ import (
 //
 //	mulCheckSIMD(dst, src []uint64, k uint64, lo, hi int64, swapIn, swapOut bool) (n, nat int)
 //	floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int)
+//	floorDivValiditySIMD(dst, src []uint64, bitmap []byte, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int)
 //	mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int)
 
 func (t *Transcoder) mulWords(dst, src []uint64, swapIn, swapOut bool) (n, nat int) {

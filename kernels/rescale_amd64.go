@@ -230,6 +230,61 @@ func floorDivSwapOutAVX512(dst []uint64, src []uint64, d uint64, magic uint64, s
 //go:noescape
 func floorDivSwapAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shift uint64) (n int, nat int, lossy int)
 
+// floorDivEstAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
+// n a multiple of the vector width and at most 8*len(bitmap), and their
+// validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
+// the non-NaT elements with a non-zero remainder. Every non-NaT source
+// value v among them has |v - base| <= lim (wrapping subtraction), where
+// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
+// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// inv is the float64 bits of 1/d rounded to nearest. It stops before the
+// first vector holding another value; dst may be src.
+//
+//go:noescape
+func floorDivEstAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstSwapInAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
+// n a multiple of the vector width and at most 8*len(bitmap), and their
+// validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
+// the non-NaT elements with a non-zero remainder. Every non-NaT source
+// value v among them has |v - base| <= lim (wrapping subtraction), where
+// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
+// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// inv is the float64 bits of 1/d rounded to nearest. It stops before the
+// first vector holding another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func floorDivEstSwapInAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstSwapOutAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
+// n a multiple of the vector width and at most 8*len(bitmap), and their
+// validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
+// the non-NaT elements with a non-zero remainder. Every non-NaT source
+// value v among them has |v - base| <= lim (wrapping subtraction), where
+// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
+// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// inv is the float64 bits of 1/d rounded to nearest. It stops before the
+// first vector holding another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func floorDivEstSwapOutAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstSwapAVX512 stores floor(src[i]/d) into dst[i] for the leading n elements,
+// n a multiple of the vector width and at most 8*len(bitmap), and their
+// validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
+// the non-NaT elements with a non-zero remainder. Every non-NaT source
+// value v among them has |v - base| <= lim (wrapping subtraction), where
+// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
+// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// inv is the float64 bits of 1/d rounded to nearest. It stops before the
+// first vector holding another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func floorDivEstSwapAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
 // mulDivAVX512 stores floor(src[i]*num/d) into dst[i] for the leading n elements,
 // n a multiple of the vector width, computed as q*num + floor(r*num/d)
 // with q, r = floordiv(src[i], d) (num*d < 2^63); every non-NaT q among

@@ -2760,6 +2760,713 @@ vectors_done:
 	VZEROUPPER
 	RET
 
+// func floorDivEstAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
+TEXT ·floorDivEstAVX512(SB), NOSPLIT, $0-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z0
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VPBROADCASTQ DI, Z1
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z2
+	VPSUBQ       Z2, Z1, Z2
+	MOVQ         inv+80(FP), DI
+	VPBROADCASTQ DI, Z3
+	MOVQ         $0xbfe0000000000000, DI
+	VPBROADCASTQ DI, Z4
+	MOVQ         base+88(FP), DI
+	VPBROADCASTQ DI, Z5
+	MOVQ         qbase+96(FP), DI
+	VPBROADCASTQ DI, Z6
+	MOVQ         lim+104(FP), DI
+	VPBROADCASTQ DI, Z7
+	SHLQ         $0x01, DI
+	VPBROADCASTQ DI, Z8
+	VPXORQ       Z9, Z9, Z9
+	VPXORQ       Z10, Z10, Z10
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z11
+	XORQ         DI, DI
+
+blocks:
+	LEAQ             16(BX), R9
+	CMPQ             R9, CX
+	JA               vectors
+	VMOVDQU64        (DX)(BX*8), Z12
+	VPSUBQ           Z5, Z12, Z12
+	VPADDQ           Z7, Z12, Z16
+	VPCMPUQ          $0x06, Z8, Z16, K1
+	VCVTQQ2PD        Z12, Z16
+	VFMADD213PD      Z4, Z3, Z16
+	VCVTPD2QQ.RD_SAE Z16, Z16
+	VPMULLQ          Z1, Z16, Z17
+	VPSUBQ           Z17, Z12, Z17
+	VPCMPUQ          $0x06, Z2, Z17, K2
+	VPADDQ           Z11, Z16, K2, Z16
+	VPSUBQ           Z1, Z17, K2, Z17
+	VPTESTNMQ        Z17, Z17, K2
+	VPADDQ           Z6, Z16, Z16
+	VMOVDQU64        64(DX)(BX*8), Z12
+	VPSUBQ           Z5, Z12, Z12
+	VPADDQ           Z7, Z12, Z17
+	VPCMPUQ          $0x06, Z8, Z17, K3
+	VCVTQQ2PD        Z12, Z17
+	VFMADD213PD      Z4, Z3, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z1, Z17, Z18
+	VPSUBQ           Z18, Z12, Z18
+	VPCMPUQ          $0x06, Z2, Z18, K4
+	VPADDQ           Z11, Z17, K4, Z17
+	VPSUBQ           Z1, Z18, K4, Z18
+	VPTESTNMQ        Z18, Z18, K4
+	VPADDQ           Z6, Z17, Z17
+	KORB             K1, K3, K1
+	KORTESTB         K1, K1
+	JNZ              slow
+	VMOVDQU64        Z16, (AX)(BX*8)
+	VMOVDQU64        Z17, 64(AX)(BX*8)
+	VPADDQ           Z11, Z10, K2, Z10
+	VPADDQ           Z11, Z10, K4, Z10
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	MOVW             $0xffff, (SI)(R8*1)
+	ADDQ             $0x10, DI
+	MOVQ             R9, BX
+	JMP              blocks
+
+slow:
+	VMOVDQU64        (DX)(BX*8), Z12
+	VPCMPQ           $0x04, Z0, Z12, K1
+	VPSUBQ           Z5, Z12, Z12
+	VPADDQ           Z7, Z12, Z16
+	VPCMPUQ          $0x06, Z8, Z16, K1, K2
+	VCVTQQ2PD        Z12, Z16
+	VFMADD213PD      Z4, Z3, Z16
+	VCVTPD2QQ.RD_SAE Z16, Z16
+	VPMULLQ          Z1, Z16, Z17
+	VPSUBQ           Z17, Z12, Z17
+	VPCMPUQ          $0x06, Z2, Z17, K3
+	VPADDQ           Z11, Z16, K3, Z16
+	VPSUBQ           Z1, Z17, K3, Z17
+	VPTESTNMQ        Z17, Z17, K1, K3
+	VPADDQ           Z6, Z16, Z16
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z16, Z0, K1, Z13
+	VMOVDQU64        Z13, (AX)(BX*8)
+	VPADDQ           Z11, Z9, K1, Z9
+	VPADDQ           Z11, Z10, K3, Z10
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	ADDQ             $0x08, BX
+	JMP              blocks
+
+vectors:
+	LEAQ             8(BX), R9
+	CMPQ             R9, CX
+	JA               vectors_done
+	VMOVDQU64        (DX)(BX*8), Z12
+	VPCMPQ           $0x04, Z0, Z12, K1
+	VPSUBQ           Z5, Z12, Z12
+	VPADDQ           Z7, Z12, Z13
+	VPCMPUQ          $0x06, Z8, Z13, K1, K2
+	VCVTQQ2PD        Z12, Z13
+	VFMADD213PD      Z4, Z3, Z13
+	VCVTPD2QQ.RD_SAE Z13, Z13
+	VPMULLQ          Z1, Z13, Z16
+	VPSUBQ           Z16, Z12, Z16
+	VPCMPUQ          $0x06, Z2, Z16, K3
+	VPADDQ           Z11, Z13, K3, Z13
+	VPSUBQ           Z1, Z16, K3, Z16
+	VPTESTNMQ        Z16, Z16, K1, K3
+	VPADDQ           Z6, Z13, Z13
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z13, Z0, K1, Z14
+	VMOVDQU64        Z14, (AX)(BX*8)
+	VPADDQ           Z11, Z9, K1, Z9
+	VPADDQ           Z11, Z10, K3, Z10
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	MOVQ             R9, BX
+	JMP              vectors
+
+vectors_done:
+done:
+	VMOVQ         DI, X15
+	VPADDQ        Z15, Z9, Z9
+	MOVQ          BX, n+112(FP)
+	VEXTRACTI64X4 $0x01, Z9, Y0
+	VPADDQ        Y9, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+120(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
+// func floorDivEstSwapInAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·floorDivEstSwapInAVX512(SB), NOSPLIT, $0-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VPBROADCASTQ DI, Z2
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z3
+	VPSUBQ       Z3, Z2, Z3
+	MOVQ         inv+80(FP), DI
+	VPBROADCASTQ DI, Z4
+	MOVQ         $0xbfe0000000000000, DI
+	VPBROADCASTQ DI, Z5
+	MOVQ         base+88(FP), DI
+	VPBROADCASTQ DI, Z6
+	MOVQ         qbase+96(FP), DI
+	VPBROADCASTQ DI, Z7
+	MOVQ         lim+104(FP), DI
+	VPBROADCASTQ DI, Z8
+	SHLQ         $0x01, DI
+	VPBROADCASTQ DI, Z9
+	VPXORQ       Z10, Z10, Z10
+	VPXORQ       Z11, Z11, Z11
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z12
+	XORQ         DI, DI
+
+blocks:
+	LEAQ             16(BX), R9
+	CMPQ             R9, CX
+	JA               vectors
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z17
+	VPCMPUQ          $0x06, Z9, Z17, K1
+	VCVTQQ2PD        Z13, Z17
+	VFMADD213PD      Z5, Z4, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z2, Z17, Z18
+	VPSUBQ           Z18, Z13, Z18
+	VPCMPUQ          $0x06, Z3, Z18, K2
+	VPADDQ           Z12, Z17, K2, Z17
+	VPSUBQ           Z2, Z18, K2, Z18
+	VPTESTNMQ        Z18, Z18, K2
+	VPADDQ           Z7, Z17, Z17
+	VMOVDQU64        64(DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z18
+	VPCMPUQ          $0x06, Z9, Z18, K3
+	VCVTQQ2PD        Z13, Z18
+	VFMADD213PD      Z5, Z4, Z18
+	VCVTPD2QQ.RD_SAE Z18, Z18
+	VPMULLQ          Z2, Z18, Z19
+	VPSUBQ           Z19, Z13, Z19
+	VPCMPUQ          $0x06, Z3, Z19, K4
+	VPADDQ           Z12, Z18, K4, Z18
+	VPSUBQ           Z2, Z19, K4, Z19
+	VPTESTNMQ        Z19, Z19, K4
+	VPADDQ           Z7, Z18, Z18
+	KORB             K1, K3, K1
+	KORTESTB         K1, K1
+	JNZ              slow
+	VMOVDQU64        Z17, (AX)(BX*8)
+	VMOVDQU64        Z18, 64(AX)(BX*8)
+	VPADDQ           Z12, Z11, K2, Z11
+	VPADDQ           Z12, Z11, K4, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	MOVW             $0xffff, (SI)(R8*1)
+	ADDQ             $0x10, DI
+	MOVQ             R9, BX
+	JMP              blocks
+
+slow:
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPCMPQ           $0x04, Z1, Z13, K1
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z17
+	VPCMPUQ          $0x06, Z9, Z17, K1, K2
+	VCVTQQ2PD        Z13, Z17
+	VFMADD213PD      Z5, Z4, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z2, Z17, Z18
+	VPSUBQ           Z18, Z13, Z18
+	VPCMPUQ          $0x06, Z3, Z18, K3
+	VPADDQ           Z12, Z17, K3, Z17
+	VPSUBQ           Z2, Z18, K3, Z18
+	VPTESTNMQ        Z18, Z18, K1, K3
+	VPADDQ           Z7, Z17, Z17
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z17, Z1, K1, Z14
+	VMOVDQU64        Z14, (AX)(BX*8)
+	VPADDQ           Z12, Z10, K1, Z10
+	VPADDQ           Z12, Z11, K3, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	ADDQ             $0x08, BX
+	JMP              blocks
+
+vectors:
+	LEAQ             8(BX), R9
+	CMPQ             R9, CX
+	JA               vectors_done
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPCMPQ           $0x04, Z1, Z13, K1
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z14
+	VPCMPUQ          $0x06, Z9, Z14, K1, K2
+	VCVTQQ2PD        Z13, Z14
+	VFMADD213PD      Z5, Z4, Z14
+	VCVTPD2QQ.RD_SAE Z14, Z14
+	VPMULLQ          Z2, Z14, Z17
+	VPSUBQ           Z17, Z13, Z17
+	VPCMPUQ          $0x06, Z3, Z17, K3
+	VPADDQ           Z12, Z14, K3, Z14
+	VPSUBQ           Z2, Z17, K3, Z17
+	VPTESTNMQ        Z17, Z17, K1, K3
+	VPADDQ           Z7, Z14, Z14
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z14, Z1, K1, Z15
+	VMOVDQU64        Z15, (AX)(BX*8)
+	VPADDQ           Z12, Z10, K1, Z10
+	VPADDQ           Z12, Z11, K3, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	MOVQ             R9, BX
+	JMP              vectors
+
+vectors_done:
+done:
+	VMOVQ         DI, X16
+	VPADDQ        Z16, Z10, Z10
+	MOVQ          BX, n+112(FP)
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z11, Y0
+	VPADDQ        Y11, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+120(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
+// func floorDivEstSwapOutAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·floorDivEstSwapOutAVX512(SB), NOSPLIT, $0-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VPBROADCASTQ DI, Z2
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z3
+	VPSUBQ       Z3, Z2, Z3
+	MOVQ         inv+80(FP), DI
+	VPBROADCASTQ DI, Z4
+	MOVQ         $0xbfe0000000000000, DI
+	VPBROADCASTQ DI, Z5
+	MOVQ         base+88(FP), DI
+	VPBROADCASTQ DI, Z6
+	MOVQ         qbase+96(FP), DI
+	VPBROADCASTQ DI, Z7
+	MOVQ         lim+104(FP), DI
+	VPBROADCASTQ DI, Z8
+	SHLQ         $0x01, DI
+	VPBROADCASTQ DI, Z9
+	VPXORQ       Z10, Z10, Z10
+	VPXORQ       Z11, Z11, Z11
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z12
+	XORQ         DI, DI
+
+blocks:
+	LEAQ             16(BX), R9
+	CMPQ             R9, CX
+	JA               vectors
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z17
+	VPCMPUQ          $0x06, Z9, Z17, K1
+	VCVTQQ2PD        Z13, Z17
+	VFMADD213PD      Z5, Z4, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z2, Z17, Z18
+	VPSUBQ           Z18, Z13, Z18
+	VPCMPUQ          $0x06, Z3, Z18, K2
+	VPADDQ           Z12, Z17, K2, Z17
+	VPSUBQ           Z2, Z18, K2, Z18
+	VPTESTNMQ        Z18, Z18, K2
+	VPADDQ           Z7, Z17, Z17
+	VMOVDQU64        64(DX)(BX*8), Z13
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z18
+	VPCMPUQ          $0x06, Z9, Z18, K3
+	VCVTQQ2PD        Z13, Z18
+	VFMADD213PD      Z5, Z4, Z18
+	VCVTPD2QQ.RD_SAE Z18, Z18
+	VPMULLQ          Z2, Z18, Z19
+	VPSUBQ           Z19, Z13, Z19
+	VPCMPUQ          $0x06, Z3, Z19, K4
+	VPADDQ           Z12, Z18, K4, Z18
+	VPSUBQ           Z2, Z19, K4, Z19
+	VPTESTNMQ        Z19, Z19, K4
+	VPADDQ           Z7, Z18, Z18
+	KORB             K1, K3, K1
+	KORTESTB         K1, K1
+	JNZ              slow
+	VPSHUFB          Z0, Z17, Z17
+	VMOVDQU64        Z17, (AX)(BX*8)
+	VPSHUFB          Z0, Z18, Z18
+	VMOVDQU64        Z18, 64(AX)(BX*8)
+	VPADDQ           Z12, Z11, K2, Z11
+	VPADDQ           Z12, Z11, K4, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	MOVW             $0xffff, (SI)(R8*1)
+	ADDQ             $0x10, DI
+	MOVQ             R9, BX
+	JMP              blocks
+
+slow:
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPCMPQ           $0x04, Z1, Z13, K1
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z17
+	VPCMPUQ          $0x06, Z9, Z17, K1, K2
+	VCVTQQ2PD        Z13, Z17
+	VFMADD213PD      Z5, Z4, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z2, Z17, Z18
+	VPSUBQ           Z18, Z13, Z18
+	VPCMPUQ          $0x06, Z3, Z18, K3
+	VPADDQ           Z12, Z17, K3, Z17
+	VPSUBQ           Z2, Z18, K3, Z18
+	VPTESTNMQ        Z18, Z18, K1, K3
+	VPADDQ           Z7, Z17, Z17
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z17, Z1, K1, Z14
+	VPSHUFB          Z0, Z14, Z14
+	VMOVDQU64        Z14, (AX)(BX*8)
+	VPADDQ           Z12, Z10, K1, Z10
+	VPADDQ           Z12, Z11, K3, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	ADDQ             $0x08, BX
+	JMP              blocks
+
+vectors:
+	LEAQ             8(BX), R9
+	CMPQ             R9, CX
+	JA               vectors_done
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPCMPQ           $0x04, Z1, Z13, K1
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z14
+	VPCMPUQ          $0x06, Z9, Z14, K1, K2
+	VCVTQQ2PD        Z13, Z14
+	VFMADD213PD      Z5, Z4, Z14
+	VCVTPD2QQ.RD_SAE Z14, Z14
+	VPMULLQ          Z2, Z14, Z17
+	VPSUBQ           Z17, Z13, Z17
+	VPCMPUQ          $0x06, Z3, Z17, K3
+	VPADDQ           Z12, Z14, K3, Z14
+	VPSUBQ           Z2, Z17, K3, Z17
+	VPTESTNMQ        Z17, Z17, K1, K3
+	VPADDQ           Z7, Z14, Z14
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z14, Z1, K1, Z15
+	VPSHUFB          Z0, Z15, Z15
+	VMOVDQU64        Z15, (AX)(BX*8)
+	VPADDQ           Z12, Z10, K1, Z10
+	VPADDQ           Z12, Z11, K3, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	MOVQ             R9, BX
+	JMP              vectors
+
+vectors_done:
+done:
+	VMOVQ         DI, X16
+	VPADDQ        Z16, Z10, Z10
+	MOVQ          BX, n+112(FP)
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z11, Y0
+	VPADDQ        Y11, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+120(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
+// func floorDivEstSwapAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·floorDivEstSwapAVX512(SB), NOSPLIT, $0-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VPBROADCASTQ DI, Z2
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z3
+	VPSUBQ       Z3, Z2, Z3
+	MOVQ         inv+80(FP), DI
+	VPBROADCASTQ DI, Z4
+	MOVQ         $0xbfe0000000000000, DI
+	VPBROADCASTQ DI, Z5
+	MOVQ         base+88(FP), DI
+	VPBROADCASTQ DI, Z6
+	MOVQ         qbase+96(FP), DI
+	VPBROADCASTQ DI, Z7
+	MOVQ         lim+104(FP), DI
+	VPBROADCASTQ DI, Z8
+	SHLQ         $0x01, DI
+	VPBROADCASTQ DI, Z9
+	VPXORQ       Z10, Z10, Z10
+	VPXORQ       Z11, Z11, Z11
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z12
+	XORQ         DI, DI
+
+blocks:
+	LEAQ             16(BX), R9
+	CMPQ             R9, CX
+	JA               vectors
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z17
+	VPCMPUQ          $0x06, Z9, Z17, K1
+	VCVTQQ2PD        Z13, Z17
+	VFMADD213PD      Z5, Z4, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z2, Z17, Z18
+	VPSUBQ           Z18, Z13, Z18
+	VPCMPUQ          $0x06, Z3, Z18, K2
+	VPADDQ           Z12, Z17, K2, Z17
+	VPSUBQ           Z2, Z18, K2, Z18
+	VPTESTNMQ        Z18, Z18, K2
+	VPADDQ           Z7, Z17, Z17
+	VMOVDQU64        64(DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z18
+	VPCMPUQ          $0x06, Z9, Z18, K3
+	VCVTQQ2PD        Z13, Z18
+	VFMADD213PD      Z5, Z4, Z18
+	VCVTPD2QQ.RD_SAE Z18, Z18
+	VPMULLQ          Z2, Z18, Z19
+	VPSUBQ           Z19, Z13, Z19
+	VPCMPUQ          $0x06, Z3, Z19, K4
+	VPADDQ           Z12, Z18, K4, Z18
+	VPSUBQ           Z2, Z19, K4, Z19
+	VPTESTNMQ        Z19, Z19, K4
+	VPADDQ           Z7, Z18, Z18
+	KORB             K1, K3, K1
+	KORTESTB         K1, K1
+	JNZ              slow
+	VPSHUFB          Z0, Z17, Z17
+	VMOVDQU64        Z17, (AX)(BX*8)
+	VPSHUFB          Z0, Z18, Z18
+	VMOVDQU64        Z18, 64(AX)(BX*8)
+	VPADDQ           Z12, Z11, K2, Z11
+	VPADDQ           Z12, Z11, K4, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	MOVW             $0xffff, (SI)(R8*1)
+	ADDQ             $0x10, DI
+	MOVQ             R9, BX
+	JMP              blocks
+
+slow:
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPCMPQ           $0x04, Z1, Z13, K1
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z17
+	VPCMPUQ          $0x06, Z9, Z17, K1, K2
+	VCVTQQ2PD        Z13, Z17
+	VFMADD213PD      Z5, Z4, Z17
+	VCVTPD2QQ.RD_SAE Z17, Z17
+	VPMULLQ          Z2, Z17, Z18
+	VPSUBQ           Z18, Z13, Z18
+	VPCMPUQ          $0x06, Z3, Z18, K3
+	VPADDQ           Z12, Z17, K3, Z17
+	VPSUBQ           Z2, Z18, K3, Z18
+	VPTESTNMQ        Z18, Z18, K1, K3
+	VPADDQ           Z7, Z17, Z17
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z17, Z1, K1, Z14
+	VPSHUFB          Z0, Z14, Z14
+	VMOVDQU64        Z14, (AX)(BX*8)
+	VPADDQ           Z12, Z10, K1, Z10
+	VPADDQ           Z12, Z11, K3, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	ADDQ             $0x08, BX
+	JMP              blocks
+
+vectors:
+	LEAQ             8(BX), R9
+	CMPQ             R9, CX
+	JA               vectors_done
+	VMOVDQU64        (DX)(BX*8), Z13
+	VPSHUFB          Z0, Z13, Z13
+	VPCMPQ           $0x04, Z1, Z13, K1
+	VPSUBQ           Z6, Z13, Z13
+	VPADDQ           Z8, Z13, Z14
+	VPCMPUQ          $0x06, Z9, Z14, K1, K2
+	VCVTQQ2PD        Z13, Z14
+	VFMADD213PD      Z5, Z4, Z14
+	VCVTPD2QQ.RD_SAE Z14, Z14
+	VPMULLQ          Z2, Z14, Z17
+	VPSUBQ           Z17, Z13, Z17
+	VPCMPUQ          $0x06, Z3, Z17, K3
+	VPADDQ           Z12, Z14, K3, Z14
+	VPSUBQ           Z2, Z17, K3, Z17
+	VPTESTNMQ        Z17, Z17, K1, K3
+	VPADDQ           Z7, Z14, Z14
+	KORTESTB         K2, K2
+	JNZ              done
+	VPBLENDMQ        Z14, Z1, K1, Z15
+	VPSHUFB          Z0, Z15, Z15
+	VMOVDQU64        Z15, (AX)(BX*8)
+	VPADDQ           Z12, Z10, K1, Z10
+	VPADDQ           Z12, Z11, K3, Z11
+	MOVQ             BX, R8
+	SHRQ             $0x03, R8
+	KMOVB            K1, (SI)(R8*1)
+	MOVQ             R9, BX
+	JMP              vectors
+
+vectors_done:
+done:
+	VMOVQ         DI, X16
+	VPADDQ        Z16, Z10, Z10
+	MOVQ          BX, n+112(FP)
+	VEXTRACTI64X4 $0x01, Z10, Y0
+	VPADDQ        Y10, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	VEXTRACTI64X4 $0x01, Z11, Y0
+	VPADDQ        Y11, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, CX
+	MOVQ          BX, DX
+	SUBQ          AX, DX
+	MOVQ          DX, nat+120(FP)
+	SUBQ          CX, AX
+	MOVQ          AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
 // func mulDivAVX512(dst []uint64, src []uint64, num uint64, d uint64, magic uint64, shift uint64, qlo int64, qspan uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
 TEXT ·mulDivAVX512(SB), NOSPLIT, $0-120

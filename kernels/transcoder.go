@@ -248,14 +248,20 @@ func (a *accumulator) stats() Stats {
 // runWords converts src into dst block by block; base is the index of
 // src[0] in the caller's slice (for error indexes).
 func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swapIn, swapOut bool, acc *accumulator) error {
-	// byProducts computes validity and min/max of the output dst[lo:hi]
-	// while it is in L1.
+	// fused is where the validity bits are still to be written: a floor
+	// divide's hook writes those of the elements it converts (it never
+	// stops before an element, so only a tail shorter than a vector is
+	// left to the generic loop and byProducts).
+	fused := 0
+	// byProducts computes validity (from fused on) and min/max of the
+	// output dst[lo:hi] while it is in L1.
 	byProducts := func(lo, hi int) {
 		if hi <= lo {
 			return
 		}
-		if validity != nil {
-			validityWords(validity[lo/8:], dst[lo:hi], swapOut)
+		if validity != nil && hi > fused {
+			from := max(lo, fused)
+			validityWords(validity[from/8:], dst[from:hi], swapOut)
 		}
 		if acc.minmax {
 			l, h, _ := minMaxWords(dst[lo:hi], swapOut)
@@ -268,8 +274,22 @@ func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swap
 		byProducts(off, failedIndex(err)-base)
 		return err
 	}
+	fuse := validity != nil && t.op == opDiv && !t.opts.Exact && !t.opts.Reference
 	for off := 0; off < len(src); off += blockWords {
 		end := min(off+blockWords, len(src))
+		if fuse {
+			p := &t.lin
+			n, nat, lossy := floorDivValiditySIMD(dst[off:end], src[off:end], validity[off/8:], p.div.d, p.div.magic, p.div.shift, swapIn, swapOut)
+			acc.elements += n
+			acc.nat += nat
+			acc.lossy += lossy
+			fused = off + n
+			if err := t.runBlock(dst[off+n:end], src[off+n:end], base+off+n, swapIn, swapOut, acc); err != nil {
+				return failed(off, err)
+			}
+			byProducts(off, end)
+			continue
+		}
 		if t.opts.Exact && t.op != opCopy && &dst[0] == &src[0] {
 			// In place, a lossy element's source would be gone by the time
 			// the loop reports it: convert from a saved copy instead.

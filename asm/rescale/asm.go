@@ -36,6 +36,11 @@ func main() {
 			floorDiv(isa, o)
 		}
 		if isa.Name == gen.AVX512.Name {
+			// No AVX2 estimate: AVX2 has neither 64-bit integer <-> float64
+			// conversions nor a 64-bit multiply.
+			for _, o := range orders {
+				floorDivEst(o)
+			}
 			// No AVX2 multiply-divide: without a 64-bit multiply it needs 20
 			// VPMULUDQ per vector and measured slower than the generic Go
 			// loop at every size (see mulDivSIMD in kernels/rescale_amd64.go).
@@ -550,6 +555,151 @@ func floorDiv(isa gen.ISA, o order) {
 		l.out = k.keepNaT(qu, &l)
 		return l
 	})
+	k.finish(c, true)
+}
+
+// floorDivEst is floorDiv for AVX-512 (F+DQ) by a float64 estimate of the
+// quotient, made exact with one integer step, that also writes the
+// validity bitmap (bit i of byte i/8 for element i, 1 = not NaT): about a
+// third of floorDiv's port-0 work (three instructions instead of the
+// magic-number multiply's shifts and four 32-bit products, which the
+// 512-bit units run on port 0 only), and no second pass for the bitmap.
+//
+// With base = qbase*d (Go picks it near the data) and w = v - base (wrapping),
+// a lane is converted when |w| <= lim, lim <= min(2^50*d, 2^62) and |base| <
+// 2^62 (then a wrapped w is never in range), or base = 0 (nothing wraps)
+// and lim <= min(2^50*d, 2^63-1). x = float64(w) and y =
+// fma(x, inv, -0.5), inv = float64(1/d) rounded to nearest, differ from
+// w/d - 0.5 by at most 3*2^-53*|w/d| + 2^-54 < 0.4 for |w/d| <= 2^50, so
+// q0 = floor(y) (VCVTPD2QQ rounding down) is floor(w/d) or one less: r =
+// w - q0*d is in [0, 2d), and r >= d adds one to q0 and takes d from r.
+// The result is qbase + q0, exact iff the final r is 0.
+//
+// NaT (-2^63) is never within lim of such a base, so the main loop, two
+// vectors at a time, takes no NaT lanes into account: a block with a lane
+// out of range (NaT, or a value far from the base) goes to a one-vector
+// step that keeps NaT, and stops before a vector with another value.
+func floorDivEst(o order) {
+	isa := gen.AVX512
+	k := begin(isa, o, true, "floorDivEst",
+		"func(dst, src []uint64, bitmap []byte, d, inv, base, qbase, lim uint64) (n, nat, lossy int)",
+		"stores floor(src[i]/d) into dst[i] for the leading n elements,",
+		"n a multiple of the vector width and at most 8*len(bitmap), and their",
+		"validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts",
+		"the non-NaT elements with a non-zero remainder. Every non-NaT source",
+		"value v among them has |v - base| <= lim (wrapping subtraction), where",
+		"base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and",
+		"lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);",
+		"inv is the float64 bits of 1/d rounded to nearest. It stops before the",
+		"first vector holding another value; dst may be src.")
+	bm := Load(Param("bitmap").Base(), GP64())
+	bmLen := Load(Param("bitmap").Len(), GP64())
+	SHLQ(Imm(3), bmLen)
+	CMPQ(bmLen, k.length)
+	CMOVQLT(bmLen, k.length)
+	d := k.broadcast("d")
+	dm1 := k.isa.Vec()
+	VPSUBQ(gen.BroadcastConst(isa, 1), d, dm1)
+	inv := k.broadcast("inv")
+	mhalf := gen.BroadcastConst(isa, 0xbfe0000000000000) // -0.5
+	base := k.broadcast("base")
+	qbase := k.broadcast("qbase")
+	limR := Load(Param("lim"), GP64())
+	lim := gen.Broadcast(isa, limR)
+	SHLQ(Imm(1), limR)
+	lim2 := gen.Broadcast(isa, limR)
+	c := k.counters(true) // a: valid lanes of one-vector steps, b: exact lanes
+	fastValid := GP64()   // valid lanes of main-loop blocks
+	XORQ(fastValid, fastValid)
+	byteAt := GP64()
+
+	// quotient computes one vector's result and its bad lanes (|w| > lim,
+	// NaT included; with valid, only those that are not NaT).
+	quotient := func(v reg.VecVirtual, valid reg.OpmaskVirtual) (q reg.VecVirtual, bad, exact reg.OpmaskVirtual) {
+		w := k.isa.Vec()
+		VPSUBQ(base, v, w)
+		t := k.isa.Vec()
+		VPADDQ(lim, w, t)
+		bad = K()
+		if valid == nil {
+			VPCMPUQ(Imm(cmpNLE), lim2, t, bad) // w+lim > 2*lim: |w| > lim
+		} else {
+			VPCMPUQ(Imm(cmpNLE), lim2, t, valid, bad)
+		}
+		x := k.isa.Vec()
+		VCVTQQ2PD(w, x)
+		VFMADD213PD(mhalf, inv, x) // x = x*inv - 0.5
+		q = k.isa.Vec()
+		VCVTPD2QQ_RD_SAE(x, q)
+		r := k.isa.Vec()
+		VPMULLQ(d, q, r)
+		VPSUBQ(r, w, r) // r = w - q*d, in [0, 2d)
+		big := K()
+		VPCMPUQ(Imm(cmpNLE), dm1, r, big)
+		VPADDQ(k.one, q, big, q)
+		VPSUBQ(d, r, big, r)
+		exact = K()
+		if valid == nil {
+			VPTESTNMQ(r, r, exact)
+		} else {
+			VPTESTNMQ(r, r, valid, exact)
+		}
+		VPADDQ(qbase, q, q)
+		return q, bad, exact
+	}
+	// step converts the one vector at idx, keeping NaT, or jumps to done
+	// before it when a lane that is not NaT is out of range.
+	step := func() {
+		var l lane
+		v := k.load(0)
+		k.natLanes(v, &l)
+		q, bad, exact := quotient(v, l.valid)
+		KORTESTB(bad, bad)
+		JNZ(LabelRef("done"))
+		l.exactK = exact
+		k.store(k.keepNaT(q, &l), 0)
+		k.count(c, l, true)
+		MOVQ(k.idx, byteAt)
+		SHRQ(Imm(3), byteAt)
+		KMOVB(l.valid, Mem{Base: bm, Index: byteAt, Scale: 1})
+	}
+
+	next := GP64()
+	Label("blocks")
+	LEAQ(Mem{Base: k.idx, Disp: 16}, next)
+	CMPQ(next, k.length)
+	JA(LabelRef("vectors"))
+	q0, bad0, ex0 := quotient(k.load(0), nil)
+	q1, bad1, ex1 := quotient(k.load(1), nil)
+	KORB(bad0, bad1, bad0)
+	KORTESTB(bad0, bad0)
+	JNZ(LabelRef("slow"))
+	k.store(q0, 0)
+	k.store(q1, 1)
+	VPADDQ(k.one, c.b, ex0, c.b)
+	VPADDQ(k.one, c.b, ex1, c.b)
+	MOVQ(k.idx, byteAt)
+	SHRQ(Imm(3), byteAt)
+	MOVW(U16(0xffff), Mem{Base: bm, Index: byteAt, Scale: 1})
+	ADDQ(Imm(16), fastValid)
+	MOVQ(next, k.idx)
+	JMP(LabelRef("blocks"))
+
+	// A block with a lane out of range: its first vector in one step (at
+	// least 16 elements are left), then the main loop again.
+	Label("slow")
+	step()
+	ADDQ(Imm(8), k.idx)
+	JMP(LabelRef("blocks"))
+
+	gen.Loop("vectors", k.idx, k.length, 8, step)
+
+	Label("done")
+	// finish counts nat = n - valid: add the main loop's valid lanes to
+	// the one-vector steps'.
+	fv := XMM()
+	VMOVQ(fastValid, fv) // lane 0, the others zeroed
+	VPADDQ(fv.AsZ(), c.a, c.a)
 	k.finish(c, true)
 }
 

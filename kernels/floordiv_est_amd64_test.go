@@ -1,0 +1,360 @@
+//go:build !purego
+
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// Differential tests of floorDivEst (asm/rescale), the AVX-512 floor
+// divide by a float64 estimate, against the generic divLoop: the kernel
+// called directly with chosen bases and ranges (where it must stop, the
+// quotient at the edges of its range and at multiples of d), and through
+// floorDivSIMD on clustered data with outliers (the base, the fallback
+// to floorDivAVX512 and the new base after it).
+
+// estDivisors are the divisors the tests run: small ones (where lim =
+// 2^50*d binds), the time-unit factors, powers of two and 2^52 (the
+// largest floorDivEst takes), and random ones.
+func estDivisors() []uint64 {
+	ds := []uint64{2, 3, 5, 7, 10, 60, 1000, 1024, 3600, 4095, 4096, 4097, 1e6, 1e9, 60e9, 3600e9, 86400e9, 1 << 40, 1<<52 - 1, 1 << 52}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 8 {
+		ds = append(ds, r.Uint64N(1<<52-2)+2)
+	}
+	return ds
+}
+
+// estLim is min(2^50*d, 2^62).
+func estLim(d uint64) uint64 {
+	if d < 1<<12 {
+		return d << 50
+	}
+	return 1 << 62
+}
+
+// estConfig is one (qbase, lim) the kernel is called with.
+type estConfig struct {
+	qbase int64
+	lim   uint64
+}
+
+// estConfigs returns the bases of estBases with lim = min(2^50*d, 2^62),
+// and for d >= 2^13 (as floorDivEstimate calls it) base 0 with lim =
+// 2^63-1.
+func estConfigs(d uint64, r *rand.Rand) []estConfig {
+	var cs []estConfig
+	if d >= 1<<13 {
+		cs = append(cs, estConfig{0, math.MaxInt64})
+	}
+	for _, qb := range estBases(d, r) {
+		cs = append(cs, estConfig{qb, estLim(d)})
+	}
+	return cs
+}
+
+// estCheck runs floorDivEst (byte-order variant by swapIn, swapOut) on
+// vals with base = qbase*d and lim, and compares with divLoop; the kernel
+// must stop before the first vector with a non-NaT value more than lim
+// from base.
+//
+// The bitmap has room for every element, or with short for only about
+// half of them (the kernel must stop there); its bytes past n/8 must stay
+// as they were.
+func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, swapIn, swapOut, inPlace, short bool) {
+	t.Helper()
+	base := qbase * int64(dv.d)
+	src := make([]uint64, len(vals))
+	bitmap := make([]byte, (len(vals)+7)/8)
+	if short {
+		bitmap = bitmap[:len(bitmap)/2]
+	}
+	for i := range bitmap {
+		bitmap[i] = 0xa5
+	}
+	stop := min(len(vals), 8*len(bitmap))
+	for i, v := range vals {
+		if v != math.MinInt64 && uint64(v)-uint64(base)+lim > 2*lim && i < stop {
+			stop = i
+		}
+		src[i] = uint64(v)
+		if swapIn {
+			src[i] = bits.ReverseBytes64(src[i])
+		}
+	}
+	const sentinel = 0x5a5a5a5a5a5a5a5a
+	dst := make([]uint64, len(src))
+	hookSrc := src
+	if inPlace {
+		copy(dst, src)
+		hookSrc = dst
+	} else {
+		for i := range dst {
+			dst[i] = sentinel
+		}
+	}
+	inv := math.Float64bits(1 / float64(dv.d))
+	var n, nat, lossy int
+	switch {
+	case !swapIn && !swapOut:
+		n, nat, lossy = floorDivEstAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
+	case !swapOut:
+		n, nat, lossy = floorDivEstSwapInAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
+	case !swapIn:
+		n, nat, lossy = floorDivEstSwapOutAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
+	default:
+		n, nat, lossy = floorDivEstSwapAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
+	}
+	where := fmt.Sprintf("d=%d base=%d lim=%d len=%d swapIn=%v swapOut=%v inPlace=%v short=%v", dv.d, base, lim, len(vals), swapIn, swapOut, inPlace, short)
+	if want := stop / 8 * 8; n != want {
+		t.Fatalf("%s: n = %d, want %d (first value out of range, or end of the bitmap, at %d)", where, n, want, stop)
+	}
+	want := make([]uint64, n)
+	p := linearParams{div: dv}
+	_, wantNat, wantLossy := divLoop(want, src[:n], &p, swapIn, swapOut)
+	if nat != wantNat || lossy != wantLossy {
+		t.Fatalf("%s: nat, lossy = %d, %d, want %d, %d", where, nat, lossy, wantNat, wantLossy)
+	}
+	for i := range n {
+		if dst[i] != want[i] {
+			t.Fatalf("%s: element %d (source %d): got %#x, want %#x", where, i, vals[i], dst[i], want[i])
+		}
+	}
+	checkBitmap(t, where, bitmap, want, n, swapOut)
+	for i := n; i < len(dst); i++ {
+		if inPlace && dst[i] != src[i] || !inPlace && dst[i] != sentinel {
+			t.Fatalf("%s: element %d past n = %d was written: %#x", where, i, n, dst[i])
+		}
+	}
+}
+
+// checkBitmap checks bitmap[:n/8] against the validity of want (n
+// elements) and that its other bytes still hold 0xa5.
+func checkBitmap(t *testing.T, where string, bitmap []byte, want []uint64, n int, swap bool) {
+	t.Helper()
+	wantBits := make([]byte, n/8)
+	validityGeneric(wantBits, want[:n], swap)
+	for i, b := range bitmap {
+		switch {
+		case i < n/8 && b != wantBits[i]:
+			t.Fatalf("%s: bitmap byte %d = %#x, want %#x", where, i, b, wantBits[i])
+		case i >= n/8 && b != 0xa5:
+			t.Fatalf("%s: bitmap byte %d past n = %d was written: %#x", where, i, n, b)
+		}
+	}
+}
+
+// estBases returns qbase values for d: 0, small, and the largest with
+// |qbase*d| < 2^62, each sign.
+func estBases(d uint64, r *rand.Rand) []int64 {
+	top := int64((1<<62 - 1) / d)
+	qs := []int64{0, 1, -1, top, -top, top - 1, -top + 1}
+	for range 3 {
+		qs = append(qs, r.Int64N(2*top+1)-top)
+	}
+	return qs
+}
+
+// estEdges returns values around base: ±lim and one past (the first out
+// of range), multiples of d around those and around base (exact, one
+// below, one above), and int64's ends and NaT's neighbour.
+func estEdges(d uint64, base int64, lim uint64) []int64 {
+	var vs []int64
+	add := func(w int64) { vs = append(vs, base+w) } // wrapping, as the kernel computes
+	l := int64(lim)
+	for _, w := range []int64{0, 1, -1, l, -l, l + 1, -l - 1, l - 1, -l + 1} {
+		add(w)
+	}
+	for _, m := range []int64{1, -1, 2, -2, l / int64(d), -l / int64(d), l/int64(d) - 1, -l/int64(d) + 1} {
+		for _, dw := range []int64{-1, 0, 1} {
+			add(m*int64(d) + dw)
+		}
+	}
+	return append(vs, math.MaxInt64, math.MinInt64+1, math.MaxInt64-1, math.MinInt64+2)
+}
+
+// estData returns n values: 2% NaT, a few edge values (some out of range)
+// with bad, the rest in range: uniform in [-lim, lim] around base, or
+// near it (random magnitudes).
+func estData(r *rand.Rand, n int, base int64, lim uint64, edges []int64, bad bool) []int64 {
+	vals := make([]int64, n)
+	for i := range vals {
+		w := int64(r.Uint64N(2*lim+1) - lim)
+		switch x := r.IntN(100); {
+		case x < 2:
+			vals[i] = math.MinInt64
+			continue
+		case x < 6 && bad:
+			vals[i] = edges[r.IntN(len(edges))]
+			continue
+		case x < 40:
+			w >>= r.UintN(63)
+		}
+		vals[i] = base + w
+	}
+	return vals
+}
+
+// TestFloorDivEstKernel calls the kernel directly for every divisor and
+// base, over assorted lengths, every byte order, out of place and in place.
+func TestFloorDivEstKernel(t *testing.T) {
+	if !availableAVX512 {
+		t.Skip("no AVX-512")
+	}
+	lengths := []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 64, 100, 1000, 8192 + 5}
+	if testing.Short() {
+		lengths = []int{0, 7, 8, 17, 33, 100, 1000}
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, d := range estDivisors() {
+		dv := newDivisor(d)
+		for _, cf := range estConfigs(d, r) {
+			qb, lim := cf.qbase, cf.lim
+			edges := estEdges(d, qb*int64(d), lim)
+			for _, n := range lengths {
+				for i, sw := range swapVariants {
+					vals := estData(r, n, qb*int64(d), lim, edges, i%2 == 0)
+					estCheck(t, vals, dv, qb, lim, sw[0], sw[1], i >= 2, n%3 == 1)
+				}
+			}
+		}
+	}
+}
+
+// TestFloorDivEstEdgeEveryLane puts each edge value (and NaT) at every
+// lane of a few vectors of in-range values: the stop must land on the
+// vector that holds it, the quotient must be exact at it.
+func TestFloorDivEstEdgeEveryLane(t *testing.T) {
+	if !availableAVX512 {
+		t.Skip("no AVX-512")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	const n = 40 // two unrolled blocks, a single vector and a tail
+	for _, d := range estDivisors() {
+		dv := newDivisor(d)
+		for _, cf := range estConfigs(d, r)[:6] {
+			qb, lim := cf.qbase, cf.lim
+			base := qb * int64(d)
+			in := estData(r, n, base, lim, nil, false)
+			for _, e := range append(estEdges(d, base, lim), math.MinInt64) {
+				for pos := range n {
+					vals := append([]int64(nil), in...)
+					vals[pos] = e
+					sw := swapVariants[pos%4]
+					estCheck(t, vals, dv, qb, lim, sw[0], sw[1], pos%2 == 1, false)
+				}
+			}
+		}
+	}
+}
+
+// TestFloorDivEstExhaustiveNear checks every value in windows around the
+// base, around ±lim and around multiples of d far from the base, where a
+// wrong estimate or fix-up would first show.
+func TestFloorDivEstExhaustiveNear(t *testing.T) {
+	if !availableAVX512 {
+		t.Skip("no AVX-512")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, d := range estDivisors() {
+		dv := newDivisor(d)
+		for _, cf := range estConfigs(d, r)[:6] {
+			qb, lim := cf.qbase, cf.lim
+			base := qb * int64(d)
+			l := int64(lim)
+			var vals []int64
+			for _, c := range []int64{0, l - 3000, -l + 3000, l / int64(d) / 3 * int64(d), -l / int64(d) / 3 * int64(d)} {
+				for w := int64(-3000); w < 3000; w++ {
+					vals = append(vals, base+c+w)
+				}
+			}
+			estCheck(t, vals, dv, qb, lim, false, false, false, false)
+			estCheck(t, vals, dv, qb, lim, true, true, true, false)
+		}
+	}
+}
+
+// TestFloorDivSIMDClustered runs floorDivSIMD (floorDivEst, the fallback
+// after an outlier, a new base) on time-like data: runs of values near a
+// centre that moves, random outliers anywhere in int64, NaT, through the
+// shared rescale check (against divLoop, every byte order, in place).
+func TestFloorDivSIMDClustered(t *testing.T) {
+	forEachRescaleImpl(t, func(t *testing.T, ri rescaleImpl) {
+		r := rand.New(rand.NewPCG(19, 20))
+		lengths := []int{0, 5, 8, 64, 255, 256, 257, 1000, 4096 + 3, 8192}
+		for _, d := range estDivisors() {
+			c := newRescaleCase(t, 1, d)
+			lim := estLim(d)
+			for _, n := range lengths {
+				for i, sw := range swapVariants {
+					vals := make([]int64, n)
+					centre := int64(r.Uint64())
+					for j := range vals {
+						switch x := r.IntN(1000); {
+						case x < 2: // the data jumps
+							centre = int64(r.Uint64())
+							vals[j] = centre
+						case x < 4*(i+1):
+							vals[j] = int64(r.Uint64()) // an outlier
+						case x < 30:
+							vals[j] = math.MinInt64
+						default:
+							vals[j] = centre + int64(r.Uint64N(lim)>>r.UintN(64)) - int64(lim/2)
+						}
+					}
+					c.check(t, ri, vals, sw[0], sw[1], i >= 2)
+					checkValidityHook(t, ri, c, vals, sw[0], sw[1], i >= 2)
+				}
+			}
+		}
+	})
+}
+
+// checkValidityHook runs floorDivValiditySIMD on vals (with a bitmap for
+// every element) and compares with divLoop and validityGeneric: every
+// whole vector on AVX-512, none elsewhere.
+func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64, swapIn, swapOut, inPlace bool) {
+	t.Helper()
+	src := make([]uint64, len(vals))
+	for i, v := range vals {
+		src[i] = uint64(v)
+		if swapIn {
+			src[i] = bits.ReverseBytes64(src[i])
+		}
+	}
+	dst := make([]uint64, len(src))
+	hookSrc := src
+	if inPlace {
+		copy(dst, src)
+		hookSrc = dst
+	}
+	bitmap := make([]byte, (len(vals)+7)/8)
+	for i := range bitmap {
+		bitmap[i] = 0xa5
+	}
+	p := &c.p
+	n, nat, lossy := floorDivValiditySIMD(dst, hookSrc, bitmap, p.div.d, p.div.magic, p.div.shift, swapIn, swapOut)
+	where := fmt.Sprintf("%s floorDivValiditySIMD %s len=%d swapIn=%v swapOut=%v inPlace=%v", ri.name, c, len(vals), swapIn, swapOut, inPlace)
+	wantN := 0
+	if ri.name == "avx512" && p.div.d <= estMaxDivisor {
+		wantN = len(vals) / 8 * 8
+	}
+	if n != wantN {
+		t.Fatalf("%s: n = %d, want %d", where, n, wantN)
+	}
+	want := make([]uint64, n)
+	_, wantNat, wantLossy := divLoop(want, src[:n], p, swapIn, swapOut)
+	if nat != wantNat || lossy != wantLossy {
+		t.Fatalf("%s: nat, lossy = %d, %d, want %d, %d", where, nat, lossy, wantNat, wantLossy)
+	}
+	for i := range n {
+		if dst[i] != want[i] {
+			t.Fatalf("%s: element %d (source %d): got %#x, want %#x", where, i, vals[i], dst[i], want[i])
+		}
+	}
+	checkBitmap(t, where, bitmap, want, n, swapOut)
+}

@@ -32,13 +32,21 @@ type copyJob struct {
 	action   string
 	node     zarr.Node
 	src, dst zarr.Store // views of the node
-	keys     []string   // the source's chunk keys, sorted
-	lo, hi   int        // this part's share of keys
-	docs     []keyDoc   // destination metadata, keys relative to the node
-	inFlight int
-	maxChunk int64 // largest encoded chunk the codec allows, or 0: unknown
-	part     Part
-	sources  map[string]string // versions of this part's source chunks
+	// keys are the source's chunk keys, sorted, while the array is being
+	// planned, copied or verified (partKeys lists them again, so that a
+	// store of many arrays holds one array's keys at a time); count is
+	// their number and [lo, hi) this part's share of them, first and last
+	// its bounds.
+	keys        []string
+	isChunk     func(string) bool
+	count       int
+	lo, hi      int
+	first, last string
+	docs        []keyDoc // destination metadata, keys relative to the node
+	inFlight    int
+	maxChunk    int64 // largest encoded chunk the codec allows, or 0: unknown
+	part        Part
+	sources     map[string]string // versions of this part's source chunks
 
 	srcArr, dstArr *zarr.Array // a re-encode (recode.go); nil for a copy
 
@@ -89,15 +97,20 @@ func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst zarr.S
 	if err != nil {
 		return nil, err
 	}
+	c.isChunk = isChunk
 	prefix := n.Path + "/"
+	var keys []string
 	for _, k := range rootKeys {
 		if rest, ok := strings.CutPrefix(k, prefix); ok && isChunk(rest) {
-			c.keys = append(c.keys, rest)
+			keys = append(keys, rest)
 		}
 	}
-	slices.Sort(c.keys)
-	lo, hi := o.Part.units(int64(len(c.keys)))
-	c.lo, c.hi = int(lo), int(hi)
+	slices.Sort(keys)
+	lo, hi := o.Part.units(int64(len(keys)))
+	c.count, c.lo, c.hi = len(keys), int(lo), int(hi)
+	if c.lo < c.hi {
+		c.first, c.last = keys[c.lo], keys[c.hi-1]
+	}
 	if a != nil && c.maxChunk == 0 {
 		c.maxChunk = int64(a.MaxEncodedSize())
 	}
@@ -140,6 +153,35 @@ func chunkKeyTest(n zarr.Node, a *zarr.Array) (func(string) bool, error) {
 	}, nil
 }
 
+// partKeys are this part's source chunk keys: those of the plan, or
+// listed again. A listing that is not the plan's (a chunk added or
+// removed since) is a changed source.
+func (c *copyJob) partKeys(ctx context.Context) ([]string, error) {
+	if c.keys == nil {
+		listed, err := c.src.List(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		keys := listed[:0]
+		for _, k := range listed {
+			if c.isChunk(k) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		if len(keys) != c.count || c.lo < c.hi && (keys[c.lo] != c.first || keys[c.hi-1] != c.last) {
+			return nil, &SourceChangedError{Source: storeName(c.src), Key: c.first,
+				Was: fmt.Sprintf("%d chunks listed when planned", c.count), Now: fmt.Sprintf("%d listed", len(keys))}
+		}
+		c.keys = keys
+	}
+	return c.keys[c.lo:c.hi], nil
+}
+
+// release drops what the array's run kept per chunk: its keys and source
+// versions.
+func (c *copyJob) release() { c.keys, c.sources = nil, nil }
+
 func (c *copyJob) memoryBound() int64 {
 	if c.maxChunk > 0 {
 		return int64(c.inFlight) * c.maxChunk
@@ -156,6 +198,10 @@ func (c *copyJob) progress() Progress {
 func (c *copyJob) run(ctx context.Context, present map[string]bool) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Units: int64(c.hi - c.lo), Chunks: int64(c.hi - c.lo)}
+	keys, err := c.partKeys(ctx)
+	if err != nil {
+		return sum, err
+	}
 	if err := c.recordSources(ctx, present != nil); err != nil {
 		return sum, err
 	}
@@ -201,7 +247,7 @@ func (c *copyJob) run(ctx context.Context, present map[string]bool) (Summary, er
 		}()
 	}
 feed:
-	for _, k := range c.keys[c.lo:c.hi] {
+	for _, k := range keys {
 		select {
 		case work <- k:
 		case <-ctx.Done():
@@ -220,8 +266,8 @@ feed:
 // of this part: the temporary files of only those are this part's to
 // remove.
 func (c *copyJob) mine(key string) bool {
-	_, ok := slices.BinarySearch(c.keys[c.lo:c.hi], c.srcKey(key))
-	return ok
+	k := c.srcKey(key) // the keys of the share are those between its bounds
+	return c.lo < c.hi && k != "" && c.isChunk(k) && c.first <= k && k <= c.last
 }
 
 // writeMetadata writes the destination's metadata documents (unchanged
@@ -254,16 +300,21 @@ func (c *copyJob) verify(ctx context.Context) error {
 			return fmt.Errorf("%w: %s/%s differs from the planned metadata", ErrVerify, c.path, d.key)
 		}
 	}
+	keys, err := c.partKeys(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.release()
 	if c.srcArr != nil {
 		a, b := make([]byte, c.srcArr.ChunkBytes()), make([]byte, c.srcArr.ChunkBytes())
-		for _, k := range c.keys[c.lo:c.hi] {
+		for _, k := range keys {
 			if err := c.verifyRecoded(ctx, k, a, b); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	for _, k := range c.keys[c.lo:c.hi] {
+	for _, k := range keys {
 		want, err := c.src.Get(ctx, k)
 		if err != nil {
 			return err

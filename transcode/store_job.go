@@ -325,7 +325,7 @@ func (s *StoreJob) makePlan(jo Options) StorePlan {
 		} else {
 			c := a.copy
 			ap.Action, ap.DataType, ap.Shape, ap.Note = c.action, c.node.DataType, c.node.Shape, a.note
-			ap.Units, ap.PartUnits = int64(len(c.keys)), int64(c.hi-c.lo)
+			ap.Units, ap.PartUnits = int64(c.count), int64(c.hi-c.lo)
 			p.MemoryBound = max(p.MemoryBound, c.memoryBound())
 		}
 		p.Units += ap.Units

@@ -546,3 +546,35 @@ func TestStoreCopiesLinkedChunks(t *testing.T) {
 		t.Errorf("lat/0 in the destination: %v; want the linked chunk's bytes", err)
 	}
 }
+
+// TestStoreChunkAddedAfterPlan: the copy lists an array's chunks again
+// when it starts it (a store holds one array's keys at a time); a chunk
+// that appeared since the plan is a changed source, not silently left out
+// of the destination.
+func TestStoreChunkAddedAfterPlan(t *testing.T) {
+	srcDir := filepath.Join(t.TempDir(), "src.zarr")
+	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("migrated_v3.source_v2.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	chunk := filepath.Join(srcDir, "temp", "2.1")
+	b, err := os.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(chunk); err != nil { // missing when planned
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	j, err := transcode.NewStore(ctx, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Include: []string{"temp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(chunk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = j.Run(ctx)
+	var sc *transcode.SourceChangedError
+	if !errors.As(err, &sc) || !strings.Contains(err.Error(), "5 chunks listed when planned") {
+		t.Fatalf("run after a chunk was added: %v", err)
+	}
+}

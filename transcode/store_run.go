@@ -170,7 +170,7 @@ func (a *storeArray) release() {
 	if a.time != nil {
 		a.time.sources = nil
 	} else {
-		a.copy.sources = nil
+		a.copy.release()
 	}
 }
 

@@ -319,6 +319,9 @@ func (s *StoreJob) makePlan(jo Options) StorePlan {
 			tp := a.time.Plan()
 			ap.Action, ap.Plan = "transcode", &tp
 			ap.DataType = tp.Source.DataType.NumPy(tp.SourceOrder)
+			if !tp.Source.IsTime() { // CF time: numbers
+				ap.DataType = tp.Source.Numeric.NumPy(tp.SourceOrder)
+			}
 			ap.Shape = tp.Source.Shape
 			ap.Units, ap.PartUnits = tp.Units, tp.EndUnit-tp.FirstUnit
 			p.MemoryBound = max(p.MemoryBound, tp.MemoryBound)

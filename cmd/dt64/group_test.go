@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -213,5 +214,27 @@ func TestGroupCommands(t *testing.T) {
 	after := dirFiles(t, dst)
 	if fmt.Sprint(before) != fmt.Sprint(after) {
 		t.Error("a refused overwrite changed the destination")
+	}
+}
+
+// TestGroupPlanCF: the plan names a CF time array's stored numbers and
+// what they become, and says why a CF array it does not convert is
+// carried over as numbers.
+func TestGroupPlanCF(t *testing.T) {
+	dst := filepath.Join(t.TempDir(), "out.zarr")
+	_, errOut, err := run(t, nil, "transcode", filepath.Join("..", "..", "testdata", "zarr", "groups", "xarray_v2.zarr"), dst, "--unit", "us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`array: +time +<i8 \[\d+\]: transcode <i8 -> <M8\[us\]`).MatchString(errOut) || strings.Contains(errOut, "Unit(") {
+		t.Errorf("plan of a CF time array:\n%s", errOut)
+	}
+	dst = filepath.Join(t.TempDir(), "noleap.zarr")
+	_, errOut, err = run(t, nil, "transcode", filepath.Join("..", "..", "testdata", "xarray", "noleap.zarr"), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "note:        time: not converted") || !strings.Contains(errOut, `calendar "noleap"`) {
+		t.Errorf("plan of a refused CF array:\n%s", errOut)
 	}
 }

@@ -90,7 +90,7 @@ func printStorePlan(w io.Writer, p transcode.StorePlan, srcName, dstName string)
 	for _, a := range p.Arrays {
 		what := a.Action
 		if a.Plan != nil {
-			what = fmt.Sprintf("transcode %s -> %s, %s", a.Plan.Source.DataType.NumPy(a.Plan.SourceOrder), a.Plan.Destination.DataType.NumPy(a.Plan.DestinationOrder), transcodeCodecs(a.Plan.Destination.Codecs))
+			what = fmt.Sprintf("transcode %s -> %s, %s", planType(a.Plan.Source, a.Plan.SourceOrder), planType(a.Plan.Destination, a.Plan.DestinationOrder), transcodeCodecs(a.Plan.Destination.Codecs))
 		}
 		fmt.Fprintf(w, "  array:     %-20s %s %v: %s, %d units\n", a.Path, a.DataType, a.Shape, what, a.Units)
 	}

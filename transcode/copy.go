@@ -49,6 +49,7 @@ type copyJob struct {
 	sources     map[string]string // versions of this part's source chunks
 
 	srcArr, dstArr *zarr.Array // a re-encode (recode.go); nil for a copy
+	swapUnit       int         // a re-encode: the bytes of a unit of its elements' byte order
 
 	srcIO, dstIO *ioStore // src and dst: counting bytes
 	done         atomic.Int64

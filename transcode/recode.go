@@ -3,14 +3,17 @@ package transcode
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // Re-encoding (StoreOptions.RecodeAll): an array that is not a time array
-// gets the time arrays' compressor too. Its chunks are decoded and encoded
-// again, byte order and values unchanged, one destination chunk for each
+// gets the time arrays' compressor too, and their byte order when Endian
+// asks for one. Its chunks are decoded and encoded again, values
+// unchanged, one destination chunk for each
 // source chunk (empty ones too), so that on resume a chunk the
 // destination holds is done, as for a copy.
 
@@ -25,7 +28,11 @@ func (c *copyJob) planRecode(ctx context.Context, a *zarr.Array, format int, o O
 	sm := a.Metadata()
 	m := sm.Clone()
 	m.Format = format
-	m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: a.ByteOrder()}}
+	order := a.ByteOrder()
+	if o.Endian != nil && a.Numeric().Size > 1 {
+		order = o.Endian // a byte order of one-byte elements is no order
+	}
+	m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: order}}
 	if o.Compression.Codec != nil {
 		m.Codecs = append(m.Codecs, o.Compression.Codec)
 	}
@@ -65,6 +72,10 @@ func (c *copyJob) planRecode(ctx context.Context, a *zarr.Array, format int, o O
 		return err
 	}
 	c.action, c.srcArr, c.dstArr = "recode", src, dst
+	c.swapUnit = a.Numeric().Size
+	if a.Numeric().Kind == zarr.Complex {
+		c.swapUnit /= 2 // the real and imaginary parts, each in its own order
+	}
 	c.maxChunk = int64(a.ChunkBytes()) + int64(a.MaxEncodedSize()) + int64(dst.MaxEncodedSize())
 	return nil
 }
@@ -102,26 +113,56 @@ func (c *copyJob) srcKey(k string) string {
 // recodeChunk decodes source chunk k into buf and writes it encoded anew.
 func (c *copyJob) recodeChunk(ctx context.Context, k string, buf []byte) error {
 	coords, _ := c.srcArr.ChunkOf(k)
-	if _, _, err := c.srcArr.ReadChunkRaw(ctx, coords, buf); err != nil {
+	order, _, err := c.srcArr.ReadChunkRaw(ctx, coords, buf)
+	if err != nil {
 		return err
 	}
 	if err := c.checkSource(ctx, k); err != nil {
 		return err
 	}
-	_, err := c.dstArr.WriteChunkRaw(ctx, coords, buf)
+	c.toDestinationOrder(buf, order)
+	_, err = c.dstArr.WriteChunkRaw(ctx, coords, buf)
 	return err
+}
+
+// toDestinationOrder puts the elements of raw, in order, into the
+// destination's byte order.
+func (c *copyJob) toDestinationOrder(raw []byte, order binary.ByteOrder) {
+	if c.swapUnit > 1 && order != c.dstArr.ByteOrder() {
+		swapEach(raw, c.swapUnit)
+	}
+}
+
+// swapEach reverses the bytes of each unit-byte element of b (0: none).
+func swapEach(b []byte, unit int) {
+	switch unit {
+	case 2:
+		for i := 0; i+2 <= len(b); i += 2 {
+			binary.LittleEndian.PutUint16(b[i:], bits.ReverseBytes16(binary.LittleEndian.Uint16(b[i:])))
+		}
+	case 4:
+		for i := 0; i+4 <= len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], bits.ReverseBytes32(binary.LittleEndian.Uint32(b[i:])))
+		}
+	case 8:
+		for i := 0; i+8 <= len(b); i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(b[i:])))
+		}
+	}
 }
 
 // verifyRecoded compares the decoded destination chunk of k with the
 // decoded source chunk.
 func (c *copyJob) verifyRecoded(ctx context.Context, k string, a, b []byte) error {
 	coords, _ := c.srcArr.ChunkOf(k)
-	if _, _, err := c.srcArr.ReadChunkRaw(ctx, coords, a); err != nil {
+	order, _, err := c.srcArr.ReadChunkRaw(ctx, coords, a)
+	if err != nil {
 		return err
 	}
 	if _, _, err := c.dstArr.ReadChunkRaw(ctx, coords, b); err != nil {
 		return fmt.Errorf("%w: chunk %s/%s: %w", ErrVerify, c.path, c.dstKey(k), err)
 	}
+	c.toDestinationOrder(a, order) // the source's values as the destination orders them
 	if !bytes.Equal(a, b) {
 		return fmt.Errorf("%w: chunk %s/%s does not decode to the source's values", ErrVerify, c.path, c.dstKey(k))
 	}

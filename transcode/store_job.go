@@ -22,8 +22,9 @@ type StoreOptions struct {
 	// of Exclude. Groups are always kept.
 	Include, Exclude []string
 	// RecodeAll re-encodes the chunks of the arrays that are not time
-	// arrays with Compression (and CRC32C) too, values and byte order
-	// unchanged; without it their chunk bytes are copied as they are.
+	// arrays with Compression (and CRC32C) too, and in Endian's byte order
+	// when it is set, values unchanged; without it their chunk bytes are
+	// copied as they are.
 	RecodeAll bool
 	// Consolidate writes consolidated metadata even when the source has
 	// none (it is written whenever the source has it).

@@ -1,6 +1,7 @@
 package transcode_test
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -79,10 +80,11 @@ func TestStoreXarray(t *testing.T) {
 		}
 	}
 
-	// Every array re-encoded with zstd: still the same dataset.
+	// Every array re-encoded with zstd, big-endian: still the same
+	// dataset.
 	rec := filepath.Join(tmp, "recoded.zarr")
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}
-	ro := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Workers: 2}, RecodeAll: true}
+	ro := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Workers: 2, Endian: binary.BigEndian}, RecodeAll: true}
 	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(rec), ro); err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +95,11 @@ func TestStoreXarray(t *testing.T) {
 	if len(res.Problems) > 0 {
 		t.Fatalf("re-encoded: xarray and zarr-python see differences: %v", res.Problems)
 	}
-	if b, err := os.ReadFile(filepath.Join(rec, "temp", ".zarray")); err != nil || !strings.Contains(string(b), `"zstd"`) {
-		t.Fatalf("temp not re-encoded with zstd: %v %s", err, b)
+	if b, err := os.ReadFile(filepath.Join(rec, "temp", ".zarray")); err != nil || !strings.Contains(string(b), `"zstd"`) || !strings.Contains(string(b), `">f4"`) {
+		t.Fatalf("temp not re-encoded with zstd, big-endian: %v %s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(rec, "valid", ".zarray")); err != nil || !strings.Contains(string(b), `"|i1"`) { // xarray stores bools as int8
+		t.Fatalf("a one-byte array (xarray's bool) has no byte order: %v %s", err, b)
 	}
 
 	v3 := filepath.Join(tmp, "v3.zarr")

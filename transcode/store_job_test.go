@@ -3,6 +3,7 @@ package transcode_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -576,5 +577,82 @@ func TestStoreChunkAddedAfterPlan(t *testing.T) {
 	var sc *transcode.SourceChangedError
 	if !errors.As(err, &sc) || !strings.Contains(err.Error(), "5 chunks listed when planned") {
 		t.Fatalf("run after a chunk was added: %v", err)
+	}
+}
+
+// TestStoreRecodeEndian: re-encoding to the other byte order reverses each
+// element's bytes, each half of a complex number on its own, and leaves
+// one-byte types alone; the values read back are the source's.
+func TestStoreRecodeEndian(t *testing.T) {
+	src := zarr.NewMemory()
+	if err := src.Set(ctx, ".zgroup", []byte(`{"zarr_format": 2}`)); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]zarr.NumericType{
+		"c16": {Kind: zarr.Complex, Size: 16}, "c8": {Kind: zarr.Complex, Size: 8}, "f2": {Kind: zarr.Float, Size: 2},
+		"i4": {Kind: zarr.Int, Size: 4}, "u1": {Kind: zarr.Uint, Size: 1},
+	}
+	raws := map[string][]byte{}
+	for name, nt := range types {
+		m := zarr.Metadata{Format: 2, Shape: []int64{6}, ChunkShape: []int64{3}, Numeric: nt,
+			Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}}
+		a, err := zarr.Create(ctx, mustSub(t, src, name), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := make([]byte, 6*nt.Size)
+		for i := range raw {
+			raw[i] = byte(i*7 + 1)
+		}
+		raws[name] = slices.Clone(raw)
+		for c := range int64(2) {
+			if _, err := a.WriteChunkRaw(ctx, []int64{c}, slices.Clone(raw[c*3*int64(nt.Size):(c+1)*3*int64(nt.Size)])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.WriteMetadata(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := zarr.NewMemory()
+	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}}
+	j, err := transcode.NewStore(ctx, src, dst, transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Endian: binary.BigEndian}, RecodeAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, nt := range types {
+		a, err := zarr.Open(ctx, mustSub(t, dst, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := nt.Size
+		if nt.Kind == zarr.Complex {
+			unit /= 2
+		}
+		if want := map[bool]binary.ByteOrder{true: binary.BigEndian, false: a.ByteOrder()}[nt.Size > 1]; a.ByteOrder() != want {
+			t.Errorf("%s: byte order %v", name, a.ByteOrder())
+		}
+		got := make([]byte, 0, len(raws[name]))
+		buf := make([]byte, a.ChunkBytes())
+		for c := range int64(2) {
+			if _, _, err := a.ReadChunkRaw(ctx, []int64{c}, buf); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, buf...)
+		}
+		want := raws[name]
+		for i := 0; i < len(want); i += unit { // little-endian source units, reversed
+			for k := range unit {
+				if unit > 1 && got[i+k] != want[i+unit-1-k] || unit == 1 && got[i] != want[i] {
+					t.Fatalf("%s: stored bytes %x, want the source's %x with each %d-byte unit reversed", name, got, want, unit)
+				}
+			}
+		}
 	}
 }

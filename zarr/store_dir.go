@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -208,10 +209,10 @@ func fileKind(m fs.FileMode) string {
 }
 
 func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
-	return d.set(ctx, key, value, 0)
+	return d.set(ctx, key, value)
 }
 
-func (d *DirStore) set(ctx context.Context, key string, value []byte, retry int) error {
+func (d *DirStore) set(ctx context.Context, key string, value []byte) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -222,14 +223,56 @@ func (d *DirStore) set(ctx context.Context, key string, value []byte, retry int)
 	if err != nil {
 		return err
 	}
-	background := d.FlushAhead > 0 && !d.NoSync
-	if background {
-		// Claim the key first: a second Set of it waits for the first's
-		// rename, so the later value wins.
-		if err := d.ahead.claim(ctx, key, d.FlushAhead); err != nil {
+	if d.FlushAhead <= 0 || d.NoSync {
+		return d.setNow(r, key, value)
+	}
+	// Claim the key first: a second Set of it waits for the first's
+	// rename, so the later value wins.
+	if err := d.ahead.claim(ctx, key, d.FlushAhead); err != nil {
+		return err
+	}
+	t, err := d.writeTemp(r, key, value)
+	if err != nil {
+		d.ahead.abandon(key)
+		return err
+	}
+	if len(value) <= keepForRetry {
+		t.value = bytes.Clone(value)
+	}
+	d.ahead.add(d, r, t)
+	return nil
+}
+
+// keepForRetry bounds the values the group commit keeps until their
+// rename, to write again should their temporary file vanish: metadata
+// documents (what parts finalizing one directory at once write while
+// each cleans up temporary files), not chunks, which are all written
+// before any cleanup. At most FlushAhead of them are kept.
+const keepForRetry = 64 << 10
+
+// setNow writes key's value, makes it durable (unless NoSync) and renames
+// it into place before it returns.
+func (d *DirStore) setNow(r *os.Root, key string, value []byte) error {
+	for retry := 0; ; retry++ {
+		t, err := d.writeTemp(r, key, value)
+		if err != nil {
 			return err
 		}
+		err = d.finish(r, &t)
+		gone := vanished(r, &t, err)
+		t.closeDir()
+		if !gone || retry == 2 {
+			return err
+		}
+		// Another process's cleanup of temporary files (a concurrent part
+		// finalizing the same directory) removed ours before its rename:
+		// write the value again.
 	}
+}
+
+// writeTemp writes value to a new temporary file in key's directory
+// (made when missing).
+func (d *DirStore) writeTemp(r *os.Root, key string, value []byte) (tempValue, error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	dir, base := path.Split(key)
@@ -244,33 +287,15 @@ func (d *DirStore) set(ctx context.Context, key string, value []byte, retry int)
 			t.f, err = r.OpenFile(t.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		}
 	}
-	if err == nil {
-		if err = t.write(value); err != nil {
-			t.closeFile()
-			t.remove(r)
-		}
-	}
-	if background {
-		if err != nil {
-			d.ahead.abandon(key)
-			return err
-		}
-		d.ahead.add(d, r, t)
-		return nil
-	}
 	if err != nil {
-		return err
+		return t, err
 	}
-	err = d.finish(r, &t)
-	if vanished(r, &t, err) && retry < 2 {
-		// Another process's cleanup of temporary files (a concurrent
-		// part finalizing the same directory) removed ours before its
-		// rename: write the value again.
+	if err = t.write(value); err != nil {
+		t.closeFile()
+		t.remove(r)
 		t.closeDir()
-		return d.set(ctx, key, value, retry+1)
 	}
-	t.closeDir()
-	return err
+	return t, err
 }
 
 // tempValue is a value written to its temporary file, to be renamed to
@@ -284,6 +309,7 @@ type tempValue struct {
 	fd, dirfd     int
 	base, tmpBase string
 	name          string // the temporary file's path with the store's, for errors
+	value         []byte // the group commit's copy of a small value, to write again
 }
 
 func (t *tempValue) write(b []byte) error {

@@ -168,7 +168,13 @@ func (a *flushAhead) flusher(d *DirStore, r *os.Root) {
 				e = p.rename(r)
 			}
 			if e != nil {
+				gone := vanished(r, &p, e)
 				p.remove(r)
+				if gone && p.value != nil {
+					// Another process's cleanup removed the temporary file
+					// (see keepForRetry): write the value again, now.
+					e = d.setNow(r, p.key, p.value)
+				}
 			}
 			p.closeDir()
 			a.release(p.key, e)

@@ -215,3 +215,40 @@ func TestDirStoreFlushAheadBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestDirStoreFlushAheadVanished: another process's cleanup (a concurrent
+// part finalizing the same directory) removes a temporary file before the
+// group commit renames it. A small value (a metadata document) is written
+// again and lands; a large one cannot be, and the error says which key.
+func TestDirStoreFlushAheadVanished(t *testing.T) {
+	withPaths(t, func(t *testing.T) {
+		ctx := context.Background()
+		dir := t.TempDir()
+		s := Dir(dir)
+		s.FlushAhead = 4
+		removeTemps := func([]string) {
+			temps, _ := Dir(dir).Temps(ctx) // another store: no waiting for this one's flush
+			for p := range temps {
+				os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+			}
+		}
+		flushHook = removeTemps
+		defer func() { flushHook = nil }()
+		if err := s.Set(ctx, "g/zarr.json", []byte(`{"zarr_format": 3}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Sync(ctx); err != nil {
+			t.Fatalf("Sync after the small value's temporary file vanished: %v", err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "g", "zarr.json")); err != nil || string(b) != `{"zarr_format": 3}` {
+			t.Fatalf("the value written again: %q, %v", b, err)
+		}
+		big := make([]byte, keepForRetry+1)
+		if err := s.Set(ctx, "c/0", big); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Sync(ctx); err == nil || !strings.Contains(err.Error(), "c/0") {
+			t.Fatalf("Sync after a large value's temporary file vanished: %v", err)
+		}
+	})
+}

@@ -54,17 +54,7 @@ func checkCalendarHook(t *testing.T, tr *Transcoder, vals []int64, swapIn, swapO
 	for i, v := range vals {
 		src[i] = storeSwapped(uint64(v), swapIn)
 	}
-	const sentinel = 0x5a5a5a5a5a5a5a5a
-	dst := make([]uint64, len(src))
-	hookSrc := src
-	if inPlace {
-		copy(dst, src)
-		hookSrc = dst
-	} else {
-		for i := range dst {
-			dst[i] = sentinel
-		}
-	}
+	dst, hookSrc := hookBuffers(src, inPlace)
 	want := make([]uint64, len(src))
 	var n, nat, lossy, stop, wnat, wlossy int
 	if tr.op == opToCalendar {
@@ -96,11 +86,7 @@ func checkCalendarHook(t *testing.T, tr *Transcoder, vals []int64, swapIn, swapO
 				int64(storeSwapped(dst[i], swapOut)), int64(storeSwapped(want[i], swapOut)))
 		}
 	}
-	for i := n; i < len(dst); i++ {
-		if inPlace && dst[i] != src[i] || !inPlace && dst[i] != sentinel {
-			t.Fatalf("%s: element %d past n = %d was written", tr, i, n)
-		}
-	}
+	checkUntouched(t, tr, dst, src, n, inPlace)
 }
 
 func inRange(r *rand.Rand, c *calParams, n int) []int64 {

@@ -165,14 +165,8 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 		return n, nat, lossy
 	}
 	switch {
-	case useAVX512 && !swapIn && !swapOut:
-		return floorDivAVX512(dst, src, d, magic, sh)
-	case useAVX512 && !swapOut:
-		return floorDivSwapInAVX512(dst, src, d, magic, sh)
-	case useAVX512 && !swapIn:
-		return floorDivSwapOutAVX512(dst, src, d, magic, sh)
 	case useAVX512:
-		return floorDivSwapAVX512(dst, src, d, magic, sh)
+		return floorDivAVX512Orders(dst, src, d, magic, sh, swapIn, swapOut)
 	case useAVX2 && !swapIn && !swapOut:
 		return floorDivAVX2(dst, src, d, magic, sh)
 	case useAVX2 && !swapOut:
@@ -228,18 +222,7 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		if !fixed {
 			base, qbase = estBase(src[n:], dv, swapIn)
 		}
-		d, s, bm := dst[n:], src[n:], bitmap[n/8:]
-		var m, a, l int
-		switch {
-		case !swapIn && !swapOut:
-			m, a, l = floorDivEstAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
-		case !swapOut:
-			m, a, l = floorDivEstSwapInAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
-		case !swapIn:
-			m, a, l = floorDivEstSwapOutAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
-		default:
-			m, a, l = floorDivEstSwapAVX512(d, s, bm, dv.d, inv, base, qbase, lim)
-		}
+		m, a, l := floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, lim, swapIn, swapOut)
 		n, nat, lossy = n+m, nat+a, lossy+l
 		if len(src)-n < 8 {
 			break
@@ -254,21 +237,38 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		}
 		e := min(len(src), n+run)
 		e -= (e - n) % 8
-		d, s = dst[n:e], src[n:e]
-		switch {
-		case !swapIn && !swapOut:
-			m, a, l = floorDivAVX512(d, s, dv.d, dv.magic, sh)
-		case !swapOut:
-			m, a, l = floorDivSwapInAVX512(d, s, dv.d, dv.magic, sh)
-		case !swapIn:
-			m, a, l = floorDivSwapOutAVX512(d, s, dv.d, dv.magic, sh)
-		default:
-			m, a, l = floorDivSwapAVX512(d, s, dv.d, dv.magic, sh)
-		}
-		validityWords(bitmap[n/8:], d[:m], swapOut)
+		m, a, l = floorDivAVX512Orders(dst[n:e], src[n:e], dv.d, dv.magic, sh, swapIn, swapOut)
+		validityWords(bitmap[n/8:], dst[n:n+m], swapOut)
 		n, nat, lossy = n+m, nat+a, lossy+l
 	}
 	return n, nat, lossy
+}
+
+// floorDivAVX512Orders is the AVX-512 floor divide for the byte orders
+// given.
+func floorDivAVX512Orders(dst, src []uint64, d, magic, sh uint64, swapIn, swapOut bool) (n, nat, lossy int) {
+	switch {
+	case !swapIn && !swapOut:
+		return floorDivAVX512(dst, src, d, magic, sh)
+	case !swapOut:
+		return floorDivSwapInAVX512(dst, src, d, magic, sh)
+	case !swapIn:
+		return floorDivSwapOutAVX512(dst, src, d, magic, sh)
+	}
+	return floorDivSwapAVX512(dst, src, d, magic, sh)
+}
+
+// floorDivEstOrders is floorDivEst for the byte orders given.
+func floorDivEstOrders(dst, src []uint64, bitmap []byte, d, inv, base, qbase, lim uint64, swapIn, swapOut bool) (n, nat, lossy int) {
+	switch {
+	case !swapIn && !swapOut:
+		return floorDivEstAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
+	case !swapOut:
+		return floorDivEstSwapInAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
+	case !swapIn:
+		return floorDivEstSwapOutAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
+	}
+	return floorDivEstSwapAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
 }
 
 // estBase returns floorDivEst's base and qbase for src: the first of its

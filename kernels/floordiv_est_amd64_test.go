@@ -86,36 +86,23 @@ func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, s
 			src[i] = bits.ReverseBytes64(src[i])
 		}
 	}
-	const sentinel = 0x5a5a5a5a5a5a5a5a
-	dst := make([]uint64, len(src))
-	hookSrc := src
-	if inPlace {
-		copy(dst, src)
-		hookSrc = dst
-	} else {
-		for i := range dst {
-			dst[i] = sentinel
-		}
-	}
+	dst, hookSrc := hookBuffers(src, inPlace)
 	inv := math.Float64bits(1 / float64(dv.d))
-	var n, nat, lossy int
-	switch {
-	case !swapIn && !swapOut:
-		n, nat, lossy = floorDivEstAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
-	case !swapOut:
-		n, nat, lossy = floorDivEstSwapInAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
-	case !swapIn:
-		n, nat, lossy = floorDivEstSwapOutAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
-	default:
-		n, nat, lossy = floorDivEstSwapAVX512(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim)
-	}
+	n, nat, lossy := floorDivEstOrders(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim, swapIn, swapOut)
 	where := fmt.Sprintf("d=%d base=%d lim=%d len=%d swapIn=%v swapOut=%v inPlace=%v short=%v", dv.d, base, lim, len(vals), swapIn, swapOut, inPlace, short)
 	if want := stop / 8 * 8; n != want {
 		t.Fatalf("%s: n = %d, want %d (first value out of range, or end of the bitmap, at %d)", where, n, want, stop)
 	}
+	checkDivided(t, where, dst, src, vals, bitmap, n, nat, lossy, &linearParams{div: dv}, swapIn, swapOut)
+	checkUntouched(t, where, dst, src, n, inPlace)
+}
+
+// checkDivided compares the n elements a floor divide hook converted, its
+// NaT and lossy counts and the validity bits it wrote with divLoop's.
+func checkDivided(t *testing.T, where string, dst, src []uint64, vals []int64, bitmap []byte, n, nat, lossy int, p *linearParams, swapIn, swapOut bool) {
+	t.Helper()
 	want := make([]uint64, n)
-	p := linearParams{div: dv}
-	_, wantNat, wantLossy := divLoop(want, src[:n], &p, swapIn, swapOut)
+	_, wantNat, wantLossy := divLoop(want, src[:n], p, swapIn, swapOut)
 	if nat != wantNat || lossy != wantLossy {
 		t.Fatalf("%s: nat, lossy = %d, %d, want %d, %d", where, nat, lossy, wantNat, wantLossy)
 	}
@@ -125,11 +112,6 @@ func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, s
 		}
 	}
 	checkBitmap(t, where, bitmap, want, n, swapOut)
-	for i := n; i < len(dst); i++ {
-		if inPlace && dst[i] != src[i] || !inPlace && dst[i] != sentinel {
-			t.Fatalf("%s: element %d past n = %d was written: %#x", where, i, n, dst[i])
-		}
-	}
 }
 
 // checkBitmap checks bitmap[:n/8] against the validity of want (n
@@ -326,12 +308,7 @@ func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64
 			src[i] = bits.ReverseBytes64(src[i])
 		}
 	}
-	dst := make([]uint64, len(src))
-	hookSrc := src
-	if inPlace {
-		copy(dst, src)
-		hookSrc = dst
-	}
+	dst, hookSrc := hookBuffers(src, inPlace)
 	bitmap := make([]byte, (len(vals)+7)/8)
 	for i := range bitmap {
 		bitmap[i] = 0xa5
@@ -346,15 +323,6 @@ func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64
 	if n != wantN {
 		t.Fatalf("%s: n = %d, want %d", where, n, wantN)
 	}
-	want := make([]uint64, n)
-	_, wantNat, wantLossy := divLoop(want, src[:n], p, swapIn, swapOut)
-	if nat != wantNat || lossy != wantLossy {
-		t.Fatalf("%s: nat, lossy = %d, %d, want %d, %d", where, nat, lossy, wantNat, wantLossy)
-	}
-	for i := range n {
-		if dst[i] != want[i] {
-			t.Fatalf("%s: element %d (source %d): got %#x, want %#x", where, i, vals[i], dst[i], want[i])
-		}
-	}
-	checkBitmap(t, where, bitmap, want, n, swapOut)
+	checkDivided(t, where, dst, src, vals, bitmap, n, nat, lossy, p, swapIn, swapOut)
+	checkUntouched(t, where, dst, src, n, inPlace)
 }

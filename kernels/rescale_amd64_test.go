@@ -120,19 +120,7 @@ func (c rescaleCase) check(t *testing.T, ri rescaleImpl, vals []int64, swapIn, s
 			src[i] = bits.ReverseBytes64(src[i])
 		}
 	}
-	const sentinel = 0x5a5a5a5a5a5a5a5a
-	dst := make([]uint64, len(src))
-	if inPlace {
-		copy(dst, src)
-	} else {
-		for i := range dst {
-			dst[i] = sentinel
-		}
-	}
-	hookSrc := src
-	if inPlace {
-		hookSrc = dst
-	}
+	dst, hookSrc := hookBuffers(src, inPlace)
 	p := &c.p
 	var n, nat, lossy int
 	switch c.op {
@@ -173,11 +161,7 @@ func (c rescaleCase) check(t *testing.T, ri rescaleImpl, vals []int64, swapIn, s
 			t.Fatalf("%s: element %d (source %d): got %#x, want %#x", where, i, vals[i], dst[i], want[i])
 		}
 	}
-	for i := n; i < len(dst); i++ {
-		if inPlace && dst[i] != src[i] || !inPlace && dst[i] != sentinel {
-			t.Fatalf("%s: element %d past n = %d was written: %#x", where, i, n, dst[i])
-		}
-	}
+	checkUntouched(t, where, dst, src, n, inPlace)
 }
 
 // generic returns where the generic loop stops on src.

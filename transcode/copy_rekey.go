@@ -2,7 +2,6 @@ package transcode
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -61,15 +60,7 @@ func (r *renamedChunks) Get(ctx context.Context, key string) ([]byte, error) {
 
 // GetInto keeps pooled reads (embedding hides the method).
 func (r *renamedChunks) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
-	key = r.toDst(key)
-	if bg, ok := r.Store.(zarr.BufferGetter); ok {
-		return bg.GetInto(ctx, key, buf, limit)
-	}
-	b, err := r.Store.Get(ctx, key)
-	if err == nil && limit >= 0 && len(b) > limit {
-		return nil, fmt.Errorf("%s is %d bytes: %w (at most %d)", key, len(b), zarr.ErrTooLarge, limit)
-	}
-	return b, err
+	return zarr.GetInto(ctx, r.Store, r.toDst(key), buf, limit)
 }
 
 func (r *renamedChunks) Set(ctx context.Context, key string, value []byte) error {

@@ -60,28 +60,18 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 	return st.sync(ctx) // durable before the first chunk
 }
 
-// versions are the versions of this part's source chunks: from one
-// listing when the source can list them with their versions (a
-// directory's walk, an object store's LIST of 1000 keys a request), else
-// a Version of each.
+// versions are the versions of this part's source chunks, from one
+// listing when that costs fewer requests (bulkVersioner).
 func (c *copyJob) versions(ctx context.Context, v zarr.Versioner) (map[string]string, error) {
-	vs := make(map[string]string, c.hi-c.lo)
-	if vl, ok := find[VersionLister](c.src); ok {
-		all, err := vl.Versions(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range c.keys[c.lo:c.hi] {
-			vs[k] = all[k] // "" when gone since the plan's listing, as Version says
-		}
-		return vs, nil
+	v, err := bulkVersioner(ctx, c.src, v, int64(c.hi-c.lo), int64(c.count))
+	if err != nil {
+		return nil, err
 	}
+	vs := make(map[string]string, c.hi-c.lo)
 	for _, k := range c.keys[c.lo:c.hi] {
-		ver, err := v.Version(ctx, k)
-		if err != nil {
+		if vs[k], err = v.Version(ctx, k); err != nil {
 			return nil, err
 		}
-		vs[k] = ver
 	}
 	return vs, nil
 }

@@ -64,7 +64,7 @@ func (t *Job) unitSourceKeys(u int64, fn func(key string) error) error {
 // sourceVersions returns the versions of the source chunks of units
 // [lo, hi).
 func (t *Job) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
-	v, err := t.bulkVersioner(ctx, v, lo, hi) // versions.go
+	v, err := bulkVersioner(ctx, t.srcStore, v, hi-lo, t.geo.units) // versions.go
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 				return err
 			}
 			t.sources = d.Versions
-			t.trackReadVersions()
+			trackReadVersions(t.srcStore)
 			return nil
 		}
 		// No record: the killed run wrote no chunk of this part (the
@@ -142,7 +142,7 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 		return err
 	}
 	t.sources = vs
-	t.trackReadVersions()
+	trackReadVersions(t.srcStore)
 	return t.sync(ctx)
 }
 
@@ -157,7 +157,7 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 		return nil
 	}
 	return t.unitSourceKeys(u, func(k string) error {
-		now, ok := t.readVersion(k) // the version the read itself saw (versions.go)
+		now, ok := readVersion(t.srcStore, k) // the version the read itself saw (versions.go)
 		if !ok {
 			var err error
 			if now, err = v.Version(ctx, k); err != nil {

@@ -90,16 +90,7 @@ func (s *ioStore) Get(ctx context.Context, key string) ([]byte, error) {
 // buffers when the wrapped store can fill them.
 func (s *ioStore) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
 	t := pause(ctx)
-	var b []byte
-	var err error
-	if bg, ok := s.Store.(zarr.BufferGetter); ok {
-		b, err = bg.GetInto(ctx, key, buf, limit)
-	} else {
-		b, err = s.Store.Get(ctx, key)
-		if err == nil && limit >= 0 && len(b) > limit {
-			b, err = nil, fmt.Errorf("%s is %d bytes: %w (at most %d)", key, len(b), zarr.ErrTooLarge, limit)
-		}
-	}
+	b, err := zarr.GetInto(ctx, s.Store, key, buf, limit)
 	s.read.Add(int64(len(b)))
 	return b, resume(ctx, t, err)
 }

@@ -2,6 +2,8 @@ package transcode
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -58,7 +60,7 @@ func (v *arrayView) String() string { return storeName(v.Store) }
 
 // GetInto keeps the view's pooled reads (embedding hides the method).
 func (v *arrayView) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
-	return v.Store.(zarr.BufferGetter).GetInto(ctx, key, buf, limit)
+	return zarr.GetInto(ctx, v.Store, key, buf, limit)
 }
 
 // Sync makes the whole root store durable (nothing to do for one that
@@ -83,26 +85,18 @@ func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
 }
 
 // Versions lists the versions of the root's values under the node and
-// prefix, keyed relative to the node; without a lister in the root, it
-// asks Version of each listed key.
+// prefix, keyed relative to the node; an error wrapping
+// errors.ErrUnsupported when the root lists none (bulkVersioner then asks
+// Version of each key).
 func (v *arrayView) Versions(ctx context.Context, prefix string) (map[string]string, error) {
-	out := map[string]string{}
 	if v.lister == nil {
-		keys, err := v.List(ctx, prefix)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range keys {
-			if out[k], err = v.Version(ctx, k); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+		return nil, fmt.Errorf("%s: %w: no listing of versions", storeName(v.Store), errors.ErrUnsupported)
 	}
 	all, err := v.lister.Versions(ctx, v.prefix+prefix)
 	if err != nil {
 		return nil, err
 	}
+	out := make(map[string]string, len(all))
 	for k, ver := range all {
 		out[strings.TrimPrefix(k, v.prefix)] = ver
 	}

@@ -2,6 +2,7 @@ package transcode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zarr-dt64/dt64/zarr"
@@ -20,16 +21,19 @@ type listedVersions map[string]string
 
 func (l listedVersions) Version(ctx context.Context, key string) (string, error) { return l[key], nil }
 
-// bulkVersioner returns a Versioner for the source chunks of units
-// [lo, hi): v itself, or, when the source lists versions and listing it
-// whole costs fewer requests than one per chunk of the range (a listing
-// page holds 1000 keys), the versions from one listing.
-func (t *Job) bulkVersioner(ctx context.Context, v zarr.Versioner, lo, hi int64) (zarr.Versioner, error) {
-	vl, ok := find[VersionLister](t.srcStore)
-	if !ok || (hi-lo)*1000 < t.geo.units {
+// bulkVersioner returns a Versioner for n of the total chunks of source
+// s: v itself, or, when s lists versions and listing it whole costs fewer
+// requests than one per chunk (a listing page holds 1000 keys), the
+// versions from one listing.
+func bulkVersioner(ctx context.Context, s zarr.Store, v zarr.Versioner, n, total int64) (zarr.Versioner, error) {
+	vl, ok := find[VersionLister](s)
+	if !ok || n*1000 < total {
 		return v, nil
 	}
 	all, err := vl.Versions(ctx, "")
+	if errors.Is(err, errors.ErrUnsupported) {
+		return v, nil // a view whose root lists no versions
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the source: %w", err)
 	}
@@ -51,8 +55,6 @@ type ReadVersioner interface {
 
 // readVersion is the version of the value of key the unit just read, if
 // the source can tell it without a request.
-func (t *Job) readVersion(key string) (string, bool) { return readVersion(t.srcStore, key) }
-
 func readVersion(s zarr.Store, key string) (string, bool) {
 	if rv, ok := find[ReadVersioner](s); ok {
 		return rv.ReadVersion(key)
@@ -62,8 +64,6 @@ func readVersion(s zarr.Store, key string) (string, bool) {
 
 // trackReadVersions asks the source to remember its reads' versions (a
 // ReadVersioner), once the per-unit checks have something to check.
-func (t *Job) trackReadVersions() { trackReadVersions(t.srcStore) }
-
 func trackReadVersions(s zarr.Store) {
 	if rv, ok := find[ReadVersioner](s); ok {
 		rv.TrackReadVersions()

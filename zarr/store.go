@@ -34,6 +34,20 @@ type BufferGetter interface {
 	GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error)
 }
 
+// GetInto reads key from s as BufferGetter.GetInto does: through s's own
+// GetInto when it is a BufferGetter, else by Get and a check of the size
+// against limit (negative: none), for a store that wraps another.
+func GetInto(ctx context.Context, s Store, key string, buf []byte, limit int) ([]byte, error) {
+	if bg, ok := s.(BufferGetter); ok {
+		return bg.GetInto(ctx, key, buf, limit)
+	}
+	b, err := s.Get(ctx, key)
+	if err == nil && limit >= 0 && len(b) > limit {
+		return nil, fmt.Errorf("%s is %d bytes: %w (at most %d)", key, len(b), ErrTooLarge, limit)
+	}
+	return b, err
+}
+
 // A Syncer is a Store whose writes may sit in volatile memory (a
 // directory's page cache) until synced. Sync makes every Set and Delete
 // that returned before it durable: after a power loss or an OS crash they

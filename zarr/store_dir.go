@@ -140,16 +140,22 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 	if err != nil {
 		return nil, notExist(err)
 	}
-	if b, ok, err := d.getDirect(key, buf, limit); ok {
-		return b, err
+	b, ok, err := d.getDirect(key, buf, limit)
+	if !ok {
+		b, err = d.getRoot(r, key, buf, limit)
 	}
+	if errors.Is(err, fs.ErrNotExist) && d.reads.Tracking() {
+		d.reads.Remember(key, "")
+	}
+	return b, err
+}
+
+// getRoot is GetInto through os.Root.
+func (d *DirStore) getRoot(r *os.Root, key string, buf []byte, limit int) ([]byte, error) {
 	// Open without blocking (readFlags): a named pipe at key would
 	// otherwise hang the open until some process writes to it.
 	f, err := r.OpenFile(key, readFlags, 0)
 	if err != nil {
-		if d.reads.Tracking() && errors.Is(notExist(err), fs.ErrNotExist) {
-			d.reads.Remember(key, "")
-		}
 		return nil, notExist(err)
 	}
 	defer f.Close()
@@ -158,22 +164,10 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(st.Mode()))
+		return nil, d.notRegular(key, st.Mode())
 	}
-	size := st.Size()
-	if limit >= 0 && size > int64(limit) {
-		return nil, fmt.Errorf("%s/%s is %d bytes: %w (at most %d)", d.path, key, size, ErrTooLarge, limit)
-	}
-	if int64(cap(buf)) < size+1 {
-		// One spare byte lets ReadFull below notice a file that grew.
-		buf = make([]byte, size+1)
-	}
-	buf = buf[:size+1]
-	n, err := io.ReadFull(f, buf)
-	if err == nil {
-		return nil, fmt.Errorf("%s/%s changed size while being read", d.path, key)
-	}
-	if err != io.ErrUnexpectedEOF && err != io.EOF {
+	b, err := d.readValue(key, st.Size(), buf, limit, false, f.Read)
+	if err != nil {
 		return nil, err
 	}
 	if d.reads.Tracking() {
@@ -185,7 +179,43 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 		}
 		d.reads.Remember(key, fileVersion(st))
 	}
+	return b, nil
+}
+
+// readValue reads key's value, of size bytes when it was opened, into buf
+// (grown when short) with read, refusing one over limit. One spare byte
+// notices a file that grew. exact ends the read at size, for a caller that
+// checks the size again after it: the read that would only confirm the
+// end is saved.
+func (d *DirStore) readValue(key string, size int64, buf []byte, limit int, exact bool, read func([]byte) (int, error)) ([]byte, error) {
+	if limit >= 0 && size > int64(limit) {
+		return nil, fmt.Errorf("%s/%s is %d bytes: %w (at most %d)", d.path, key, size, ErrTooLarge, limit)
+	}
+	if int64(cap(buf)) < size+1 {
+		buf = make([]byte, size+1)
+	}
+	buf = buf[:size+1]
+	n := 0
+	for n < len(buf) && !(exact && int64(n) == size) {
+		m, err := read(buf[n:])
+		n += m
+		if err == io.EOF || err == nil && m == 0 {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if n == len(buf) {
+		return nil, fmt.Errorf("%s/%s changed size while being read", d.path, key)
+	}
 	return buf[:n], nil
+}
+
+// notRegular is the error for a key that names something other than a
+// regular file.
+func (d *DirStore) notRegular(key string, m fs.FileMode) error {
+	return fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(m))
 }
 
 // fileKind names the type of a file that is not a regular file, for
@@ -209,10 +239,6 @@ func fileKind(m fs.FileMode) string {
 }
 
 func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
-	return d.set(ctx, key, value)
-}
-
-func (d *DirStore) set(ctx context.Context, key string, value []byte) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -276,10 +302,9 @@ func (d *DirStore) writeTemp(r *os.Root, key string, value []byte) (tempValue, e
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	dir, base := path.Split(key)
-	tmpBase := tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
-	t, ok, err := d.createDirect(r, key, tmpBase)
+	t := tempValue{key: key, tmp: dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base, fd: -1, dirfd: -1}
+	ok, err := d.createDirect(r, &t)
 	if !ok {
-		t = tempValue{key: key, tmp: dir + tmpBase, fd: -1, dirfd: -1}
 		if dir != "" {
 			err = r.MkdirAll(strings.TrimSuffix(dir, "/"), 0o755)
 		}
@@ -304,12 +329,12 @@ type tempValue struct {
 	key, tmp string   // the key, and the temporary file's path in the store
 	f        *os.File // still open: syncBatch may fsync it; nil on the direct path
 	// On the direct path (Linux), the file is the descriptor fd, and the
-	// key's directory stays open from the create to the rename: dirfd,
-	// and base names in it. Else both -1.
-	fd, dirfd     int
-	base, tmpBase string
-	name          string // the temporary file's path with the store's, for errors
-	value         []byte // the group commit's copy of a small value, to write again
+	// key's directory stays open from the create to the rename (dirfd,
+	// in which the names are path.Base(tmp) and path.Base(key)). Else
+	// both -1.
+	fd, dirfd int
+	name      string // the temporary file's path with the store's, for errors
+	value     []byte // the group commit's copy of a small value, to write again
 }
 
 func (t *tempValue) write(b []byte) error {
@@ -460,7 +485,7 @@ func (d *DirStore) versionNoWait(key string) (string, error) {
 		var st fs.FileInfo
 		if st, err = r.Stat(key); err == nil {
 			if !st.Mode().IsRegular() {
-				return "", fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(st.Mode()))
+				return "", d.notRegular(key, st.Mode())
 			}
 			return fileVersion(st), nil
 		}
@@ -517,16 +542,8 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 		return nil, err
 	}
 	var keys []string
-	err = d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
-		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
-			return nil
-		}
-		// A symbolic link to a file inside the store is a value as Get
-		// reads it (a store deduplicated with links): left out, a copy of
-		// the store would silently lose it.
-		if e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0 && d.linksToValue(p) {
-			keys = append(keys, p)
-		}
+	err = d.walkValues(ctx, r, prefix, func(p string, e walkEntry, linked string) error {
+		keys = append(keys, p)
 		return nil
 	})
 	sort.Strings(keys)
@@ -568,11 +585,26 @@ func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p
 	})
 }
 
-// linksToValue reports whether the symbolic link at p leads to a regular
-// file inside the store (one outside it, or dangling, is no value).
-func (d *DirStore) linksToValue(p string) bool {
-	v, err := d.versionNoWait(p)
-	return err == nil && v != ""
+// walkValues calls f for every value under prefix (temporary files are
+// none): a regular file, or a symbolic link to a regular file inside the
+// store, which is a value as Get reads it (a store deduplicated with
+// links: left out, a copy of the store would silently lose it); linked is
+// the version of the file a link leads to, "" for a regular file.
+func (d *DirStore) walkValues(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry, linked string) error) error {
+	return d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
+		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
+			return nil
+		}
+		if e.typ.IsRegular() {
+			return f(p, e, "")
+		}
+		if e.typ&fs.ModeSymlink != 0 {
+			if v, err := d.versionNoWait(p); err == nil && v != "" {
+				return f(p, e, v)
+			}
+		}
+		return nil
+	})
 }
 
 // walkEntry is a file walk found: its name, type, and the means to stat
@@ -615,20 +647,9 @@ func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]stri
 		return nil, err
 	}
 	out := map[string]string{}
-	err = d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
-		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
-			return nil
-		}
-		if e.typ&fs.ModeSymlink != 0 {
-			if d.linksToValue(p) {
-				v, err := d.Version(ctx, p)
-				if err == nil && v != "" {
-					out[p] = v
-				}
-			}
-			return nil
-		}
-		if !e.typ.IsRegular() {
+	err = d.walkValues(ctx, r, prefix, func(p string, e walkEntry, linked string) error {
+		if linked != "" {
+			out[p] = linked
 			return nil
 		}
 		v, ok, err := e.version()
@@ -687,8 +708,8 @@ func (d *DirStore) RemoveTemp(tempPath string) error {
 }
 
 // TrackReadVersions makes GetInto (and Get) remember the version of each
-// value it returns, taken from the open file after the read, so that it is
-// the version of exactly the bytes read, and that a key was missing.
+// value it returns, taken after the read (from the open file on the
+// direct path), and that a key was missing.
 func (d *DirStore) TrackReadVersions() { d.reads.TrackReadVersions() }
 
 // ReadVersion returns, once, the version (as Version gives it) of the

@@ -20,9 +20,9 @@ import (
 // points outside), instead of os.Root's walk of one openat per path
 // component; values are read with plain read(2) on the descriptor rather
 // than through an os.File that first tries to register it with the
-// network poller. A chunk read costs three system calls (openat2, fstat,
-// read) instead of nine, a chunk written five instead of twenty: for an
-// array of small chunks those calls are the run's time. Where openat2 is
+// network poller. A chunk read costs five system calls instead of about
+// nine, a chunk written six instead of about twenty (README, "Zarr
+// support"): for an array of small chunks those calls are the run's time. Where openat2 is
 // missing (Linux before 5.6) or refused (a seccomp filter), the store
 // goes on through os.Root.
 
@@ -112,9 +112,6 @@ func (d *DirStore) pathErr(op, name string, err error) error {
 func (d *DirStore) getDirect(key string, buf []byte, limit int) (b []byte, ok bool, err error) {
 	fd, ok, err := d.beneath(key, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if !ok || err != nil {
-		if ok && d.reads.Tracking() && errors.Is(err, os.ErrNotExist) {
-			d.reads.Remember(key, "")
-		}
 		return nil, ok, err
 	}
 	defer unix.Close(fd)
@@ -123,53 +120,34 @@ func (d *DirStore) getDirect(key string, buf []byte, limit int) (b []byte, ok bo
 		return nil, true, d.pathErr("stat", key, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, true, fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(modeOf(st.Mode)))
+		return nil, true, d.notRegular(key, modeOf(st.Mode))
 	}
-	size := st.Size
-	if limit >= 0 && size > int64(limit) {
-		return nil, true, fmt.Errorf("%s/%s is %d bytes: %w (at most %d)", d.path, key, size, ErrTooLarge, limit)
-	}
-	if int64(cap(buf)) < size+1 {
-		// One spare byte lets the read notice a file that grew.
-		buf = make([]byte, size+1)
-	}
-	// One read of size+1 bytes normally returns the whole value; the
-	// spare byte notices a file that grew. A short read is followed by
-	// more until end of file, unless the value's version is taken after
-	// the read anyway: its size then tells a file that grew or shrank,
-	// and the read that would only confirm the end is saved.
-	buf = buf[:size+1]
-	n := 0
 	tracking := d.reads.Tracking()
-	for n < len(buf) {
-		m, err := unix.Read(fd, buf[n:])
-		if err == unix.EINTR {
-			continue
+	b, err = d.readValue(key, st.Size, buf, limit, tracking, func(p []byte) (int, error) {
+		for {
+			m, err := unix.Read(fd, p)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return 0, d.pathErr("read", key, err)
+			}
+			return m, nil
 		}
-		if err != nil {
-			return nil, true, d.pathErr("read", key, err)
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-		if tracking && int64(n) == size {
-			break
-		}
+	})
+	if err != nil || !tracking {
+		return b, true, err
 	}
-	if n == len(buf) {
+	// The version of exactly the bytes read, its size telling a file that
+	// grew or shrank (readValue stopped at the size it was opened with).
+	if err := statFd(fd, &st); err != nil {
+		return nil, true, d.pathErr("stat", key, err)
+	}
+	if st.Size != int64(len(b)) {
 		return nil, true, fmt.Errorf("%s/%s changed size while being read", d.path, key)
 	}
-	if tracking {
-		if err := statFd(fd, &st); err != nil {
-			return nil, true, d.pathErr("stat", key, err)
-		}
-		if st.Size != int64(n) {
-			return nil, true, fmt.Errorf("%s/%s changed size while being read", d.path, key)
-		}
-		d.reads.Remember(key, versionString(st.Size, st.Mtim.Nano(), st.Ino))
-	}
-	return buf[:n], true, nil
+	d.reads.Remember(key, statVersion(&st))
+	return b, true, nil
 }
 
 // modeOf is the fs.FileMode type bits of a stat mode, for fileKind.
@@ -209,20 +187,19 @@ func (d *DirStore) versionDirect(key string) (v string, ok bool, err error) {
 		return "", true, d.pathErr("stat", key, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return "", true, fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(modeOf(st.Mode)))
+		return "", true, d.notRegular(key, modeOf(st.Mode))
 	}
-	return versionString(st.Size, st.Mtim.Nano(), st.Ino), true, nil
+	return statVersion(&st), true, nil
 }
 
-// createDirect creates the temporary file of a value for key in the key's
+// statVersion is the version (versionString) of the file st describes.
+func statVersion(st *unix.Stat_t) string { return versionString(st.Size, st.Mtim.Nano(), st.Ino) }
+
+// createDirect creates t's temporary file (t.tmp, for t.key) in the key's
 // directory (made when missing), on the direct path. The directory stays
 // open (t.dirfd) for the rename, so the name is not resolved again.
-func (d *DirStore) createDirect(r *os.Root, key, tmpBase string) (t tempValue, ok bool, err error) {
-	dir, base := path.Split(key)
-	dir = strings.TrimSuffix(dir, "/")
-	if dir == "" {
-		dir = "."
-	}
+func (d *DirStore) createDirect(r *os.Root, t *tempValue) (ok bool, err error) {
+	dir := path.Dir(t.key)
 	dfd, ok, err := d.beneath(dir, unix.O_PATH|unix.O_DIRECTORY, 0)
 	if ok && errors.Is(err, os.ErrNotExist) && dir != "." {
 		if err = r.MkdirAll(dir, 0o755); err == nil {
@@ -230,22 +207,21 @@ func (d *DirStore) createDirect(r *os.Root, key, tmpBase string) (t tempValue, o
 		}
 	}
 	if !ok || err != nil {
-		return t, ok, err
+		return ok, err
 	}
 	var fd int
 	for {
-		fd, err = unix.Openat(dfd, tmpBase, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		fd, err = unix.Openat(dfd, path.Base(t.tmp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 		if err != unix.EINTR {
 			break
 		}
 	}
 	if err != nil {
 		_ = unix.Close(dfd)
-		return t, true, d.pathErr("open", path.Join(dir, tmpBase), err)
+		return true, d.pathErr("open", t.tmp, err)
 	}
-	t = tempValue{key: key, tmp: path.Join(path.Dir(key), tmpBase), base: base, tmpBase: tmpBase, fd: fd, dirfd: dfd}
-	t.name = d.path + "/" + t.tmp
-	return t, true, nil
+	t.fd, t.dirfd, t.name = fd, dfd, d.path+"/"+t.tmp
+	return true, nil
 }
 
 func (t *tempValue) writeDirect(b []byte) error {
@@ -278,16 +254,16 @@ func (t *tempValue) closeFileDirect() error {
 	return nil
 }
 
-// renameDirect renames t into place in its open directory and closes it.
+// renameDirect renames t into place in its open directory.
 func (t *tempValue) renameDirect() error {
-	err := unix.Renameat(t.dirfd, t.tmpBase, t.dirfd, t.base)
+	err := unix.Renameat(t.dirfd, path.Base(t.tmp), t.dirfd, path.Base(t.key))
 	if err != nil {
 		err = &os.LinkError{Op: "rename", Old: t.name, New: strings.TrimSuffix(t.name, t.tmp) + t.key, Err: err}
 	}
 	return err
 }
 
-func (t *tempValue) removeDirect() { _ = unix.Unlinkat(t.dirfd, t.tmpBase, 0) }
+func (t *tempValue) removeDirect() { _ = unix.Unlinkat(t.dirfd, path.Base(t.tmp), 0) }
 
 func (t *tempValue) closeDir() {
 	if t.dirfd >= 0 {
@@ -300,7 +276,7 @@ func (t *tempValue) closeDir() {
 // still there.
 func (t *tempValue) existsDirect() bool {
 	var st unix.Stat_t
-	return unix.Fstatat(t.dirfd, t.tmpBase, &st, unix.AT_SYMLINK_NOFOLLOW) != syscall.ENOENT
+	return unix.Fstatat(t.dirfd, path.Base(t.tmp), &st, unix.AT_SYMLINK_NOFOLLOW) != syscall.ENOENT
 }
 
 // walkDirect is walk's direct path from directory start; ok is false when
@@ -367,7 +343,7 @@ func (e walkEntry) versionDirect() (string, bool, error) {
 		}
 		return "", false, &os.PathError{Op: "stat", Path: e.name, Err: err}
 	}
-	return versionString(st.Size, st.Mtim.Nano(), st.Ino), true, nil
+	return statVersion(&st), true, nil
 }
 
 // statFd stats an open file with fstatat(fd, "", AT_EMPTY_PATH), the

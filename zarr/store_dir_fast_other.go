@@ -16,10 +16,8 @@ func closeDirect(fd int)        {}
 func (d *DirStore) getDirect(key string, buf []byte, limit int) ([]byte, bool, error) {
 	return nil, false, nil
 }
-func (d *DirStore) versionDirect(key string) (string, bool, error) { return "", false, nil }
-func (d *DirStore) createDirect(r *os.Root, key, tmpBase string) (tempValue, bool, error) {
-	return tempValue{}, false, nil
-}
+func (d *DirStore) versionDirect(key string) (string, bool, error)      { return "", false, nil }
+func (d *DirStore) createDirect(r *os.Root, t *tempValue) (bool, error) { return false, nil }
 
 // Never called: a tempValue has a directory descriptor only on the
 // direct path.

@@ -63,7 +63,7 @@ func (d *DirStore) GetRange(ctx context.Context, key string, off, n int64) ([]by
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(st.Mode()))
+		return nil, d.notRegular(key, st.Mode())
 	}
 	if off, err = rangeOf(d.path+"/"+key, off, n, st.Size()); err != nil {
 		return nil, err

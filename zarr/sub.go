@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"strings"
 )
@@ -83,14 +82,7 @@ func (s *subStore) GetInto(ctx context.Context, k string, buf []byte, limit int)
 	if err != nil {
 		return nil, err
 	}
-	if bg, ok := s.inner.(BufferGetter); ok {
-		return bg.GetInto(ctx, key, buf, limit)
-	}
-	b, err := s.inner.Get(ctx, key)
-	if err == nil && limit >= 0 && len(b) > limit {
-		return nil, fmt.Errorf("%s is %d bytes: %w (at most %d)", key, len(b), ErrTooLarge, limit)
-	}
-	return b, err
+	return GetInto(ctx, s.inner, key, buf, limit)
 }
 
 // GetRange implements RangeGetter through the wrapped store's; without

@@ -104,6 +104,13 @@ func convertBlocks(tc *kernels.Transcoder, src source, full chan<- []byte, free 
 	var total kernels.Stats
 	allocated := 0
 	buffer := func() []byte { // nil once a write failed
+		// The failure first: a select with both ready picks at random, and
+		// the writer keeps handing buffers back after it failed.
+		select {
+		case <-failed:
+			return nil
+		default:
+		}
 		select {
 		case b := <-free:
 			return b

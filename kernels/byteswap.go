@@ -18,7 +18,7 @@ func ByteSwap(dst, src []byte) error {
 		return ErrOverlap
 	}
 	dw, dok := wordsOf(dst)
-	sw, sok := wordsOf(src)
+	sw, sok := srcWordsOf(src)
 	if dok && sok {
 		byteSwapWords(dw, sw)
 		return nil

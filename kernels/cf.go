@@ -325,23 +325,32 @@ func (k *cfKernel) run(dst, src, validity []byte) (Stats, error) {
 	var err error
 	if z == 8 {
 		dw, dok := wordsOf(dst)
-		sw, sok := wordsOf(src)
+		sw, sok := srcWordsOf(src)
 		if dok && sok {
 			err = k.runWords(dw, sw, validity, 0, k.swapIn, k.swapOut, &acc)
 			return acc.stats(), err
 		}
+		// As Transcoder.Run: an aligned dst is written directly.
 		var s stage
 		for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
 			var vb []byte
 			if validity != nil {
 				vb = validity[first/8:]
 			}
-			err = k.runWords(w, w, vb, first, k.swapIn, k.swapOut, &acc)
+			out := w
+			if dok {
+				out = dw[first : first+len(w)]
+			}
+			err = k.runWords(out, w, vb, first, k.swapIn, k.swapOut, &acc)
 			if err != nil {
-				s.store(dst, acc.elements-first)
+				if !dok {
+					s.store(dst, acc.elements-first)
+				}
 				return acc.stats(), err
 			}
-			s.store(dst, len(w))
+			if !dok {
+				s.store(dst, len(w))
+			}
 		}
 		return acc.stats(), nil
 	}

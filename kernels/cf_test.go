@@ -461,6 +461,7 @@ func TestCFKernels(t *testing.T) {
 					soff, doff := (li+oi)%8, (ci+oi*3)%8
 					checkRun(t, cc, o, words, model, soff, doff, false)
 					checkRun(t, cc, o, words, model, 0, 0, false)
+					staged(func() { checkRun(t, cc, o, words, model, soff|1, 0, false) })
 					checkRun(t, cc, o, words, model, soff, soff, true)
 					o.Reference = true
 					checkRun(t, cc, o, words, model, 0, doff, false)

@@ -110,16 +110,20 @@ func (p *linearParams) exactLinear(v int64) (int128, bool) {
 
 // copyLoop converts nothing; it only changes the byte order (or copies).
 func copyLoop(dst, src []uint64, swapIn, swapOut bool) (nat int) {
-	if swapIn != swapOut {
+	copyWords(dst, src, swapIn, swapOut)
+	_, nat = countNaTWordsFast(dst, swapOut)
+	return nat
+}
+
+// copyWords copies src into dst, byte-reversing each word when the two
+// orders differ.
+func copyWords(dst, src []uint64, swapIn, swapOut bool) {
+	switch {
+	case swapIn != swapOut:
 		byteSwapWords(dst, src)
-		_, nat = countNaTWordsFast(dst, swapOut)
-		return nat
-	}
-	if &dst[0] != &src[0] {
+	case &dst[0] != &src[0]:
 		copy(dst, src)
 	}
-	_, nat = countNaTWordsFast(src, swapIn)
-	return nat
 }
 
 func countNaTWordsFast(src []uint64, swap bool) (int, int) {

@@ -41,6 +41,24 @@ func wordsOf(b []byte) (w []uint64, ok bool) {
 	return unsafe.Slice((*uint64)(p), len(b)/8), true
 }
 
+// srcWordsOf views b as []uint64 for reading: as wordsOf, and also when
+// it is misaligned on hosts whose loads need no alignment (unalignedLoads;
+// Go's runtime reads unaligned words the same way there, and checkptr
+// allows misaligned pointers to pointer-free types). A stored value's
+// bytes lie wherever its header ends, so the kernels read them in place
+// instead of copying them through a stage. Destinations keep to wordsOf:
+// the non-temporal stores of the byte swap need aligned addresses.
+func srcWordsOf(b []byte) (w []uint64, ok bool) {
+	if w, ok := wordsOf(b); ok || !loadUnaligned {
+		return w, ok
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8), true
+}
+
+// loadUnaligned is unalignedLoads, a variable so that tests can take the
+// stage on any host.
+var loadUnaligned = unalignedLoads
+
 func int64Words(s []int64) []uint64 {
 	if len(s) == 0 {
 		return nil

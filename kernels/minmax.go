@@ -14,7 +14,7 @@ func MinMax(src []byte, order binary.ByteOrder) (lo, hi int64, valid int, err er
 		return 0, 0, 0, err
 	}
 	swap := swapFor(order)
-	if w, ok := wordsOf(src); ok {
+	if w, ok := srcWordsOf(src); ok {
 		lo, hi, nat := minMaxWords(w, swap)
 		return lo, hi, n - nat, nil
 	}

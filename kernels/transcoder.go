@@ -181,23 +181,35 @@ func (t *Transcoder) Run(dst, src []byte, validity []byte) (Stats, error) {
 	var acc accumulator
 	acc.init(t)
 	dw, dok := wordsOf(dst)
-	sw, sok := wordsOf(src)
+	sw, sok := srcWordsOf(src)
 	if dok && sok {
 		err = t.runWords(dw, sw, validity, 0, t.swapIn, t.swapOut, &acc)
 		return acc.stats(), err
 	}
+	// A misaligned side goes through a stage. An aligned dst is written
+	// directly (src is a stored value's bytes after a header, say): one
+	// pass less than storing the stage, and dst is never src here, which
+	// would be misaligned too.
 	var s stage
 	for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
 		var vb []byte
 		if validity != nil {
 			vb = validity[first/8:]
 		}
-		err = t.runWords(w, w, vb, first, t.swapIn, t.swapOut, &acc)
+		out := w
+		if dok {
+			out = dw[first : first+len(w)]
+		}
+		err = t.runWords(out, w, vb, first, t.swapIn, t.swapOut, &acc)
 		if err != nil {
-			s.store(dst, acc.elements-first) // keep the converted prefix
+			if !dok {
+				s.store(dst, acc.elements-first) // keep the converted prefix
+			}
 			return acc.stats(), err
 		}
-		s.store(dst, len(w))
+		if !dok {
+			s.store(dst, len(w))
+		}
 	}
 	return acc.stats(), nil
 }
@@ -275,8 +287,25 @@ func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swap
 		return err
 	}
 	fuse := validity != nil && t.op == opDiv && !t.opts.Exact && !t.opts.Reference
+	copyFuse := validity != nil && t.op == opCopy && !t.opts.Reference
 	for off := 0; off < len(src); off += blockWords {
 		end := min(off+blockWords, len(src))
+		if copyFuse {
+			// A copy with validity reads memory once: each stage-sized
+			// piece is copied, then its bits are taken from the copy in
+			// L1 (which also counts the NaT), where copyLoop would count
+			// them in one pass over the block and byProducts take the
+			// bits in another.
+			for s := off; s < end; s += stageWords {
+				e := min(s+stageWords, end)
+				copyWords(dst[s:e], src[s:e], swapIn, swapOut)
+				acc.nat += validityWords(validity[s/8:], dst[s:e], swapOut)
+			}
+			acc.elements += end - off
+			fused = end
+			byProducts(off, end)
+			continue
+		}
 		if fuse {
 			p := &t.lin
 			n, nat, lossy := floorDivValiditySIMD(dst[off:end], src[off:end], validity[off/8:], p.div.d, p.div.magic, p.div.shift, swapIn, swapOut)

@@ -12,7 +12,7 @@ func CountNaT(src []byte, order binary.ByteOrder) (int, error) {
 		return 0, err
 	}
 	swap := swapFor(order)
-	if w, ok := wordsOf(src); ok {
+	if w, ok := srcWordsOf(src); ok {
 		return countNaTWords(w, swap), nil
 	}
 	var s stage
@@ -51,7 +51,7 @@ func Validity(bitmap, src []byte, order binary.ByteOrder) (nat int, err error) {
 		return 0, err
 	}
 	swap := swapFor(order)
-	if w, ok := wordsOf(src); ok {
+	if w, ok := srcWordsOf(src); ok {
 		return validityWords(bitmap, w, swap), nil
 	}
 	var s stage

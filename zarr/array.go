@@ -300,6 +300,29 @@ func (a *Array) chunkErr(coords []int64, key string, err error) error {
 // is not stored reads as the fill value, with present false. Partial edge
 // chunks are returned whole, padding included.
 func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (order binary.ByteOrder, present bool, err error) {
+	return a.readChunk(ctx, coords, dst, 0, nil)
+}
+
+// ReadChunkFunc reads the chunk at coords as ReadChunkRaw does, but hands
+// its bytes to fn, in order and in pieces: fn(off, p) gets bytes [off,
+// off+len(p)) of the chunk, and every piece but the last starts and ends
+// at a multiple of align bytes (align > 0; say 8 elements, for whole bytes
+// of a validity bitmap). Where the stored chunk merely holds its bytes (no
+// compressor, or zstd that kept every block raw, as it does with data it
+// cannot compress) the pieces are read from the stored value itself, so
+// fn's is the only pass over them; otherwise the chunk is decoded into buf
+// (ChunkBytes long), or filled when it is not stored, and fn gets all of
+// buf. fn must neither keep p nor change it unless p is buf. An error from
+// fn is returned as it is; after one, buf may hold part of the chunk.
+func (a *Array) ReadChunkFunc(ctx context.Context, coords []int64, buf []byte, align int, fn func(off int, p []byte) error) (order binary.ByteOrder, present bool, err error) {
+	if align <= 0 || fn == nil {
+		return nil, false, a.chunkErr(coords, "", fmt.Errorf("ReadChunkFunc: align %d and a nil func: want align > 0 and a func", align))
+	}
+	return a.readChunk(ctx, coords, buf, align, fn)
+}
+
+// readChunk is ReadChunkRaw, or with fn ReadChunkFunc.
+func (a *Array) readChunk(ctx context.Context, coords []int64, dst []byte, align int, fn func(off int, p []byte) error) (order binary.ByteOrder, present bool, err error) {
 	key, err := a.ChunkKey(coords)
 	if err != nil {
 		return nil, false, a.chunkErr(coords, "", err)
@@ -324,12 +347,30 @@ func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (o
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		setFill(dst, c.fill)
+		if fn != nil {
+			return c.order, false, fn(0, dst)
+		}
 		return c.order, false, nil
 	}
 	if err != nil {
 		return nil, false, a.chunkErr(coords, key, err)
 	}
-	if err := c.decode(sc, dst, enc); err != nil {
+	var fnErr error
+	if fn != nil {
+		// fn's own errors pass through unwrapped.
+		f := fn
+		fn = func(off int, p []byte) error {
+			if err := f(off, p); err != nil {
+				fnErr = err
+				return err
+			}
+			return nil
+		}
+	}
+	if err := c.decodeEach(sc, dst, enc, align, fn); err != nil {
+		if fnErr != nil {
+			return c.order, true, fnErr
+		}
 		return nil, false, a.chunkErr(coords, key, err)
 	}
 	return c.order, true, nil

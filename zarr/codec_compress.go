@@ -129,6 +129,11 @@ func (zstdStage) decode(dst, src []byte) ([]byte, error) {
 	if h.HasFCS && h.FrameContentSize > uint64(limit) {
 		return nil, fmt.Errorf("zstd frame declares %d bytes: %w (at most %d)", h.FrameContentSize, ErrTooLarge, limit)
 	}
+	if blocks, n, ok := storedFrame(src, limit); ok {
+		out := dst[:n]
+		copyStored(out, blocks)
+		return out, nil
+	}
 	out, err := zstddec.Decoder().DecodeAll(src, dst[:0:limit])
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {

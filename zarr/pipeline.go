@@ -179,10 +179,19 @@ func (c *chain) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, error)
 }
 
 func (c *chain) decode(sc *scratch, dst, enc []byte) error {
+	return c.decodeEach(sc, dst, enc, 0, nil)
+}
+
+// decodeEach decodes enc into dst; with fn, it hands the chunk's bytes to
+// fn instead, in pieces (Array.ReadChunkFunc): straight from enc when its
+// codecs only store them (none but checks, or zstd blocks kept raw), else
+// once decoded into dst.
+func (c *chain) decodeEach(sc *scratch, dst, enc []byte, align int, fn func(off int, p []byte) error) error {
 	if len(enc) > c.maxEncoded() {
 		return fmt.Errorf("stored chunk of %d bytes is %w: no valid encoding of this chunk exceeds %d bytes", len(enc), ErrTooLarge, c.maxEncoded())
 	}
 	direct := len(c.arrays) == 0 && c.ab.direct()
+	decoded := false // cur is no longer enc or a part of it
 	cur := enc
 	for i := len(c.bbs) - 1; i >= 0; i-- {
 		limit := c.sizes[i]
@@ -192,6 +201,11 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 				return err
 			}
 			continue
+		}
+		if _, ok := c.bbs[i].(zstdStage); ok && i == 0 && direct && fn != nil {
+			if blocks, n, ok := storedFrame(cur, len(dst)); ok && n == len(dst) {
+				return passStored(blocks, align, fn)
+			}
 		}
 		var out []byte
 		if i == 0 && direct {
@@ -203,22 +217,35 @@ func (c *chain) decode(sc *scratch, dst, enc []byte) error {
 		if cur, err = c.bbs[i].decode(out, cur); err != nil {
 			return err
 		}
+		decoded = true
 	}
 	if len(c.arrays) == 0 {
-		return c.ab.decode(sc, dst, cur)
-	}
-	tmp := sc.get(c.nbytes)
-	if err := c.ab.decode(sc, tmp, cur); err != nil {
-		return err
-	}
-	for i := len(c.arrays) - 1; i >= 0; i-- {
-		out := dst
-		if i > 0 {
-			out = sc.get(c.nbytes)
+		if p, ok := c.ab.(*plainBytesStage); ok && fn != nil && !decoded {
+			if err := p.check(dst, cur); err != nil {
+				return err
+			}
+			return fn(0, cur)
 		}
-		t := c.arrays[i]
-		transpose(out, tmp, c.elem, t.out, t.inv)
-		tmp = out
+		if err := c.ab.decode(sc, dst, cur); err != nil {
+			return err
+		}
+	} else {
+		tmp := sc.get(c.nbytes)
+		if err := c.ab.decode(sc, tmp, cur); err != nil {
+			return err
+		}
+		for i := len(c.arrays) - 1; i >= 0; i-- {
+			out := dst
+			if i > 0 {
+				out = sc.get(c.nbytes)
+			}
+			t := c.arrays[i]
+			transpose(out, tmp, c.elem, t.out, t.inv)
+			tmp = out
+		}
+	}
+	if fn != nil {
+		return fn(0, dst)
 	}
 	return nil
 }
@@ -254,11 +281,19 @@ func (s *plainBytesStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]by
 }
 
 func (s *plainBytesStage) decode(sc *scratch, dst, enc []byte) error {
-	if len(enc) != len(dst) {
-		return fmt.Errorf("%w: decoded chunk is %d bytes, want %d (%d elements of %d bytes)", ErrCorrupt, len(enc), len(dst), len(dst)/s.elem, s.elem)
+	if err := s.check(dst, enc); err != nil {
+		return err
 	}
 	if len(dst) > 0 && &enc[0] != &dst[0] {
 		copy(dst, enc)
+	}
+	return nil
+}
+
+// check refuses a decoded chunk enc of another size than dst.
+func (s *plainBytesStage) check(dst, enc []byte) error {
+	if len(enc) != len(dst) {
+		return fmt.Errorf("%w: decoded chunk is %d bytes, want %d (%d elements of %d bytes)", ErrCorrupt, len(enc), len(dst), len(dst)/s.elem, s.elem)
 	}
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -486,5 +488,108 @@ func TestTableCF(t *testing.T) {
 	_, err = OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", "noleap.zarr")), TableOptions{})
 	if err == nil || !strings.Contains(err.Error(), "noleap") {
 		t.Fatalf("noleap: %v", err)
+	}
+}
+
+// Chunks zstd keeps raw (values with random low bits) are converted
+// straight from the stored frame, in pieces (zarr.ReadChunkFunc); the
+// columns equal those of the same values read whole and converted after
+// (chunks of 7, which no range takes chunk by chunk), in every unit, for
+// datetime64 and for CF int64 and int32 numbers (widened from the stored
+// frame), over ranges that start and end inside chunks, one or two chunks
+// at once; an element error counts from the start of the range.
+func TestReadStoredChunks(t *testing.T) {
+	ctx := context.Background()
+	// Chunks of 20 000 elements: two zstd blocks of 128 KiB and 28 KiB.
+	const n, chunk = 40000, 20000
+	r := rand.New(rand.NewPCG(11, 12))
+	values := make([]int64, n)
+	for i := range values {
+		values[i] = 1_600_000_000e9 + int64(i)*60e9 + r.Int64N(1e9) - 30_000e9*int64(i%3)
+		if i%97 == 5 {
+			values[i] = dtype.NaT
+		}
+	}
+	hours := make([]int64, n)
+	for i := range hours {
+		hours[i] = r.Int64N(1<<50) - 1<<49 // seconds hold them, nanoseconds few: as random as they can be
+	}
+	hours[36389] = 1 << 62 // overflows seconds (the int32 copy wraps it); in the second block of chunk 1
+	mk := func(m zarr.Metadata, chunk int64, codecs []zarr.Codec, vals []int64) *zarr.Array {
+		m.Format, m.Shape, m.ChunkShape, m.Codecs = 3, []int64{n}, []int64{chunk}, codecs
+		a, err := zarr.Create(ctx, zarr.NewMemory(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := a.ElementSize()
+		raw := make([]byte, a.ChunkBytes())
+		for c := int64(0); c*chunk < n; c++ {
+			clear(raw)
+			for i := range min(chunk, n-c*chunk) {
+				v := uint64(vals[c*chunk+i])
+				if size == 4 {
+					binary.LittleEndian.PutUint32(raw[4*i:], uint32(v))
+				} else {
+					binary.LittleEndian.PutUint64(raw[8*i:], v)
+				}
+			}
+			if _, err := a.WriteChunkRaw(ctx, []int64{c}, raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	le := zarr.BytesCodec{Endian: binary.LittleEndian}
+	zstd := []zarr.Codec{le, zarr.ZstdCodec{Level: 1}}
+	ns := zarr.Metadata{DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}, FillValue: dtype.NaT}
+	cf := func(size int) zarr.Metadata {
+		return zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Int, Size: size}, Attributes: []byte(`{"units": "hours since 1900-01-01"}`)}
+	}
+	int32Hours := make([]int64, n)
+	for i, h := range hours {
+		int32Hours[i] = int64(int32(h))
+	}
+	for _, c := range []struct {
+		name        string
+		stored, ref *zarr.Array
+		units       []dtype.Unit
+	}{
+		{"datetime64[ns]", mk(ns, chunk, zstd, values), mk(ns, 7, []zarr.Codec{le}, values), []dtype.Unit{dtype.Second, dtype.Millisecond, dtype.Microsecond, dtype.Nanosecond}},
+		{"CF int64 hours", mk(cf(8), chunk, zstd, hours), mk(cf(8), 7, []zarr.Codec{le}, hours), []dtype.Unit{dtype.Second, dtype.Millisecond, dtype.Microsecond, dtype.Nanosecond}},
+		{"CF int32 hours", mk(cf(4), chunk, zstd, int32Hours), mk(cf(4), 7, []zarr.Codec{le}, int32Hours), []dtype.Unit{dtype.Second, dtype.Millisecond, dtype.Microsecond, dtype.Nanosecond}},
+	} {
+		// The stored chunks are frames zstd kept raw, so they are read
+		// from the stored value: buf stays as it was.
+		buf := make([]byte, c.stored.ChunkBytes())
+		if _, _, err := c.stored.ReadChunkFunc(ctx, []int64{1}, buf, 8, func(int, []byte) error { return nil }); err != nil || slices.ContainsFunc(buf, func(b byte) bool { return b != 0 }) {
+			t.Fatalf("%s: chunk 1 was decoded into buf (%v): not a stored frame", c.name, err)
+		}
+		for _, u := range c.units {
+			for _, rg := range [][2]int64{{0, n}, {8, n - 8}, {chunk, chunk}, {1000, 30000}, {16384, n - 16384}} {
+				for _, par := range []int{1, 2} {
+					o := Options{Unit: u, Overflow: kernels.OverflowNaT, Parallel: par}
+					want, wst, err := Read(ctx, c.ref, []int64{rg[0]}, []int64{rg[1]}, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, gst, err := Read(ctx, c.stored, []int64{rg[0]}, []int64{rg[1]}, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !array.Equal(got, want) || gst != wst {
+						t.Fatalf("%s in %s, range %v, %d at once: stored chunks %+v, whole %+v", c.name, u, rg, par, gst, wst)
+					}
+					got.Release()
+					want.Release()
+				}
+			}
+		}
+	}
+	// 2^62 hours overflows seconds: element 36389 of the array.
+	a := mk(cf(8), chunk, zstd, hours)
+	_, _, err := Read(ctx, a, []int64{8}, []int64{n - 8}, Options{Unit: dtype.Second, Parallel: 2})
+	var ee *kernels.ElementError
+	if !errors.As(err, &ee) || ee.Index != 36389-8 {
+		t.Fatalf("overflow at element 36389 of the array, %d of the range: %v", 36389-8, err)
 	}
 }

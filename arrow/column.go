@@ -245,12 +245,20 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 				off := p.lo - start[0]
 				b := raw[8*off : 8*(p.hi-start[0])]
 				stored := b[:(p.hi-p.lo)*int64(size)]
-				_, err := a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, stored, zarr.RegionOptions{})
 				var st kernels.Stats
-				if err == nil {
-					st, err = k.Run(b, stored, bitmap[off/8:])
-					if err != nil {
+				var err error
+				if p.hi-p.lo == chunk && p.lo%chunk == 0 {
+					st, err = convertChunk(ctx, a, k, size, p.lo/chunk, b, stored, bitmap[off/8:])
+					if err != nil && !errors.As(err, new(*zarr.ChunkError)) {
 						err = fail(shiftIndex(err, int(off)))
+					}
+				} else {
+					_, err = a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, stored, zarr.RegionOptions{})
+					if err == nil {
+						st, err = k.Run(b, stored, bitmap[off/8:])
+						if err != nil {
+							err = fail(shiftIndex(err, int(off)))
+						}
 					}
 				}
 				mu.Lock()
@@ -277,6 +285,22 @@ send:
 		first = ctx.Err()
 	}
 	return total, first
+}
+
+// convertChunk reads chunk i of the 1-D array a into b (its values, 8
+// bytes each) and bitmap, converting with k as its bytes arrive
+// (ReadChunkFunc): stored bytes that need no decoding are converted
+// straight from the stored value, in pieces of whole bitmap bytes, and
+// others are decoded into stored (the start of b) and converted there.
+func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i int64, b, stored, bitmap []byte) (kernels.Stats, error) {
+	var total kernels.Stats
+	_, _, err := a.ReadChunkFunc(ctx, []int64{i}, stored, 8*size, func(off int, p []byte) error {
+		e, m := off/size, len(p)/size
+		st, err := k.Run(b[8*e:8*(e+m)], p, bitmap[e/8:])
+		total.Add(st)
+		return shiftIndex(err, e)
+	})
+	return total, err
 }
 
 // shiftIndex makes an element error's index count from the start of the

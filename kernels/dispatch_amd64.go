@@ -219,10 +219,11 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 	run := estFallback
 	for len(src)-n >= 8 {
 		var base, qbase uint64
+		blim := lim
 		if !fixed {
-			base, qbase = estBase(src[n:], dv, swapIn)
+			base, qbase, blim = estBase(src[n:], dv, swapIn, lim)
 		}
-		m, a, l := floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, lim, swapIn, swapOut)
+		m, a, l := floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut)
 		n, nat, lossy = n+m, nat+a, lossy+l
 		if len(src)-n < 8 {
 			break
@@ -271,10 +272,12 @@ func floorDivEstOrders(dst, src []uint64, bitmap []byte, d, inv, base, qbase, li
 	return floorDivEstSwapAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
 }
 
-// estBase returns floorDivEst's base and qbase for src: the first of its
-// first 8 elements that is not NaT, floored to a multiple of d, or 0 when
-// they are all NaT or the multiple is 2^62 or more from 0.
-func estBase(src []uint64, dv divisor, swapIn bool) (base, qbase uint64) {
+// estBase returns floorDivEst's base, qbase and lim for src: the first of
+// its first 8 elements that is not NaT, floored to a multiple of d, and
+// lim cut to 2^63-1-|base|, so that no value wraps into range (dates past
+// 2116 in nanoseconds are more than 2^62 from 0); base 0 and lim as given
+// when they are all NaT or the multiple does not fit an int64.
+func estBase(src []uint64, dv divisor, swapIn bool, lim uint64) (base, qbase, blim uint64) {
 	for _, w := range src[:min(len(src), 8)] {
 		if swapIn {
 			w = bits.ReverseBytes64(w)
@@ -283,13 +286,18 @@ func estBase(src []uint64, dv divisor, swapIn bool) (base, qbase uint64) {
 			continue
 		}
 		q := dv.floorQuo(int64(w))
-		b := q * int64(dv.d)
-		if b <= -1<<62 || b >= 1<<62 {
-			return 0, 0
+		d := int64(dv.d)
+		if q < math.MinInt64/d+1 { // q*d would be MinInt64 or less
+			return 0, 0, lim
 		}
-		return uint64(b), uint64(q)
+		b := q * d
+		mag := uint64(b)
+		if b < 0 {
+			mag = uint64(-b)
+		}
+		return uint64(b), uint64(q), min(lim, math.MaxInt64-mag)
 	}
-	return 0, 0
+	return 0, 0, lim
 }
 
 func mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi int64, swapIn, swapOut bool) (n, nat, lossy int) {

@@ -43,16 +43,20 @@ type estConfig struct {
 	lim   uint64
 }
 
-// estConfigs returns the bases of estBases with lim = min(2^50*d, 2^62),
-// and for d >= 2^13 (as floorDivEstimate calls it) base 0 with lim =
-// 2^63-1.
+// estConfigs returns the bases of estBases with lim = min(2^50*d, 2^62,
+// 2^63-1-|base|) (as estBase gives them), and for d >= 2^13 (as
+// floorDivEstimate calls it) base 0 with lim = 2^63-1.
 func estConfigs(d uint64, r *rand.Rand) []estConfig {
 	var cs []estConfig
 	if d >= 1<<13 {
 		cs = append(cs, estConfig{0, math.MaxInt64})
 	}
 	for _, qb := range estBases(d, r) {
-		cs = append(cs, estConfig{qb, estLim(d)})
+		mag := uint64(qb * int64(d))
+		if qb < 0 {
+			mag = -mag
+		}
+		cs = append(cs, estConfig{qb, min(estLim(d), math.MaxInt64-mag)})
 	}
 	return cs
 }
@@ -130,11 +134,14 @@ func checkBitmap(t *testing.T, where string, bitmap []byte, want []uint64, n int
 	}
 }
 
-// estBases returns qbase values for d: 0, small, and the largest with
-// |qbase*d| < 2^62, each sign.
+// estBases returns qbase values for d: 0, small, the largest with
+// |qbase*d| < 2^62, each sign, random ones, and bases from 2^62 to int64's
+// end (nanoseconds after 2116), where lim shrinks to what is left; the
+// first six (the edge tests take those) have two beyond 2^62.
 func estBases(d uint64, r *rand.Rand) []int64 {
 	top := int64((1<<62 - 1) / d)
-	qs := []int64{0, 1, -1, top, -top, top - 1, -top + 1}
+	end := int64(math.MaxInt64/d) - 1
+	qs := []int64{0, top + top/2, -end, 1, -1, top, -top, top - 1, -top + 1, top + 1, -top - 1, -top - top/2, end}
 	for range 3 {
 		qs = append(qs, r.Int64N(2*top+1)-top)
 	}

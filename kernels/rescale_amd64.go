@@ -235,8 +235,7 @@ func floorDivSwapAVX512(dst []uint64, src []uint64, d uint64, magic uint64, shif
 // validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
 // the non-NaT elements with a non-zero remainder. Every non-NaT source
 // value v among them has |v - base| <= lim (wrapping subtraction), where
-// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
-// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^50*d, 2^63-1-|base|);
 // inv is the float64 bits of 1/d rounded to nearest. It stops before the
 // first vector holding another value; dst may be src.
 //
@@ -248,8 +247,7 @@ func floorDivEstAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv 
 // validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
 // the non-NaT elements with a non-zero remainder. Every non-NaT source
 // value v among them has |v - base| <= lim (wrapping subtraction), where
-// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
-// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^50*d, 2^63-1-|base|);
 // inv is the float64 bits of 1/d rounded to nearest. It stops before the
 // first vector holding another value; dst may be src.
 // Source words are byte-swapped.
@@ -262,8 +260,7 @@ func floorDivEstSwapInAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64
 // validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
 // the non-NaT elements with a non-zero remainder. Every non-NaT source
 // value v among them has |v - base| <= lim (wrapping subtraction), where
-// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
-// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^50*d, 2^63-1-|base|);
 // inv is the float64 bits of 1/d rounded to nearest. It stops before the
 // first vector holding another value; dst may be src.
 // Destination words are byte-swapped.
@@ -276,8 +273,7 @@ func floorDivEstSwapOutAVX512(dst []uint64, src []uint64, bitmap []byte, d uint6
 // validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts
 // the non-NaT elements with a non-zero remainder. Every non-NaT source
 // value v among them has |v - base| <= lim (wrapping subtraction), where
-// base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and
-// lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);
+// base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^50*d, 2^63-1-|base|);
 // inv is the float64 bits of 1/d rounded to nearest. It stops before the
 // first vector holding another value; dst may be src.
 // Source and destination words are byte-swapped.

@@ -566,9 +566,9 @@ func floorDiv(isa gen.ISA, o order) {
 // 512-bit units run on port 0 only), and no second pass for the bitmap.
 //
 // With base = qbase*d (Go picks it near the data) and w = v - base (wrapping),
-// a lane is converted when |w| <= lim, lim <= min(2^50*d, 2^62) and |base| <
-// 2^62 (then a wrapped w is never in range), or base = 0 (nothing wraps)
-// and lim <= min(2^50*d, 2^63-1). x = float64(w) and y =
+// a lane is converted when |w| <= lim, lim <= min(2^50*d, 2^63-1-|base|):
+// a wrapped w is never in range, since |v - base| < 2^63 + |base| puts a
+// wrapped one more than 2^63-|base| from 0. x = float64(w) and y =
 // fma(x, inv, -0.5), inv = float64(1/d) rounded to nearest, differ from
 // w/d - 0.5 by at most 3*2^-53*|w/d| + 2^-54 < 0.4 for |w/d| <= 2^50, so
 // q0 = floor(y) (VCVTPD2QQ rounding down) is floor(w/d) or one less: r =
@@ -588,8 +588,7 @@ func floorDivEst(o order) {
 		"validity bits into bitmap[:n/8]; NaT is kept and counted, lossy counts",
 		"the non-NaT elements with a non-zero remainder. Every non-NaT source",
 		"value v among them has |v - base| <= lim (wrapping subtraction), where",
-		"base = qbase*d and 2 <= d <= 2^52, and either |base| < 2^62 and",
-		"lim <= min(2^50*d, 2^62), or base = 0 and lim <= min(2^50*d, 2^63-1);",
+		"base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^50*d, 2^63-1-|base|);",
 		"inv is the float64 bits of 1/d rounded to nearest. It stops before the",
 		"first vector holding another value; dst may be src.")
 	bm := Load(Param("bitmap").Base(), GP64())

@@ -12,19 +12,22 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // benchArray is a 1-D datetime64[ns] array of n elements, little-endian,
-// zstd level 1, in chunks of 1 Mi elements (8 MiB), in memory: one minute
-// apart with jitter, one NaT in 1000.
-func benchArray(b *testing.B, n int64, order binary.ByteOrder) *zarr.Array {
+// zstd level 1, in chunks of 1 Mi elements (8 MiB), in memory, one NaT in
+// 1000. With repeat 1 the values are a minute apart with up to a second
+// of jitter: zstd cannot compress them and keeps its blocks raw. With
+// repeat > 1 each hour is repeated that many times (a time coordinate
+// broadcast over stations): zstd compresses them to a few percent, and
+// decoding is real work.
+func benchArray(b *testing.B, n int64, repeat int64) *zarr.Array {
 	ctx := context.Background()
 	const chunk = 1 << 20
 	a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
 		Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT,
-		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: order}, zarr.ZstdCodec{Level: 1}}})
+		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +35,12 @@ func benchArray(b *testing.B, n int64, order binary.ByteOrder) *zarr.Array {
 	buf := make([]int64, chunk)
 	for c := int64(0); c*chunk < n; c++ {
 		for i := range buf {
-			buf[i] = 1_600_000_000e9 + (c*chunk+int64(i))*60e9 + r.Int64N(1e9)
+			j := c*chunk + int64(i)
+			if repeat == 1 {
+				buf[i] = 1_600_000_000e9 + j*60e9 + r.Int64N(1e9)
+			} else {
+				buf[i] = 1_600_000_000e9 + j/repeat*3600e9
+			}
 			if r.IntN(1000) == 0 {
 				buf[i] = dtype.NaT
 			}
@@ -50,8 +58,9 @@ func median(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-// BenchmarkColumn reads a 16 Mi-element (128 MiB) datetime64[ns] array as
-// an Arrow column, ns -> us (a floor divide) and ns -> ns (the values
+// BenchmarkColumn reads a 16 Mi-element (128 MiB) datetime64[ns] array
+// (jitter: zstd keeps it raw; hourly: zstd compresses it) as an Arrow
+// column, ns -> us (a floor divide) and ns -> ns (the values
 // kept, only the validity bitmap computed), each round next to the floor:
 // decoding the same chunks into a new buffer (ReadRegionRaw; new, as a
 // column's is) with as many chunks at once (par=1: one goroutine each,
@@ -65,98 +74,53 @@ func median(v []float64) float64 {
 func BenchmarkColumn(b *testing.B) {
 	ctx := context.Background()
 	const n = 16 << 20
-	a := benchArray(b, n, binary.LittleEndian)
-	for _, par := range []int{1, 2} {
-		b.Run(fmt.Sprintf("par=%d", par), func(b *testing.B) {
-			column := func(u dtype.Unit) func() {
-				return func() {
-					col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: u, Parallel: par})
-					if err != nil {
-						b.Fatal(err)
+	for _, data := range []struct {
+		name   string
+		repeat int64
+	}{{"jitter", 1}, {"hourly", 16}} {
+		a := benchArray(b, n, data.repeat)
+		for _, par := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/par=%d", data.name, par), func(b *testing.B) {
+				column := func(u dtype.Unit) func() {
+					return func() {
+						col, _, err := Read(ctx, a, []int64{0}, []int64{n}, Options{Unit: u, Parallel: par})
+						if err != nil {
+							b.Fatal(err)
+						}
+						col.Release()
 					}
-					col.Release()
 				}
-			}
-			runs := []func(){
-				func() {
-					floorBuf := make([]byte, 8*n)
-					if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{Parallel: par}); err != nil {
-						b.Fatal(err)
+				runs := []func(){
+					func() {
+						floorBuf := make([]byte, 8*n)
+						if _, err := a.ReadRegionRaw(ctx, []int64{0}, []int64{n}, floorBuf, zarr.RegionOptions{Parallel: par}); err != nil {
+							b.Fatal(err)
+						}
+					},
+					column(dtype.Microsecond),
+					column(dtype.Nanosecond),
+				}
+				var toUs, toNs []float64
+				took := make([]float64, len(runs))
+				round := 0
+				for b.Loop() {
+					for j := range runs {
+						k := (j + round) % len(runs)
+						runtime.GC()
+						t0 := time.Now()
+						runs[k]()
+						took[k] = time.Since(t0).Seconds()
 					}
-				},
-				column(dtype.Microsecond),
-				column(dtype.Nanosecond),
-			}
-			var toUs, toNs []float64
-			took := make([]float64, len(runs))
-			round := 0
-			for b.Loop() {
-				for j := range runs {
-					k := (j + round) % len(runs)
-					runtime.GC()
-					t0 := time.Now()
-					runs[k]()
-					took[k] = time.Since(t0).Seconds()
+					round++
+					toUs = append(toUs, took[1]/took[0])
+					toNs = append(toNs, took[2]/took[0])
 				}
-				round++
-				toUs = append(toUs, took[1]/took[0])
-				toNs = append(toNs, took[2]/took[0])
-			}
-			b.ReportMetric(median(toUs), "col-us-x")
-			b.ReportMetric(median(toNs), "col-ns-x")
-			b.SetBytes(8 * n)
-		})
-	}
-}
-
-// BenchmarkColumnPass times the conversion pass alone: each chunk of
-// BenchmarkColumn's array is decoded into a new buffer (as a column's
-// is), then converted ns -> us in place with the validity bitmap, the pass
-// Read runs right after each decode; and again decoded, then byte swapped
-// in place (an in-place pass with no arithmetic: what any pass over a
-// decoded chunk costs at least). pass-x and swap-x are the medians of the
-// per-round ratios of those passes' time to the decodes'.
-//
-//	cd arrow && go test -run '^$' -bench ColumnPass -benchtime 7x
-func BenchmarkColumnPass(b *testing.B) {
-	ctx := context.Background()
-	const n = 16 << 20
-	a := benchArray(b, n, binary.LittleEndian)
-	k, _, _, err := timeColumn(a, Options{Unit: dtype.Microsecond})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cb := int64(a.ChunkBytes())
-	var pass, swap []float64
-	for b.Loop() {
-		for _, c := range []struct {
-			run func(buf, bitmap []byte) error
-			out *[]float64
-		}{
-			{func(buf, bitmap []byte) error { _, err := k.Run(buf, buf, bitmap); return err }, &pass},
-			{func(buf, _ []byte) error { return kernels.ByteSwap(buf, buf) }, &swap},
-		} {
-			raw, bitmap := make([]byte, 8*n), make([]byte, n/8)
-			var dec, run time.Duration
-			for i := range a.NumChunks() {
-				buf := raw[i*cb : (i+1)*cb]
-				t0 := time.Now()
-				if _, _, err := a.ReadChunkRaw(ctx, []int64{i}, buf); err != nil {
-					b.Fatal(err)
-				}
-				t1 := time.Now()
-				if err := c.run(buf, bitmap[i*cb/64:]); err != nil {
-					b.Fatal(err)
-				}
-				run += time.Since(t1)
-				dec += t1.Sub(t0)
-			}
-			*c.out = append(*c.out, run.Seconds()/dec.Seconds())
+				b.ReportMetric(median(toUs), "col-us-x")
+				b.ReportMetric(median(toNs), "col-ns-x")
+				b.SetBytes(8 * n)
+			})
 		}
 	}
-	b.ReportMetric(median(pass), "pass-x")
-	b.ReportMetric(median(swap), "swap-x")
-	b.SetBytes(8 * n)
 }
 
 // BenchmarkExportParquet exports a table of a 64 Mi-element array (512
@@ -167,7 +131,7 @@ func BenchmarkColumnPass(b *testing.B) {
 func BenchmarkExportParquet(b *testing.B) {
 	ctx := context.Background()
 	const n = 64 << 20
-	a := benchArray(b, n, binary.LittleEndian)
+	a := benchArray(b, n, 1)
 	store := zarr.NewMemory()
 	// A group holding the array as "time".
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {

@@ -496,12 +496,14 @@ func TestTableCF(t *testing.T) {
 // columns equal those of the same values read whole and converted after
 // (chunks of 7, which no range takes chunk by chunk), in every unit, for
 // datetime64 and for CF int64 and int32 numbers (widened from the stored
-// frame), over ranges that start and end inside chunks, one or two chunks
-// at once; an element error counts from the start of the range.
+// frame), over ranges that start and end inside chunks and blocks, and in
+// the edge chunk, one or two chunks at once; an element error counts from
+// the start of the range.
 func TestReadStoredChunks(t *testing.T) {
 	ctx := context.Background()
-	// Chunks of 20 000 elements: two zstd blocks of 128 KiB and 28 KiB.
-	const n, chunk = 40000, 20000
+	// Chunks of 20 000 elements: two zstd blocks of 128 KiB and 28 KiB;
+	// the last chunk is an edge chunk of 5000.
+	const n, chunk = 45000, 20000
 	r := rand.New(rand.NewPCG(11, 12))
 	values := make([]int64, n)
 	for i := range values {
@@ -565,7 +567,8 @@ func TestReadStoredChunks(t *testing.T) {
 			t.Fatalf("%s: chunk 1 was decoded into buf (%v): not a stored frame", c.name, err)
 		}
 		for _, u := range c.units {
-			for _, rg := range [][2]int64{{0, n}, {8, n - 8}, {chunk, chunk}, {1000, 30000}, {16384, n - 16384}} {
+			for _, rg := range [][2]int64{{0, n}, {8, n - 8}, {chunk, chunk}, {1000, 30000}, {16384, n - 16384},
+				{24, 64}, {chunk - 8, 16}, {16376, 24}, {2 * chunk, n - 2*chunk}, {n - 8, 8}} {
 				for _, par := range []int{1, 2} {
 					o := Options{Unit: u, Overflow: kernels.OverflowNaT, Parallel: par}
 					want, wst, err := Read(ctx, c.ref, []int64{rg[0]}, []int64{rg[1]}, o)

@@ -198,15 +198,14 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 	return array.MakeFromData(data), st, nil
 }
 
-// readConverted reads the box into raw and converts it in place with k,
-// writing the validity bitmap. A 1-D range is done chunk by chunk, each
-// converted right after it is decoded, while it is still in cache, and
-// up to parallel chunks at once; other boxes are read whole, then
-// converted.
+// readConverted reads the box into raw and converts it with k, writing
+// the validity bitmap. A 1-D range is done chunk by chunk, up to parallel
+// chunks at once, each converted as its bytes are read (convertChunk);
+// other boxes are read whole, then converted.
 func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, start, shape []int64, raw, bitmap []byte, parallel int) (kernels.Stats, error) {
 	fail := func(err error) error { return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err) }
 	chunk := a.ChunkShape()[0]
-	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 || shape[0] <= chunk {
+	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 {
 		stored := raw[:len(raw)/8*size]
 		if _, err := a.ReadRegionRaw(ctx, start, shape, stored, zarr.RegionOptions{Parallel: parallel}); err != nil {
 			return kernels.Stats{}, err
@@ -241,25 +240,21 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var scratch []byte // a chunk, for those the range takes part of
 			for p := range next {
 				off := p.lo - start[0]
 				b := raw[8*off : 8*(p.hi-start[0])]
-				stored := b[:(p.hi-p.lo)*int64(size)]
-				var st kernels.Stats
-				var err error
-				if p.hi-p.lo == chunk && p.lo%chunk == 0 {
-					st, err = convertChunk(ctx, a, k, size, p.lo/chunk, b, stored, bitmap[off/8:])
-					if err != nil && !errors.As(err, new(*zarr.ChunkError)) {
-						err = fail(shiftIndex(err, int(off)))
+				c0 := p.lo / chunk * chunk
+				buf := b[:(p.hi-p.lo)*int64(size)]
+				if p.lo != c0 || p.hi-c0 != chunk {
+					if scratch == nil {
+						scratch = make([]byte, a.ChunkBytes())
 					}
-				} else {
-					_, err = a.ReadRegionRaw(ctx, []int64{p.lo}, []int64{p.hi - p.lo}, stored, zarr.RegionOptions{})
-					if err == nil {
-						st, err = k.Run(b, stored, bitmap[off/8:])
-						if err != nil {
-							err = fail(shiftIndex(err, int(off)))
-						}
-					}
+					buf = scratch
+				}
+				st, err := convertChunk(ctx, a, k, size, p.lo/chunk, int(p.lo-c0), int(p.hi-c0), b, buf, bitmap[off/8:])
+				if err != nil && !errors.As(err, new(*zarr.ChunkError)) {
+					err = fail(shiftIndex(err, int(off)))
 				}
 				mu.Lock()
 				total.Add(st)
@@ -287,18 +282,26 @@ send:
 	return total, first
 }
 
-// convertChunk reads chunk i of the 1-D array a into b (its values, 8
-// bytes each) and bitmap, converting with k as its bytes arrive
-// (ReadChunkFunc): stored bytes that need no decoding are converted
-// straight from the stored value, in pieces of whole bitmap bytes, and
-// others are decoded into stored (the start of b) and converted there.
-func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i int64, b, stored, bitmap []byte) (kernels.Stats, error) {
+// convertChunk converts elements [lo, hi) of chunk i of the 1-D array a
+// into b (8 bytes each) and bitmap, as ReadChunkFunc hands the chunk's
+// bytes on: stored bytes that need no decoding straight from the stored
+// value, in pieces of whole bitmap bytes (lo is a multiple of 8), others
+// once decoded into buf (ChunkBytes; the start of b when the range takes
+// the whole chunk, which is then converted in place). Element errors
+// count from lo.
+func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i int64, lo, hi int, b, buf, bitmap []byte) (kernels.Stats, error) {
 	var total kernels.Stats
-	_, _, err := a.ReadChunkFunc(ctx, []int64{i}, stored, 8*size, func(off int, p []byte) error {
-		e, m := off/size, len(p)/size
-		st, err := k.Run(b[8*e:8*(e+m)], p, bitmap[e/8:])
+	_, _, err := a.ReadChunkFunc(ctx, []int64{i}, buf, 8*size, func(off int, p []byte) error {
+		// The piece's elements [e, f), clipped to [lo, hi).
+		at := off / size
+		e, f := max(at, lo), min(at+len(p)/size, hi)
+		if e >= f {
+			return nil
+		}
+		p = p[(e-at)*size : (f-at)*size]
+		st, err := k.Run(b[8*(e-lo):8*(f-lo)], p, bitmap[(e-lo)/8:])
 		total.Add(st)
-		return shiftIndex(err, e)
+		return shiftIndex(err, e-lo)
 	})
 	return total, err
 }

@@ -10,8 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -130,10 +134,31 @@ func export(t *testing.T, store zarr.Store, f ExportFormat, name string, batch i
 }
 
 // DuckDB reads dt64's Parquet export with the source's row count, null
-// count, extremes and sum of epoch values, and the numeric columns'.
+// count, extremes and sum of epoch values, and the numeric columns'; the
+// integer columns (time, count) are delta-encoded, the float one is not.
 func TestDuckDBReadsParquet(t *testing.T) {
 	store, times, temps, counts := interopGroup(t)
 	out := export(t, store, Parquet, "ds.parquet", 256)
+	pf, err := file.OpenParquetFile(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := pf.MetaData()
+	for g := range md.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for c := range rg.NumColumns() {
+			cc, err := rg.ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := cc.PathInSchema().String()
+			delta := slices.Contains(cc.Encodings(), parquet.Encodings.DeltaBinaryPacked)
+			if delta != (name != "temp") {
+				t.Errorf("row group %d, column %s: encodings %v", g, name, cc.Encodings())
+			}
+		}
+	}
+	pf.Close()
 	var got struct {
 		Rows    string
 		Columns map[string]struct{ Type, Nulls, Min, Max, Sum string }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
-	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -142,7 +141,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 	}
 	// The CF unit itself when every value is exact in it, as transcode
 	// decodes; then the coarsest Arrow unit exact for that.
-	to, at, err := ColumnType(transcode.DefaultCFUnit(t), o.Unit)
+	to, at, err := ColumnType(t.DefaultType(), o.Unit)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 	}

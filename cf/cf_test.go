@@ -267,3 +267,32 @@ func TestCalendars(t *testing.T) {
 		}
 	}
 }
+
+// DefaultType: a CF time's own unit where every value is exact in it,
+// else nanoseconds.
+func TestDefaultType(t *testing.T) {
+	for _, c := range []struct {
+		attrs  string
+		stored Stored
+		want   dtype.Unit
+	}{
+		{`{"units": "hours since 1900-01-01"}`, Stored{Kind: StoredInt, Size: 8}, dtype.Hour},
+		{`{"units": "days since 1500-01-01", "calendar": "standard"}`, Stored{Kind: StoredInt, Size: 4}, dtype.Day},
+		{`{"units": "hours since 1900-01-01 00:30"}`, Stored{Kind: StoredInt, Size: 8}, dtype.Nanosecond},
+		{`{"units": "seconds since 2000-01-01T00:00:00+01:00"}`, Stored{Kind: StoredUint, Size: 2}, dtype.Second},
+		{`{"units": "hours since 1900-01-01 00:00:00+00:30"}`, Stored{Kind: StoredInt, Size: 8}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01"}`, Stored{Kind: StoredFloat, Size: 8}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01", "scale_factor": 0.5}`, Stored{Kind: StoredInt, Size: 2}, dtype.Nanosecond},
+		{`{"units": "hours since 1900-01-01", "scale_factor": 2, "add_offset": 1}`, Stored{Kind: StoredInt, Size: 2}, dtype.Hour},
+		{`{"units": "weeks since 1970-01-01"}`, Stored{Kind: StoredInt, Size: 8}, dtype.Week},
+		{`{"units": "weeks since 1970-01-02"}`, Stored{Kind: StoredInt, Size: 8}, dtype.Nanosecond},
+	} {
+		tm, err := ParseAttributes(json.RawMessage(c.attrs), c.stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tm.DefaultType(); got.Unit != c.want || got.Scale != 1 {
+			t.Errorf("%s %s: %s, want %s", c.attrs, c.stored, got, c.want)
+		}
+	}
+}

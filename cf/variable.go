@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/zarr-dt64/dt64/dtype"
 )
 
 // StoredKind is how CF time numbers are stored: signed or unsigned
@@ -66,6 +68,24 @@ type Time struct {
 	// one as it is, a float as the float64 bits of its value. NaN is
 	// always missing and is not listed.
 	Missing []uint64
+}
+
+// DefaultType is the datetime64 type t's values decode to unless the
+// caller picks one: its own unit when every value decodes exactly in it
+// (integers, no fractional packing, a reference that is a whole number of
+// the unit since the epoch), else nanoseconds.
+func (t *Time) DefaultType() dtype.DataType {
+	ns := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
+	own := dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1}
+	whole := func(r *big.Rat) bool { return r == nil || r.IsInt() }
+	if t.Stored.Kind == StoredFloat || !whole(t.Packing.Scale) || !whole(t.Packing.Offset) {
+		return ns
+	}
+	sec, err := unitSeconds(own)
+	if err != nil || !whole(new(big.Rat).Quo(t.Units.Reference, sec)) {
+		return ns
+	}
+	return own
 }
 
 // ParseAttributes reads the CF time description of a variable stored as

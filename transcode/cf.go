@@ -33,23 +33,6 @@ var cfAttributes = []string{"units", "calendar", "_FillValue", "missing_value", 
 // datetime64 counts themselves.
 const cfReference = "1970-01-01 00:00:00"
 
-// DefaultCFUnit is the datetime64 type a CF source decodes to when
-// Options.Unit is not given: its own unit when every value decodes
-// exactly in it (integers, no fractional packing, a reference that is a
-// whole number of the unit since the epoch), else nanoseconds.
-func DefaultCFUnit(t *cf.Time) dtype.DataType {
-	ns := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
-	own := dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1}
-	whole := func(r *big.Rat) bool { return r == nil || r.IsInt() }
-	if t.Stored.Kind == cf.StoredFloat || !whole(t.Packing.Scale) || !whole(t.Packing.Offset) {
-		return ns
-	}
-	if !whole(new(big.Rat).Quo(t.Units.Reference, unitSeconds(own))) {
-		return ns
-	}
-	return own
-}
-
 // unitSeconds is the length of one count of d in seconds (d has a fixed
 // length: not Y, M or generic).
 func unitSeconds(d dtype.DataType) *big.Rat {
@@ -172,13 +155,13 @@ type cfSide struct {
 }
 
 // cfSourceAsTime is the metadata of the datetime64 array decoding the CF
-// source (metadata sm, description t) makes: DefaultCFUnit, NaT as the
+// source (metadata sm, description t) makes: t.DefaultType(), NaT as the
 // fill value, the CF attributes dropped. destMetadata derives the
 // destination from it as from a datetime64 source.
 func cfSourceAsTime(sm zarr.Metadata, t *cf.Time, o *Options) (zarr.Metadata, error) {
 	m := sm.Clone()
 	m.Numeric, m.NumericFill, m.FillNull = zarr.NumericType{}, [2]uint64{}, false
-	m.DataType, m.FillValue = DefaultCFUnit(t), dtype.NaT
+	m.DataType, m.FillValue = t.DefaultType(), dtype.NaT
 	attrs, err := editAttributes(sm.Attributes, nil)
 	if err != nil {
 		return m, err

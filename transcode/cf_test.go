@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
@@ -445,33 +444,6 @@ func TestCFPaddingAndErrors(t *testing.T) {
 	}
 	if err == nil {
 		t.Error("a resume with other CF units went on")
-	}
-}
-
-func TestDefaultCFUnit(t *testing.T) {
-	for _, c := range []struct {
-		attrs  string
-		stored cf.Stored
-		want   dtype.Unit
-	}{
-		{`{"units": "hours since 1900-01-01"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Hour},
-		{`{"units": "days since 1500-01-01", "calendar": "standard"}`, cf.Stored{Kind: cf.StoredInt, Size: 4}, dtype.Day},
-		{`{"units": "hours since 1900-01-01 00:30"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
-		{`{"units": "seconds since 2000-01-01T00:00:00+01:00"}`, cf.Stored{Kind: cf.StoredUint, Size: 2}, dtype.Second},
-		{`{"units": "hours since 1900-01-01 00:00:00+00:30"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
-		{`{"units": "hours since 1900-01-01"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8}, dtype.Nanosecond},
-		{`{"units": "hours since 1900-01-01", "scale_factor": 0.5}`, cf.Stored{Kind: cf.StoredInt, Size: 2}, dtype.Nanosecond},
-		{`{"units": "hours since 1900-01-01", "scale_factor": 2, "add_offset": 1}`, cf.Stored{Kind: cf.StoredInt, Size: 2}, dtype.Hour},
-		{`{"units": "weeks since 1970-01-01"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Week},
-		{`{"units": "weeks since 1970-01-02"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, dtype.Nanosecond},
-	} {
-		tm, err := cf.ParseAttributes(json.RawMessage(c.attrs), c.stored)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := transcode.DefaultCFUnit(tm); got.Unit != c.want || got.Scale != 1 {
-			t.Errorf("%s %s: %s, want %s", c.attrs, c.stored, got, c.want)
-		}
 	}
 }
 

@@ -25,7 +25,7 @@
 // "<unit> since <date>", zarr.Array.CFTime) is decoded exactly
 // (kernels.CFDecoder) as its chunks are read, widened in place to 8 bytes
 // an element in the region buffer; the destination is a datetime64 array
-// of Options.Unit or DefaultCFUnit, fill value NaT, without the CF
+// of Options.Unit or cf.Time.DefaultType, fill value NaT, without the CF
 // attributes. Options.CF writes the destination CF-encoded instead
 // (kernels.CFEncoder): int64 counts of Options.CFUnits, by default of the
 // destination unit since 1970-01-01, with NaT as _FillValue;

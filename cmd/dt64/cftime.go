@@ -9,7 +9,6 @@ import (
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
-	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -47,11 +46,11 @@ func (v *cfView) decode(a *zarr.Array, coords []int64, raw []byte) ([]byte, erro
 
 // openCF returns the CF time description of a numeric array and the
 // datetime64 type inspect shows it in: the transcode default
-// (transcode.DefaultCFUnit), or the CF unit itself when values overflow
+// (cf.Time.DefaultType), or the CF unit itself when values overflow
 // that (a float "days since 1500-01-01" array of 16th-century dates has
 // no nanosecond form).
 func cfTypes(t *cf.Time) []dtype.DataType {
-	def := transcode.DefaultCFUnit(t)
+	def := t.DefaultType()
 	own := dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1}
 	if def == own {
 		return []dtype.DataType{def}

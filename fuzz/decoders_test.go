@@ -232,8 +232,9 @@ func (s *boundedStore) List(ctx context.Context, prefix string) ([]string, error
 // byte is optionally corrupted. Every read is an error wrapping a zarr
 // sentinel inside a *zarr.ChunkError, or a result that writes back and reads
 // back identically; a read of an uncorrupted chunk returns what was written;
-// a corruption under a final crc32c is always detected; and no read
-// allocates more than decodeBound.
+// a corruption under a final crc32c is always detected; no read
+// allocates more than decodeBound; and ReadChunkFunc hands on the same
+// bytes or fails the same.
 func FuzzChunkDecode(f *testing.F) {
 	// Warm up package-level state (the shared zstd decoder) outside the
 	// measured reads.
@@ -300,6 +301,20 @@ func FuzzChunkDecode(f *testing.F) {
 		}
 		dst := make([]byte, 8*n)
 		order, present, alloc, err := readMeasured(a, dst)
+		// ReadChunkFunc hands on the same bytes (in aligned pieces, from
+		// the stored value where it only holds them), or fails the same.
+		align := 8 * (1 + int(mode>>1&7))
+		var pieces []byte
+		_, fpresent, ferr := a.ReadChunkFunc(ctx, make([]int64, len(a.Shape())), make([]byte, 8*n), align, func(off int, p []byte) error {
+			if off != len(pieces) || off%align != 0 {
+				t.Fatalf("%s: ReadChunkFunc piece at %d after %d bytes (align %d)", dc.describe, off, len(pieces), align)
+			}
+			pieces = append(pieces, p...)
+			return nil
+		})
+		if (ferr == nil) != (err == nil) || err == nil && (fpresent != present || !bytes.Equal(pieces, dst)) {
+			t.Fatalf("%s: ReadChunkFunc: %v, present %v, equal %v; ReadChunkRaw: %v, present %v", dc.describe, ferr, fpresent, bytes.Equal(pieces, dst), err, present)
+		}
 		if alloc > decodeBound(a) && !raceEnabled {
 			t.Fatalf("%s: reading a %d-byte chunk allocated %d bytes (err %v)", dc.describe, 8*n, alloc, err)
 		}

@@ -41,7 +41,11 @@
 // native int64 values (time arrays only); ReadChunkRaw leaves the
 // elements (8 bytes for time types, ElementSize for any) in their stored
 // byte order (returned), so a transcoding kernel can swap bytes in the
-// same pass that converts units. Buffers inside the codecs come from
+// same pass that converts units. ReadChunkFunc hands those bytes to a
+// caller's pass in pieces instead, read from the stored value itself when
+// the codecs only store them (no compressor, or zstd frames of raw
+// blocks, which dt64 reads without klauspost's decoder), so that a
+// conversion reads them once. Buffers inside the codecs come from
 // pools, so a worker reading chunk after chunk allocates nothing
 // proportional to the chunk size once warm. Chunks not in the store read
 // as the fill value; WriteChunk does not store chunks that are entirely the

@@ -159,11 +159,14 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 // CF array's missing values), and the values clamped, made null or
 // floored. The caller releases the column.
 //
-// The chunks are decoded straight into the column's value buffer, and
-// converted there in place in one pass that also writes the validity
-// bitmap (a CF array's narrower stored numbers are widened in place);
-// where the stored values are little-endian int64 of the column's unit
-// that pass only finds the NaT.
+// One pass converts the values and writes the validity bitmap (a CF
+// array's narrower stored numbers are widened). Where a chunk's codecs
+// only store its bytes (zstd that kept its blocks raw, or no compressor)
+// the pass reads them from the stored value into the column
+// (zarr.Array.ReadChunkFunc); other chunks are decoded into the column's
+// value buffer and converted there in place. Where the stored values are
+// little-endian int64 of the column's unit the pass only copies and
+// finds the NaT.
 func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (arrow.Array, kernels.Stats, error) {
 	k, size, at, err := timeColumn(a, o)
 	if err != nil {

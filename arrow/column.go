@@ -165,8 +165,8 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 // the pass reads them from the stored value into the column
 // (zarr.Array.ReadChunkFunc); other chunks are decoded into the column's
 // value buffer and converted there in place. Where the stored values are
-// little-endian int64 of the column's unit the pass only copies and
-// finds the NaT.
+// little-endian int64 of the column's unit the pass only finds the NaT
+// (copying the values, when it reads them from a stored value).
 func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (arrow.Array, kernels.Stats, error) {
 	k, size, at, err := timeColumn(a, o)
 	if err != nil {

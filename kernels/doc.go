@@ -61,8 +61,11 @@
 //	validitySIMD(bitmap []byte, src []uint64, swap bool) (n, nat int)   // n%8 == 0
 //	minMaxSIMD(src []uint64, swap bool) (n int, min, max int64)
 //
-// Misaligned []byte input goes through a 4 KiB aligned staging buffer
-// (stage, primitives.go).
+// A misaligned []byte source is read in place where the host loads
+// words from any address (srcWordsOf, memory.go: a stored value's bytes
+// lie wherever its header ends); elsewhere, and for a misaligned
+// destination, it goes through a 4 KiB aligned staging buffer (stage,
+// primitives.go).
 //
 // The rescale and calendar hooks slot into Transcoder.runBlock, one per
 // op, ahead of the generic loop of the same name and with its contract:

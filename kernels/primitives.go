@@ -6,7 +6,8 @@ import "unsafe"
 // each entry point checks lengths, views an 8-byte aligned []byte as words,
 // cuts the words into blocks of at most blockWords elements, lets the
 // platform hook do what it can and finishes every block with the generic
-// code. []byte inputs that are not 8-byte aligned go through a stage.
+// code. []byte inputs that are not 8-byte aligned go through a stage
+// (sources only where the host needs aligned loads: srcWordsOf).
 
 // blockWords bounds the elements per hook call (64 KiB), so an assembly
 // loop never runs long enough to delay goroutine preemption noticeably.

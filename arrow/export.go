@@ -19,9 +19,9 @@ type ExportFormat uint8
 const (
 	// Parquet: zstd-compressed column chunks, integer columns (times
 	// among them) delta-encoded (DELTA_BINARY_PACKED), timestamps
-	// annotated with their unit (not adjusted to UTC: NumPy's datetimes are naive;
-	// Parquet has no seconds, so a seconds column is stored in ms),
-	// durations as int64 with the Arrow schema stored so that Arrow
+	// annotated with their unit (not adjusted to UTC: NumPy's datetimes
+	// are naive; Parquet has no seconds, so a seconds column is stored in
+	// ms), durations as int64 with the Arrow schema stored so that Arrow
 	// readers get durations back.
 	Parquet ExportFormat = iota + 1
 	// IPC is the Arrow IPC file format (not the stream format).
@@ -60,10 +60,10 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		}
 		// No dictionary pages: time columns are nearly all distinct values,
 		// for which arrow-go builds a dictionary only to drop it. Integer
-		// columns (times among them) are delta-encoded, which every
-		// Parquet reader reads: for timestamps a minute apart with jitter
-		// the file is 0.34 of the raw values instead of 0.60 (PLAIN, then
-		// zstd), and written 1.8 times as fast (BenchmarkExportParquet).
+		// columns (times among them) are delta-encoded, a standard Parquet
+		// encoding (DuckDB reads it: TestDuckDBReadsParquet): smaller and
+		// faster to write than PLAIN pages for timestamps (the README has
+		// BenchmarkExportParquet's figures).
 		opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
 			parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem)}
 		for _, f := range r.Schema().Fields() {

@@ -330,27 +330,18 @@ func (k *cfKernel) run(dst, src, validity []byte) (Stats, error) {
 			err = k.runWords(dw, sw, validity, 0, k.swapIn, k.swapOut, &acc)
 			return acc.stats(), err
 		}
-		// As Transcoder.Run: an aligned dst is written directly.
 		var s stage
 		for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
 			var vb []byte
 			if validity != nil {
 				vb = validity[first/8:]
 			}
-			out := w
-			if dok {
-				out = dw[first : first+len(w)]
-			}
-			err = k.runWords(out, w, vb, first, k.swapIn, k.swapOut, &acc)
+			err = k.runWords(s.into(dw, dok, w), w, vb, first, k.swapIn, k.swapOut, &acc)
 			if err != nil {
-				if !dok {
-					s.store(dst, acc.elements-first)
-				}
+				s.put(dst, dok, acc.elements-first)
 				return acc.stats(), err
 			}
-			if !dok {
-				s.store(dst, len(w))
-			}
+			s.put(dst, dok, len(w))
 		}
 		return acc.stats(), nil
 	}

@@ -5,7 +5,6 @@ package kernels
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -72,7 +71,7 @@ func estConfigs(d uint64, r *rand.Rand) []estConfig {
 func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, swapIn, swapOut, inPlace, short bool) {
 	t.Helper()
 	base := qbase * int64(dv.d)
-	src := make([]uint64, len(vals))
+	src := hookWords(vals, swapIn)
 	bitmap := make([]byte, (len(vals)+7)/8)
 	if short {
 		bitmap = bitmap[:len(bitmap)/2]
@@ -81,13 +80,10 @@ func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, s
 		bitmap[i] = 0xa5
 	}
 	stop := min(len(vals), 8*len(bitmap))
-	for i, v := range vals {
-		if v != math.MinInt64 && uint64(v)-uint64(base)+lim > 2*lim && i < stop {
+	for i, v := range vals[:stop] {
+		if v != math.MinInt64 && uint64(v)-uint64(base)+lim > 2*lim {
 			stop = i
-		}
-		src[i] = uint64(v)
-		if swapIn {
-			src[i] = bits.ReverseBytes64(src[i])
+			break
 		}
 	}
 	dst, hookSrc := hookBuffers(src, inPlace)
@@ -308,13 +304,7 @@ func TestFloorDivSIMDClustered(t *testing.T) {
 // whole vector on AVX-512, none elsewhere.
 func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64, swapIn, swapOut, inPlace bool) {
 	t.Helper()
-	src := make([]uint64, len(vals))
-	for i, v := range vals {
-		src[i] = uint64(v)
-		if swapIn {
-			src[i] = bits.ReverseBytes64(src[i])
-		}
-	}
+	src := hookWords(vals, swapIn)
 	dst, hookSrc := hookBuffers(src, inPlace)
 	bitmap := make([]byte, (len(vals)+7)/8)
 	for i := range bitmap {

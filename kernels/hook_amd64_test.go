@@ -1,10 +1,25 @@
 package kernels
 
-import "testing"
+import (
+	"math/bits"
+	"testing"
+)
 
 // hookSentinel fills the destination of a hook called out of place: what
 // the hook must not write (past the n it reports) still holds it after.
 const hookSentinel = 0x5a5a5a5a5a5a5a5a
+
+// hookWords returns vals as a hook's source words, byte-swapped with swap.
+func hookWords(vals []int64, swap bool) []uint64 {
+	src := make([]uint64, len(vals))
+	for i, v := range vals {
+		src[i] = uint64(v)
+		if swap {
+			src[i] = bits.ReverseBytes64(src[i])
+		}
+	}
+	return src
+}
 
 // hookBuffers returns the destination of a hook test and the source the
 // hook is to read: for an in-place call a copy of src, read and written

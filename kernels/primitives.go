@@ -53,6 +53,24 @@ func (s *stage) store(dst []byte, done int) {
 	copy(dst[s.off:s.off+8*done], s.bytes())
 }
 
+// into is where the current piece w is converted: straight into dst's
+// own words dw when dst is aligned (dok; then dst is not src, which would
+// be misaligned too), else in the stage, for put to store.
+func (s *stage) into(dw []uint64, dok bool, w []uint64) []uint64 {
+	if dok {
+		return dw[s.off/8 : s.end/8]
+	}
+	return w
+}
+
+// put stores the first done words of the current piece converted by into
+// in dst (nothing when into gave dst's own words).
+func (s *stage) put(dst []byte, dok bool, done int) {
+	if !dok {
+		s.store(dst, done)
+	}
+}
+
 func (s *stage) bytes() []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s.buf)), stageWords*8)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -113,13 +112,7 @@ func (c rescaleCase) String() string { return fmt.Sprintf("%d/%d", c.num, c.den)
 // inPlace runs the hook with dst == src.
 func (c rescaleCase) check(t *testing.T, ri rescaleImpl, vals []int64, swapIn, swapOut, inPlace bool) {
 	t.Helper()
-	src := make([]uint64, len(vals))
-	for i, v := range vals {
-		src[i] = uint64(v)
-		if swapIn {
-			src[i] = bits.ReverseBytes64(src[i])
-		}
-	}
+	src := hookWords(vals, swapIn)
 	dst, hookSrc := hookBuffers(src, inPlace)
 	p := &c.p
 	var n, nat, lossy int

@@ -186,30 +186,20 @@ func (t *Transcoder) Run(dst, src []byte, validity []byte) (Stats, error) {
 		err = t.runWords(dw, sw, validity, 0, t.swapIn, t.swapOut, &acc)
 		return acc.stats(), err
 	}
-	// A misaligned side goes through a stage. An aligned dst is written
-	// directly (src is a stored value's bytes after a header, say): one
-	// pass less than storing the stage, and dst is never src here, which
-	// would be misaligned too.
+	// A misaligned side goes through a stage (an aligned dst is written
+	// directly: stage.into).
 	var s stage
 	for w, first, ok := s.next(src); ok; w, first, ok = s.next(src) {
 		var vb []byte
 		if validity != nil {
 			vb = validity[first/8:]
 		}
-		out := w
-		if dok {
-			out = dw[first : first+len(w)]
-		}
-		err = t.runWords(out, w, vb, first, t.swapIn, t.swapOut, &acc)
+		err = t.runWords(s.into(dw, dok, w), w, vb, first, t.swapIn, t.swapOut, &acc)
 		if err != nil {
-			if !dok {
-				s.store(dst, acc.elements-first) // keep the converted prefix
-			}
+			s.put(dst, dok, acc.elements-first) // keep the converted prefix
 			return acc.stats(), err
 		}
-		if !dok {
-			s.store(dst, len(w))
-		}
+		s.put(dst, dok, len(w))
 	}
 	return acc.stats(), nil
 }
@@ -263,7 +253,7 @@ func (t *Transcoder) runWords(dst, src []uint64, validity []byte, base int, swap
 	// fused is where the validity bits are still to be written: a floor
 	// divide's hook writes those of the elements it converts (it never
 	// stops before an element, so only a tail shorter than a vector is
-	// left to the generic loop and byProducts).
+	// left to the generic loop and byProducts), a copy those of its block.
 	fused := 0
 	// byProducts computes validity (from fused on) and min/max of the
 	// output dst[lo:hi] while it is in L1.

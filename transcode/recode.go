@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -133,7 +134,8 @@ func (c *copyJob) toDestinationOrder(raw []byte, order binary.ByteOrder) {
 	}
 }
 
-// swapEach reverses the bytes of each unit-byte element of b (0: none).
+// swapEach reverses the bytes of each unit-byte element of b (0: none);
+// 8-byte elements by the kernels' byte swap.
 func swapEach(b []byte, unit int) {
 	switch unit {
 	case 2:
@@ -145,9 +147,7 @@ func swapEach(b []byte, unit int) {
 			binary.LittleEndian.PutUint32(b[i:], bits.ReverseBytes32(binary.LittleEndian.Uint32(b[i:])))
 		}
 	case 8:
-		for i := 0; i+8 <= len(b); i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(b[i:])))
-		}
+		kernels.ByteSwap(b, b) // a chunk is whole elements: no length error
 	}
 }
 

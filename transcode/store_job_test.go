@@ -57,6 +57,22 @@ func runStore(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) (tran
 	return j.Run(ctx)
 }
 
+// runVerified runs a store job and verifies the destination, failing the
+// test on any error.
+func runVerified(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) {
+	t.Helper()
+	j, err := transcode.NewStore(ctx, src, dst, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // failingStore fails every Set after the first n, like a process killed
 // there (Set is atomic on a directory store).
 type failingStore struct {
@@ -616,16 +632,7 @@ func TestStoreRecodeEndian(t *testing.T) {
 	}
 	dst := zarr.NewMemory()
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}}
-	j, err := transcode.NewStore(ctx, src, dst, transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Endian: binary.BigEndian}, RecodeAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := j.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Verify(ctx); err != nil {
-		t.Fatal(err)
-	}
+	runVerified(t, src, dst, transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Endian: binary.BigEndian}, RecodeAll: true})
 	for name, nt := range types {
 		a, err := zarr.Open(ctx, mustSub(t, dst, name))
 		if err != nil {

@@ -143,16 +143,7 @@ func TestStoreV3ToV2FilterPython(t *testing.T) {
 		t.Fatal("dt64 opens an array with a numcodecs.delta filter: the test no longer tests that case")
 	}
 	dir := filepath.Join(t.TempDir(), "v2.zarr")
-	j, err := transcode.NewStore(ctx, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := j.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Verify(ctx); err != nil {
-		t.Fatal(err)
-	}
+	runVerified(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
 	out, err := exec.Command(python, "-c", `
 import sys, zarr, numpy as np
 a = zarr.open_array(sys.argv[1] + "/delta", mode="r")

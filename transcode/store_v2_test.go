@@ -243,16 +243,7 @@ func TestStoreV3ToV2Recode(t *testing.T) {
 	}
 
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}
-	j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2, Compression: &zstd}, RecodeAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := j.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Verify(ctx); err != nil {
-		t.Fatal(err)
-	}
+	runVerified(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2, Compression: &zstd}, RecodeAll: true})
 	for _, name := range []string{"sharded", "checked", "plain"} {
 		sa, err := zarr.Open(ctx, mustSub(t, src, name))
 		if err != nil {

@@ -316,7 +316,7 @@ func (a *Array) ReadChunkRaw(ctx context.Context, coords []int64, dst []byte) (o
 // fn is returned as it is; after one, buf may hold part of the chunk.
 func (a *Array) ReadChunkFunc(ctx context.Context, coords []int64, buf []byte, align int, fn func(off int, p []byte) error) (order binary.ByteOrder, present bool, err error) {
 	if align <= 0 || fn == nil {
-		return nil, false, a.chunkErr(coords, "", fmt.Errorf("ReadChunkFunc: align %d and a nil func: want align > 0 and a func", align))
+		return nil, false, a.chunkErr(coords, "", fmt.Errorf("ReadChunkFunc needs align > 0 and a func (align %d, func set %v)", align, fn != nil))
 	}
 	return a.readChunk(ctx, coords, buf, align, fn)
 }

@@ -120,31 +120,44 @@ func (s zstdStage) encode(dst, src []byte) ([]byte, error) {
 	return s.large.EncodeAll(src, dst[:0]), nil
 }
 
-func (zstdStage) decode(dst, src []byte) ([]byte, error) {
+func (z zstdStage) decode(dst, src []byte) ([]byte, error) {
+	out, _, err := z.decodeEach(dst, src, 0, nil)
+	return out, err
+}
+
+// decodeEach is decode, and with fn it hands a frame of stored blocks
+// (storedBlocks) that fills cap(dst) exactly to fn in pieces instead
+// (passStored), with passed true. The frame header is read once, for
+// both paths.
+func (zstdStage) decodeEach(dst, src []byte, align int, fn func(off int, p []byte) error) (out []byte, passed bool, err error) {
 	limit := cap(dst)
 	var h zstd.Header
-	if err := h.Decode(src); err != nil {
-		return nil, fmt.Errorf("zstd: %w: %v", ErrCorrupt, err)
+	blocks, err := h.DecodeAndStrip(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("zstd: %w: %v", ErrCorrupt, err)
 	}
 	if h.HasFCS && h.FrameContentSize > uint64(limit) {
-		return nil, fmt.Errorf("zstd frame declares %d bytes: %w (at most %d)", h.FrameContentSize, ErrTooLarge, limit)
+		return nil, false, fmt.Errorf("zstd frame declares %d bytes: %w (at most %d)", h.FrameContentSize, ErrTooLarge, limit)
 	}
-	if blocks, n, ok := storedFrame(src, limit); ok {
+	if n, ok := storedBlocks(&h, blocks, limit); ok {
+		if fn != nil && n == limit {
+			return nil, true, passStored(blocks, align, fn)
+		}
 		out := dst[:n]
 		copyStored(out, blocks)
-		return out, nil
+		return out, false, nil
 	}
-	out, err := zstddec.Decoder().DecodeAll(src, dst[:0:limit])
+	out, err = zstddec.Decoder().DecodeAll(src, dst[:0:limit])
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-			return nil, fmt.Errorf("zstd frame decodes to %w (at most %d bytes)", ErrTooLarge, limit)
+			return nil, false, fmt.Errorf("zstd frame decodes to %w (at most %d bytes)", ErrTooLarge, limit)
 		}
 		if errors.Is(err, zstd.ErrCRCMismatch) {
-			return nil, fmt.Errorf("zstd: %w: %v", ErrChecksum, err)
+			return nil, false, fmt.Errorf("zstd: %w: %v", ErrChecksum, err)
 		}
-		return nil, fmt.Errorf("zstd: %w: %v", ErrCorrupt, err)
+		return nil, false, fmt.Errorf("zstd: %w: %v", ErrCorrupt, err)
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // ---- gzip and zlib ----

@@ -202,11 +202,6 @@ func (c *chain) decodeEach(sc *scratch, dst, enc []byte, align int, fn func(off 
 			}
 			continue
 		}
-		if _, ok := c.bbs[i].(zstdStage); ok && i == 0 && direct && fn != nil {
-			if blocks, n, ok := storedFrame(cur, len(dst)); ok && n == len(dst) {
-				return passStored(blocks, align, fn)
-			}
-		}
 		var out []byte
 		if i == 0 && direct {
 			out = dst[:0:len(dst)]
@@ -214,7 +209,15 @@ func (c *chain) decodeEach(sc *scratch, dst, enc []byte, align int, fn func(off 
 			out = sc.get(limit)[:0:limit]
 		}
 		var err error
-		if cur, err = c.bbs[i].decode(out, cur); err != nil {
+		if z, ok := c.bbs[i].(zstdStage); ok && i == 0 && direct && fn != nil {
+			var passed bool
+			if cur, passed, err = z.decodeEach(out, cur, align, fn); passed {
+				return err // fn had the stored blocks
+			}
+		} else {
+			cur, err = c.bbs[i].decode(out, cur)
+		}
+		if err != nil {
 			return err
 		}
 		decoded = true

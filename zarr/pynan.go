@@ -15,15 +15,19 @@ import (
 // token: a document with NaN attributes is read and written as Python
 // would, and copied byte for byte as before.
 
+// pyPrefix is a placeholder's prefix as JSON text, pyPlaceholderValue
+// the same decoded.
+const (
+	pyPrefix           = `\u0000dt64:`
+	pyPlaceholderValue = "\x00dt64:"
+)
+
 // pyTokens are the bare tokens and their placeholders' JSON text.
 var pyTokens = [...]struct{ token, placeholder string }{
-	{"-Infinity", `"\u0000dt64:-Infinity"`},
-	{"Infinity", `"\u0000dt64:Infinity"`},
-	{"NaN", `"\u0000dt64:NaN"`},
+	{"-Infinity", `"` + pyPrefix + `-Infinity"`},
+	{"Infinity", `"` + pyPrefix + `Infinity"`},
+	{"NaN", `"` + pyPrefix + `NaN"`},
 }
-
-// pyPlaceholderValue is the decoded string of a placeholder's prefix.
-const pyPlaceholderValue = "\x00dt64:"
 
 // fromPython returns b with each bare NaN, Infinity and -Infinity token
 // outside strings replaced by its placeholder string; b itself when it
@@ -79,7 +83,7 @@ func identByte(b []byte, i int) bool {
 
 // toPython returns b with each placeholder written back as its bare token.
 func toPython(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u0000dt64:`)) {
+	if !bytes.Contains(b, []byte(pyPrefix)) {
 		return b
 	}
 	s := string(b)
@@ -108,8 +112,8 @@ func pyToken(s string) (string, bool) {
 // "NaN", "Infinity" and "-Infinity", as the Zarr v3 fill value spells
 // them, for output that JSON tools must parse (inspect --json).
 func StrictJSON(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u0000dt64:`)) {
+	if !bytes.Contains(b, []byte(pyPrefix)) {
 		return b
 	}
-	return []byte(strings.ReplaceAll(string(b), `"\u0000dt64:`, `"`))
+	return []byte(strings.ReplaceAll(string(b), `"`+pyPrefix, `"`))
 }

@@ -7,7 +7,7 @@ import "github.com/klauspost/compress/zstd"
 // raw blocks (and RLE blocks, for a run of one byte). Decoding such a
 // frame is only copying, yet klauspost's decoder copies each block twice,
 // into its history and then out, and a conversion after it reads the
-// chunk a third time. storedFrame recognises these frames, so that the
+// chunk a third time. storedBlocks recognises these frames, so that the
 // chain copies their blocks straight into the chunk, or hands them to a
 // caller's pass (Array.ReadChunkFunc) that reads them once.
 
@@ -15,19 +15,18 @@ import "github.com/klauspost/compress/zstd"
 // is at most 128 KiB).
 const zstdBlockMax = 128 << 10
 
-// storedFrame reports whether src is exactly one zstd frame, with no
-// dictionary and no checksum, made only of raw and RLE blocks that
-// regenerate at most limit bytes; it returns the frame's blocks (from the
-// first block header on) and their content size. Anything else (a
-// compressed block, another frame after it, a checksum to verify, a
-// malformed or truncated frame, a size beyond limit) is left to the full
-// decoder, which decodes it or names what is wrong, so this function
-// accepts nothing that decoder refuses.
-func storedFrame(src []byte, limit int) (blocks []byte, n int, ok bool) {
-	var h zstd.Header
-	rest, err := h.DecodeAndStrip(src)
-	if err != nil || h.Skippable || h.DictionaryID != 0 || h.HasCheckSum {
-		return nil, 0, false
+// storedBlocks reports whether the zstd frame with header h (read by
+// DecodeAndStrip) and blocks, what follows the header to the end of the
+// stored value, is the whole value: one frame, with no dictionary and no
+// checksum, made only of raw and RLE blocks that regenerate at most limit
+// bytes, n in all. Anything else (a compressed block, another frame after
+// it, a checksum to verify, a skippable, malformed or truncated frame, a
+// size beyond limit) is left to the full decoder, which decodes it or
+// names what is wrong, so this function accepts nothing that decoder
+// refuses.
+func storedBlocks(h *zstd.Header, blocks []byte, limit int) (n int, ok bool) {
+	if h.Skippable || h.DictionaryID != 0 || h.HasCheckSum {
+		return 0, false
 	}
 	// The window bounds a block, as klauspost's decoder checks: for a
 	// single-segment frame it is the content size (at least 1 KiB).
@@ -36,41 +35,40 @@ func storedFrame(src []byte, limit int) (blocks []byte, n int, ok bool) {
 		window = max(h.FrameContentSize, zstd.MinWindowSize)
 	}
 	if window > zstd.MaxWindowSize {
-		return nil, 0, false
+		return 0, false
 	}
 	bmax := int(min(window, zstdBlockMax))
-	for b := rest; ; {
+	for b := blocks; ; {
 		if len(b) < 3 {
-			return nil, 0, false
+			return 0, false
 		}
 		hdr := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
 		last, size := hdr&1 != 0, hdr>>3
 		if size > bmax || size > limit-n {
-			return nil, 0, false
+			return 0, false
 		}
 		switch hdr >> 1 & 3 {
 		case 0: // raw: size bytes follow
 			if len(b) < 3+size {
-				return nil, 0, false
+				return 0, false
 			}
 			b = b[3+size:]
 		case 1: // RLE: one byte, size times
 			if len(b) < 4 {
-				return nil, 0, false
+				return 0, false
 			}
 			b = b[4:]
 		default: // compressed, or reserved
-			return nil, 0, false
+			return 0, false
 		}
 		n += size
 		if last {
-			ok = len(b) == 0 && (!h.HasFCS || h.FrameContentSize == uint64(n))
-			return rest, n, ok
+			return n, len(b) == 0 && (!h.HasFCS || h.FrameContentSize == uint64(n))
 		}
 	}
 }
 
-// eachBlock calls fn for each block of a frame storedFrame accepted: with
+// eachBlock calls fn for each block of a frame storedBlocks accepted: with
 // a raw block's bytes as they lie in blocks, or with an RLE block's one
 // byte and its length.
 func eachBlock(blocks []byte, fn func(p []byte, rle bool, size int) error) error {
@@ -90,23 +88,12 @@ func eachBlock(blocks []byte, fn func(p []byte, rle bool, size int) error) error
 	return nil
 }
 
-// fillByte sets every byte of p to c.
-func fillByte(p []byte, c byte) {
-	if len(p) == 0 {
-		return
-	}
-	p[0] = c
-	for k := 1; k < len(p); k *= 2 { // doubling copies
-		copy(p[k:], p[:k])
-	}
-}
-
-// copyStored decodes a frame storedFrame accepted into dst (len n).
+// copyStored decodes a frame storedBlocks accepted into dst (len n).
 func copyStored(dst, blocks []byte) {
 	off := 0
 	eachBlock(blocks, func(p []byte, rle bool, size int) error {
 		if rle {
-			fillByte(dst[off:off+size], p[0])
+			setFill(dst[off:off+size], p[:1])
 		} else {
 			copy(dst[off:], p)
 		}
@@ -161,7 +148,7 @@ func (w *pieces) close() error {
 	return w.emit(w.carry)
 }
 
-// passStored hands the blocks of a frame storedFrame accepted to fn as
+// passStored hands the blocks of a frame storedBlocks accepted to fn as
 // pieces; an RLE block is written out first. (The carry and RLE buffers
 // are allocated, small or rare, rather than taken from the chunk-sized
 // pool.)
@@ -173,9 +160,9 @@ func passStored(blocks []byte, align int, fn func(off int, p []byte) error) erro
 			if rleBuf == nil {
 				rleBuf = make([]byte, zstdBlockMax)
 			}
-			c := p[0]
+			c := p[:1]
 			p = rleBuf[:size]
-			fillByte(p, c)
+			setFill(p, c)
 		}
 		return w.write(p)
 	})

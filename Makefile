@@ -4,12 +4,26 @@
 GO      ?= go
 PYTHON  ?= /usr/bin/python3
 PKGS    := ./...
-# The command is a module of its own (cmd/dt64/go.mod), so that the core
-# library does not depend on what only the CLI needs (arrow-go, cobra),
-# and so are the object stores (objstore/go.mod: the AWS SDK); every test
-# target runs in each: each runs its command in every one.
+# Four published modules, developed together through go.work: the core
+# library (.), the command (cmd/dt64: arrow-go, cobra, plotting), the
+# object stores (objstore: the AWS SDK) and the Arrow bridge (zarrow:
+# arrow-go). Each go.mod requires its siblings at a pseudo-version of a
+# commit of this repository, as a user's go get does; the workspace
+# builds them from the tree. MODS are those whose every test target runs
+# in each; zarrow has targets of its own (test-arrow).
 MODS    := . cmd/dt64 objstore
 each     = for m in $(MODS); do (cd $$m && $(1)) || exit 1; done
+
+# The siblings' required versions are served by a file:// module proxy
+# that tools/release builds from this repository's history, as the
+# public proxy will once the module is published (the go command reads
+# their go.mod files even in a workspace). Every target that runs the go
+# command depends on `proxy`.
+RELEASE_DIR  := $(CURDIR)/.release
+export GOPROXY   := file://$(RELEASE_DIR)/proxy,$(shell $(GO) env GOPROXY)
+export GONOSUMDB := github.com/zarr-dt64/dt64
+# The tool modules (asm/, tools/release) are not in the workspace.
+TOOL_GO  = GOWORK=off $(GO)
 
 # On a CPU that has them, the tests must prove the SIMD paths were selected:
 # a dispatch bug that silently fell back to generic code would otherwise pass.
@@ -21,33 +35,48 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: proxy release-check all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
         versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
-build:
+## proxy: publish the sibling versions the go.mod files require (and HEAD)
+## into .release/proxy.
+proxy:
+	@cd tools/release && $(TOOL_GO) run . -dir $(RELEASE_DIR)/proxy >/dev/null
+
+## release-check: publish the modules into a file:// proxy as a release
+## would, then, outside the repository, go get every library module at
+## HEAD and build a program that imports every public package, go install
+## the command at HEAD, and check that the core packages pull in no cloud
+## SDK, arrow-go, plotting library or cobra.
+release-check:
+	tools/release/check.sh
+
+build: proxy
 	cd cmd/dt64 && $(GO) build -o ../../bin/dt64 .
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date).
-test: fmt-check tidy-check vet check-generate versitygw js-deps unit test-asm test-arrow test-purego test-arm64 test-s390x fuzz-short
+test: proxy fmt-check tidy-check vet check-generate versitygw js-deps unit test-asm test-arrow test-purego test-arm64 test-s390x fuzz-short
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 ## tidy-check: every module's go.mod and go.sum say exactly what the code imports.
-tidy-check:
-	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
-	@cd cmd/dt64 && $(GO) mod tidy -diff || { echo "cmd/dt64/go.mod/go.sum are not tidy: run 'cd cmd/dt64 && go mod tidy' and commit"; exit 1; }
-	@cd objstore && $(GO) mod tidy -diff || { echo "objstore/go.mod/go.sum are not tidy: run 'cd objstore && go mod tidy' and commit"; exit 1; }
-	@cd asm && $(GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && go mod tidy' and commit"; exit 1; }
-	@cd arrow && $(GO) mod tidy -diff || { echo "arrow/go.mod/go.sum are not tidy: run 'cd arrow && go mod tidy' and commit"; exit 1; }
+tidy-check: proxy
+	@for m in . cmd/dt64 objstore zarrow; do \
+		(cd $$m && GOWORK=off $(GO) mod tidy -diff) || { echo "$$m/go.mod/go.sum are not tidy: run 'cd $$m && GOWORK=off go mod tidy' (with make's GOPROXY) and commit"; exit 1; }; \
+	done
+	@cd asm && $(TOOL_GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && GOWORK=off go mod tidy' and commit"; exit 1; }
+	@cd tools/release && $(TOOL_GO) mod tidy -diff || { echo "tools/release/go.mod/go.sum are not tidy"; exit 1; }
+	@! git grep -nE '=>[[:space:]]*\.\.?(/|[[:space:]]|$$)' -- '*go.mod' || { echo "a committed go.mod replaces a module with a directory: go get and go install ignore or refuse it (go.work is for local development)"; exit 1; }
 
-vet:
-	cd asm && $(GO) vet ./...
-	cd arrow && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./...
+vet: proxy
+	cd asm && $(TOOL_GO) vet ./...
+	cd tools/release && $(TOOL_GO) vet ./...
+	cd zarrow && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./...
 	$(call each,$(GO) vet $(PKGS))
 	$(call each,GOARCH=arm64 $(GO) vet $(PKGS))
 	$(call each,GOARCH=s390x $(GO) vet $(PKGS))
@@ -59,7 +88,7 @@ vet:
 ## loops (every length, offset and NaT position against the generic twin)
 ## made it the slowest test of CI by far (about 400 s); it runs natively.
 RACE_PKGS = $$($(GO) list $(PKGS) | grep -vx 'github.com/zarr-dt64/dt64/kernels')
-unit:
+unit: proxy
 	$(GO) test -count=1 ./kernels/
 	$(call each,$(GO) test -race -count=1 $(RACE_PKGS))
 
@@ -67,16 +96,16 @@ unit:
 ## `go test ./...` never enters it): every hand-encoded arm64 WORD is
 ## checked against GNU as.
 test-asm:
-	cd asm && $(GO) test -count=1 ./...
+	cd asm && $(TOOL_GO) test -count=1 ./...
 
 ## versitygw: build the S3 server the object-store tests start (a real S3
 ## implementation over a directory, on 127.0.0.1) into the user cache
 ## directory, once (objstore/s3test says where). In CI a failed build fails.
-versitygw:
+versitygw: proxy
 	cd objstore && $(GO) test -count=1 -run '^TestBuildServer$$' ./s3test
 
 ## test-s3: only the object-store tests (S3 and HTTP(S)), natively with -race.
-test-s3: versitygw
+test-s3: versitygw proxy
 	cd objstore && $(GO) test -race -count=1 ./...
 	cd cmd/dt64 && $(GO) test -race -count=1 -run '^(TestS3|TestHTTP|TestOpenStore)' .
 
@@ -86,13 +115,13 @@ test-s3: versitygw
 js-deps:
 	cd tools/js && npm ci --no-audit --no-fund --loglevel=error
 
-## test-arrow: the arrow/ module (its own go.mod, so that the core library
+## test-arrow: the zarrow/ module (its own go.mod, so that the core library
 ## does not depend on arrow-go). It holds no architecture-specific code
 ## (the kernels it calls are tested on every target above), and building
 ## arrow-go again for the race detector and for arm64 would cost CI
 ## minutes for nothing: one native run.
-test-arrow:
-	cd arrow && $(GO) test -count=1 ./...
+test-arrow: proxy
+	cd zarrow && $(GO) test -count=1 ./...
 
 ## test-purego: the pure-Go build of the core module, where the purego
 ## tag selects code (the kernels' generic twins and their dispatch). The
@@ -101,27 +130,27 @@ test-arrow:
 ## heaviest loops, as under qemu: here they would compare the generic
 ## twins with themselves (the native run compares them with every SIMD
 ## kernel over every length), and each test still covers every case kind.
-test-purego:
+test-purego: proxy
 	DT64_REQUIRE= $(GO) test -tags purego -short -count=1 $(PKGS)
 
 ## test-arm64: every package on arm64 under qemu, NEON required
 ## (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer extensions).
 ## -short trims the heaviest loops (each test still covers every case
 ## kind); DT64_TEST_EXEC lets tests that re-run themselves go through qemu.
-test-arm64:
+test-arm64: proxy
 	$(call each,QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
 		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS))
 
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order.
-test-s390x:
+test-s390x: proxy
 	$(call each,DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
 		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS))
 
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.
 generate:
-	cd asm && $(GO) generate ./... && $(GO) run ./neon -kernels ../kernels
+	cd asm && $(TOOL_GO) generate ./... && $(TOOL_GO) run ./neon -kernels ../kernels
 
 ## check-generate: regenerate and fail if the committed files differ.
 check-generate: generate
@@ -141,22 +170,22 @@ bench: build
 	./bin/dt64 bench --rounds 5
 	./bin/dt64 bench --cast --rounds 5 --dir $(BENCH_DIR)
 
-bench-go:
+bench-go: proxy
 	$(GO) test -run '^$$' -bench . -count 5 ./kernels/ | tee bench.txt
 
 bench-numpy:
 	$(PYTHON) tools/bench/numpy_bench.py --rounds 5
 
-bench-s3: versitygw
+bench-s3: versitygw proxy
 	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .
 
 ## fuzz: every fuzz target for FUZZTIME (default 30s) each; fuzz-short:
 ## one second each, the smoke run `make test` includes. The seed corpora
 ## run in every `go test`.
-fuzz:
+fuzz: proxy
 	tools/fuzz.sh
 
-fuzz-short:
+fuzz-short: proxy
 	tools/fuzz.sh -short
 
 ## demo: the main job on an embedded sample.

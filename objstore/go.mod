@@ -2,18 +2,13 @@ module github.com/zarr-dt64/dt64/objstore
 
 go 1.26
 
-// The object stores are a module of their own, so that the core library
-// does not depend on a cloud SDK; they are built against the library
-// beside them.
-replace github.com/zarr-dt64/dt64 => ..
-
 require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.18
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
 	github.com/aws/smithy-go v1.28.9
-	github.com/zarr-dt64/dt64 v0.0.0-00010101000000-000000000000
+	github.com/zarr-dt64/dt64 v0.0.0-20261201194646-957269826d8f
 )
 
 require (

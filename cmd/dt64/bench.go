@@ -16,7 +16,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/zarr-dt64/dt64/bench"
+	"github.com/zarr-dt64/dt64/cmd/dt64/internal/bench"
 	"github.com/zarr-dt64/dt64/internal/impl"
 )
 

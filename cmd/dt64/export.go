@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	dtarrow "github.com/zarr-dt64/dt64/arrow"
+	"github.com/zarr-dt64/dt64/zarrow"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
@@ -82,15 +82,15 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var o dtarrow.ExportOptions
+	var o zarrow.ExportOptions
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".parquet", ".pq":
-		o.Format = dtarrow.Parquet
+		o.Format = zarrow.Parquet
 		if f.compression != "" {
 			return usageError{fmt.Errorf("--compression is for Arrow IPC; Parquet is always zstd")}
 		}
 	case ".arrow", ".arrows", ".feather", ".ipc":
-		o.Format = dtarrow.IPC
+		o.Format = zarrow.IPC
 		if f.compression != "" && f.compression != "zstd" && f.compression != "lz4" {
 			return usageError{fmt.Errorf("--compression %q: want zstd or lz4", f.compression)}
 		}
@@ -99,10 +99,10 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		return usageError{fmt.Errorf("OUT %s: name it .parquet or .arrow", out)}
 	}
 	o.RowGroupRows = f.rowGroup
-	var to dtarrow.TableOptions
+	var to zarrow.TableOptions
 	if f.unit != "" {
 		u, err := dtype.ParseUnit(f.unit)
-		if _, ok := dtarrow.TimeUnit(u); err != nil || !ok {
+		if _, ok := zarrow.TimeUnit(u); err != nil || !ok {
 			return usageError{fmt.Errorf("--unit %q: want s, ms, us or ns", f.unit)}
 		}
 		to.Unit = u
@@ -123,17 +123,17 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err != nil {
 		return err
 	}
-	var tab *dtarrow.Table
+	var tab *zarrow.Table
 	if a, err := zarr.Open(ctx, store); err == nil {
 		if f.dim != "" {
 			return usageError{fmt.Errorf("--dim is for a group; %s is an array", src)}
 		}
-		tab, err = dtarrow.ArrayTable(a, path.Base(strings.TrimRight(src, "/")), to)
+		tab, err = zarrow.ArrayTable(a, path.Base(strings.TrimRight(src, "/")), to)
 		if err != nil {
 			return err
 		}
 	} else if _, gerr := zarr.OpenGroup(ctx, store); gerr == nil {
-		if tab, err = dtarrow.OpenTable(ctx, store, to); err != nil {
+		if tab, err = zarrow.OpenTable(ctx, store, to); err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
 	} else {
@@ -148,7 +148,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		for _, s := range tab.Skipped() {
 			fmt.Fprintf(errw, "  %-24s skipped: no Arrow type\n", s)
 		}
-		fmt.Fprintf(errw, "destination: %s  %s\n", out, map[dtarrow.ExportFormat]string{dtarrow.Parquet: "Parquet, zstd", dtarrow.IPC: "Arrow IPC file, " + orNone(o.Compression)}[o.Format])
+		fmt.Fprintf(errw, "destination: %s  %s\n", out, map[zarrow.ExportFormat]string{zarrow.Parquet: "Parquet, zstd", zarrow.IPC: "Arrow IPC file, " + orNone(o.Compression)}[o.Format])
 	}
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("OUT %s is not a regular file", out)
@@ -167,7 +167,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		d := done.Load()
 		return transcode.Progress{Units: batches, UnitsDone: (d + f.rows - 1) / f.rows, Elements: d * int64(tab.Columns())}
 	}, func() (transcode.Summary, error) {
-		_, err := dtarrow.Export(counted, tmp, o)
+		_, err := zarrow.Export(counted, tmp, o)
 		return transcode.Summary{}, err
 	})
 	if err == nil && !f.noSync {
@@ -208,7 +208,7 @@ func orNone(s string) string {
 
 // countingReader counts the rows of the batches handed out.
 type countingReader struct {
-	*dtarrow.RecordReader
+	*zarrow.RecordReader
 	rows *atomic.Int64
 }
 

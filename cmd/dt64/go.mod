@@ -7,10 +7,11 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
-	github.com/zarr-dt64/dt64 v0.0.0-00010101000000-000000000000
-	github.com/zarr-dt64/dt64/arrow v0.0.0-00010101000000-000000000000
+	github.com/zarr-dt64/dt64 v0.0.0-20261201194646-957269826d8f
 	github.com/zarr-dt64/dt64/objstore v0.0.0-00010101000000-000000000000
+	github.com/zarr-dt64/dt64/zarrow v0.0.0-00010101000000-000000000000
 	golang.org/x/term v0.45.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -57,16 +58,15 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-// The command is built from this repository, against the library and the
-// arrow and objstore modules beside it.
+// Until the commit that adds the zarrow module can be required by its
+// pseudo-version (the next commit does it), the command builds against
+// the modules beside it.
 replace (
-	github.com/zarr-dt64/dt64 => ../..
-	github.com/zarr-dt64/dt64/arrow => ../../arrow
 	github.com/zarr-dt64/dt64/objstore => ../../objstore
+	github.com/zarr-dt64/dt64/zarrow => ../../zarrow
 )

@@ -1,4 +1,4 @@
-package arrow
+package zarrow
 
 import (
 	"context"

@@ -1,8 +1,8 @@
-module github.com/zarr-dt64/dt64/arrow
+module github.com/zarr-dt64/dt64/zarrow
 
 go 1.26
 
-require github.com/zarr-dt64/dt64 v0.0.0-00010101000000-000000000000
+require github.com/zarr-dt64/dt64 v0.0.0-20261201194646-957269826d8f
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
@@ -28,5 +28,3 @@ require (
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 )
-
-replace github.com/zarr-dt64/dt64 => ../

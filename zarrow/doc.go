@@ -1,14 +1,11 @@
-// Package arrow reads Zarr time arrays as Apache Arrow columns and
-// writes Arrow time columns as Zarr arrays, for analytics engines.
+// Package zarrow bridges Zarr and Apache Arrow: it reads Zarr time arrays
+// as Arrow columns and writes Arrow time columns as Zarr arrays, for
+// analytics engines. It is named after what it bridges, as arrow-go's
+// pqarrow is, so it imports beside arrow-go's own arrow package without
+// an alias.
 //
-// It lives in a module of its own (github.com/zarr-dt64/dt64/arrow), so
-// that the core dt64 library does not depend on arrow-go. Import
-// arrow-go's own package under another name, or this one:
-//
-//	import (
-//		"github.com/apache/arrow-go/v18/arrow"
-//		dtarrow "github.com/zarr-dt64/dt64/arrow"
-//	)
+// It lives in a module of its own (github.com/zarr-dt64/dt64/zarrow), so
+// that the core dt64 library does not depend on arrow-go.
 //
 // A numpy.datetime64 array becomes an arrow.Timestamp column (no time
 // zone: NumPy's datetimes are naive), a numpy.timedelta64 array an
@@ -27,4 +24,4 @@
 // every value that is whole in the coarser unit; they differ by one unit
 // on the pre-1970 values that are not. dt64 floors, so its columns equal
 // what NumPy computes from the same array.
-package arrow
+package zarrow

@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarr-dt64/dt64/zarrow"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/zarrow"
 )
 
 func init() { subcommands = append(subcommands, newExportCmd) }

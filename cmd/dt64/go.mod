@@ -8,8 +8,8 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/zarr-dt64/dt64 v0.0.0-20261201194646-957269826d8f
-	github.com/zarr-dt64/dt64/objstore v0.0.0-00010101000000-000000000000
-	github.com/zarr-dt64/dt64/zarrow v0.0.0-00010101000000-000000000000
+	github.com/zarr-dt64/dt64/objstore v0.0.0-20261202200017-71326ec2472d
+	github.com/zarr-dt64/dt64/zarrow v0.0.0-20261202200017-71326ec2472d
 	golang.org/x/term v0.45.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -61,12 +61,4 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-)
-
-// Until the commit that adds the zarrow module can be required by its
-// pseudo-version (the next commit does it), the command builds against
-// the modules beside it.
-replace (
-	github.com/zarr-dt64/dt64/objstore => ../../objstore
-	github.com/zarr-dt64/dt64/zarrow => ../../zarrow
 )

@@ -74,6 +74,10 @@ func run(dir, rev string) (string, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return "", err
 	}
+	commit, err := git(root, "rev-parse", "--verify", rev+"^{commit}")
+	if err != nil {
+		return "", err
+	}
 	// zip.CreateFromVCS wants the directory that holds .git itself; a
 	// linked worktree has a .git file, so archive from the main worktree,
 	// which shares every commit.
@@ -81,10 +85,6 @@ func run(dir, rev string) (string, error) {
 		root = filepath.Dir(common)
 	}
 	r := &repo{root: root, paths: map[string]string{}, done: map[module.Version]bool{}, proxy: dir}
-	commit, err := git(root, "rev-parse", "--verify", rev+"^{commit}")
-	if err != nil {
-		return "", err
-	}
 	version, stamp, err := pseudoVersion(root, commit)
 	if err != nil {
 		return "", err

@@ -105,7 +105,9 @@ func run(dir, rev string) (string, error) {
 		}
 		// The queries a user types: go get M@HEAD, go install M@latest.
 		info, _ := json.Marshal(map[string]any{"Version": version, "Time": stamp})
-		if err := r.write(p, "@v/HEAD.info", info); err != nil {
+		// The go command escapes a query as it does a version ("!h!e!a!d").
+		head, _ := module.EscapeVersion("HEAD")
+		if err := r.write(p, "@v/"+head+".info", info); err != nil {
 			return "", err
 		}
 		if err := r.write(p, "@latest", info); err != nil {

@@ -35,7 +35,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: proxy release-check check test-haswell all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: proxy release-check check test-haswell bench-report all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
         versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
@@ -194,6 +194,15 @@ BENCH_DIR ?= $(or $(TMPDIR),/tmp)
 bench: build
 	./bin/dt64 bench --rounds 5
 	./bin/dt64 bench --cast --rounds 5 --dir $(BENCH_DIR)
+
+## bench-report: measure every kernel (8 MiB and 256 MiB, 5 rounds) and
+## write docs/performance.md, with the machine, date, Go version and CPU
+## features stated once, then quote its 256 MiB table in the README. The
+## docs' figures come from here, never from a keyboard.
+bench-report: build
+	./bin/dt64 bench --markdown --sizes 8MiB,256MiB --rounds 5 > docs/performance.md.tmp
+	mv docs/performance.md.tmp docs/performance.md
+	$(PYTHON) tools/bench/summary.py docs/performance.md README.md
 
 bench-go: proxy
 	$(GO) test -run '^$$' -bench . -count 5 ./kernels/ | tee bench.txt

@@ -85,6 +85,7 @@ default, and cp followed by 'sync FILE DIR').`,
 	f.StringVar(&o.match, "kernel", "", "only kernels whose name matches this regular expression")
 	f.StringSliceVar(&o.impls, "impl", nil, "only these implementations (default: every one this CPU has)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
+	f.BoolVar(&o.markdown, "markdown", false, "print a Markdown page (make bench-report writes docs/performance.md with it)")
 	f.BoolVar(&o.cast, "cast", false, "time 'dt64 cast' of a file against 'cp' of the same file instead of the kernels")
 	f.StringVar(&o.dir, "dir", os.TempDir(), "with --cast: the directory for the source file and the copies")
 	f.StringVar(&o.plot, "plot", "", "also draw the ratios as a chart into this .svg or .png file")
@@ -92,14 +93,15 @@ default, and cp followed by 'sync FILE DIR').`,
 }
 
 type benchOptions struct {
-	sizes  []string
-	rounds int
-	match  string
-	impls  []string
-	asJSON bool
-	cast   bool
-	dir    string
-	plot   string
+	sizes    []string
+	rounds   int
+	match    string
+	impls    []string
+	asJSON   bool
+	markdown bool
+	cast     bool
+	dir      string
+	plot     string
 }
 
 func machineName() string {
@@ -142,6 +144,9 @@ func benchKernels(cmd *cobra.Command, o benchOptions, byteSizes []int) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if o.markdown {
+		return writeMarkdown(out, o, all)
+	}
 	if o.asJSON {
 		type row struct {
 			Kernel   string  `json:"kernel"`

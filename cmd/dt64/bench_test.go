@@ -100,3 +100,21 @@ func TestBenchPlot(t *testing.T) {
 		t.Errorf("files in the directory: %v", ents)
 	}
 }
+
+// dt64 bench --markdown writes the page make bench-report commits as
+// docs/performance.md: the machine stated once, then a table per size with
+// a row per kernel and a column per implementation.
+func TestBenchMarkdown(t *testing.T) {
+	out, _, err := run(t, nil, "bench", "--markdown", "--sizes", "64KiB", "--rounds", "1", "--kernel", "^Validity$", "--impl", "generic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Performance\n", "| machine | ", "| Go | go1.", "\n## 64KiB\n\n| kernel | generic |\n|---|---|\n| Validity | "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "\n| Validity | ") != 1 {
+		t.Errorf("want one Validity row:\n%s", out)
+	}
+}

@@ -12,34 +12,12 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
-// OverflowPolicy is what decoding does with an element whose exact value is
-// outside [MinInt64+1, MaxInt64] (or is ±Inf).
-type OverflowPolicy uint8
-
-const (
-	OverflowError OverflowPolicy = iota // stop with an *ElementError
-	OverflowNaT                         // store NaT, count it
-	OverflowClamp                       // store MinInt64+1 or MaxInt64, count it
-)
-
 // Stats counts what decoding did. NaT counts every NaT stored (missing
-// values, NaN, and overflows under OverflowNaT); Overflowed the elements
+// values, NaN, and overflows under dtype.OverflowNaT); Overflowed the elements
 // that overflowed (stored as NaT or clamped); Lossy those whose exact value
 // had a fraction of the destination unit, floored away.
 type Stats struct {
 	NaT, Lossy, Overflowed int
-}
-
-// ElementError is an element decoding refused: its index in the decoded
-// buffer and its stored value.
-type ElementError struct {
-	Index int
-	Value string // the stored value, as text
-	To    dtype.DataType
-}
-
-func (e *ElementError) Error() string {
-	return fmt.Sprintf("element %d: stored value %s is outside the range of %s (overflow)", e.Index, e.Value, e.To)
 }
 
 // Decoder decodes stored CF numbers to datetime64 values, exactly, element
@@ -49,7 +27,7 @@ type Decoder struct {
 	t        Time
 	to       dtype.DataType
 	aff      Affine
-	overflow OverflowPolicy
+	overflow dtype.OverflowPolicy
 	// The fast path: A and B fit in an int64 and C in a uint64.
 	fast         bool
 	a, b         int64
@@ -60,7 +38,7 @@ type Decoder struct {
 
 // NewDecoder plans decoding t's numbers to datetime64 values of type to
 // (any unit but Y, M and generic), with the given overflow policy.
-func NewDecoder(t *Time, to dtype.DataType, overflow OverflowPolicy) (*Decoder, error) {
+func NewDecoder(t *Time, to dtype.DataType, overflow dtype.OverflowPolicy) (*Decoder, error) {
 	if err := t.Stored.Validate(); err != nil {
 		return nil, err
 	}
@@ -82,7 +60,7 @@ func (d *Decoder) Affine() Affine { return d.aff }
 
 // Decode decodes the stored numbers in raw (len(dst) elements of the
 // stored type in order) into dst. Missing values and NaN become NaT. On
-// an overflow under OverflowError it returns an *ElementError and dst is
+// an overflow under dtype.OverflowError it returns a *dtype.ElementError and dst is
 // partly written. It allocates nothing per element on the fast path.
 func (d *Decoder) Decode(dst []int64, raw []byte, order binary.ByteOrder) (Stats, error) {
 	var st Stats
@@ -104,16 +82,16 @@ func (d *Decoder) Decode(dst []int64, raw []byte, order binary.ByteOrder) (Stats
 		case Overflow:
 			st.Overflowed++
 			switch d.overflow {
-			case OverflowNaT:
+			case dtype.OverflowNaT:
 				q = dtype.NaT
 				st.NaT++
-			case OverflowClamp:
+			case dtype.OverflowClamp:
 				q = math.MaxInt64
 				if negative {
 					q = math.MinInt64 + 1
 				}
 			default:
-				return st, &ElementError{Index: i, Value: d.format(v), To: d.to}
+				return st, &dtype.ElementError{Reason: dtype.ReasonOverflow, Index: i, Text: d.format(v), To: d.to, Source: fmt.Sprintf("%s %s", d.t.Stored, d.t.Units)}
 			}
 		}
 		dst[i] = q

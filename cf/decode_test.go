@@ -84,7 +84,7 @@ func TestDecoderExact(t *testing.T) {
 		for _, to := range []dtype.DataType{dtNs, dtUs10, dtS, dtD, dtAs} {
 			for _, stored := range []Stored{{StoredInt, 8}, {StoredUint, 8}, {StoredFloat, 8}} {
 				tm := mustTime(t, a, stored)
-				d, err := NewDecoder(tm, to, OverflowError)
+				d, err := NewDecoder(tm, to, dtype.OverflowError)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -152,7 +152,7 @@ func TestDecoderExact(t *testing.T) {
 // hours exactly, and 1/3 day is floored (and counted as lossy).
 func TestDecodeHalfDay(t *testing.T) {
 	tm := mustTime(t, `{"units": "days since 2000-01-01"}`, Stored{StoredFloat, 8})
-	d, _ := NewDecoder(tm, dtNs, OverflowError)
+	d, _ := NewDecoder(tm, dtNs, dtype.OverflowError)
 	raw := make([]byte, 16)
 	binary.LittleEndian.PutUint64(raw, math.Float64bits(0.5))
 	binary.LittleEndian.PutUint64(raw[8:], math.Float64bits(1.0/3))
@@ -214,7 +214,7 @@ func TestDecodeMissing(t *testing.T) {
 		{`{"units": "hours since 2000-01-01", "missing_value": [0.0, "-Infinity"]}`, Stored{StoredFloat, 8}, []float64{math.Copysign(0, -1), math.Inf(-1), 2}, []bool{true, true, false}},
 	} {
 		tm := mustTime(t, c.attrs, c.stored)
-		d, err := NewDecoder(tm, dtNs, OverflowError)
+		d, err := NewDecoder(tm, dtNs, dtype.OverflowError)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestDecodeMissing(t *testing.T) {
 // decimal numbers written.
 func TestDecodePacking(t *testing.T) {
 	tm := mustTime(t, `{"units": "days since 2000-01-01", "scale_factor": 0.1, "add_offset": 0.3}`, Stored{StoredInt, 2})
-	d, _ := NewDecoder(tm, dtS, OverflowError)
+	d, _ := NewDecoder(tm, dtS, dtype.OverflowError)
 	out := make([]int64, 2)
 	st, err := d.Decode(out, encode(Stored{StoredInt, 2}, binary.LittleEndian, 7, -3), binary.LittleEndian)
 	if err != nil {
@@ -262,18 +262,18 @@ func TestDecodeOverflowPolicy(t *testing.T) {
 	vals := []float64{1, 1e30, -1e30, math.Inf(1)}
 	raw := encode(Stored{StoredFloat, 8}, binary.LittleEndian, vals...)
 	out := make([]int64, len(vals))
-	d, _ := NewDecoder(tm, dtNs, OverflowError)
+	d, _ := NewDecoder(tm, dtNs, dtype.OverflowError)
 	_, err := d.Decode(out, raw, binary.LittleEndian)
-	var ee *ElementError
-	if !errors.As(err, &ee) || ee.Index != 1 || ee.Value != "1e+30" || !strings.Contains(err.Error(), "element 1") {
+	var ee *dtype.ElementError
+	if !errors.As(err, &ee) || ee.Index != 1 || ee.Text != "1e+30" || ee.Reason != dtype.ReasonOverflow || !strings.Contains(err.Error(), "element 1") {
 		t.Errorf("error policy: %v", err)
 	}
-	d, _ = NewDecoder(tm, dtNs, OverflowNaT)
+	d, _ = NewDecoder(tm, dtNs, dtype.OverflowNaT)
 	st, err := d.Decode(out, raw, binary.LittleEndian)
 	if err != nil || out[1] != dtype.NaT || out[2] != dtype.NaT || out[3] != dtype.NaT || st.Overflowed != 3 || st.NaT != 3 {
 		t.Errorf("nat policy: %v %v %+v", out, err, st)
 	}
-	d, _ = NewDecoder(tm, dtNs, OverflowClamp)
+	d, _ = NewDecoder(tm, dtNs, dtype.OverflowClamp)
 	st, err = d.Decode(out, raw, binary.LittleEndian)
 	if err != nil || out[1] != math.MaxInt64 || out[2] != math.MinInt64+1 || out[3] != math.MaxInt64 || st.Overflowed != 3 || st.NaT != 0 {
 		t.Errorf("clamp policy: %v %v %+v", out, err, st)
@@ -317,14 +317,14 @@ func TestParseAttributesErrors(t *testing.T) {
 
 func TestDecodeAllocs(t *testing.T) {
 	tm := mustTime(t, `{"units": "hours since 1900-01-01", "_FillValue": -999}`, Stored{StoredInt, 8})
-	d, _ := NewDecoder(tm, dtNs, OverflowError)
+	d, _ := NewDecoder(tm, dtNs, dtype.OverflowError)
 	raw := encode(Stored{StoredInt, 8}, binary.LittleEndian, 1, 2, -999, 4)
 	out := make([]int64, 4)
 	if n := testing.AllocsPerRun(100, func() { _, _ = d.Decode(out, raw, binary.LittleEndian) }); n != 0 {
 		t.Errorf("int fast path: %v allocations", n)
 	}
 	tf := mustTime(t, `{"units": "days since 2019-12-31T23:59:59.5"}`, Stored{StoredFloat, 8})
-	df, _ := NewDecoder(tf, dtNs, OverflowError)
+	df, _ := NewDecoder(tf, dtNs, dtype.OverflowError)
 	rawf := encode(Stored{StoredFloat, 8}, binary.LittleEndian, 0.5, 1.0/48, math.NaN(), 1e4)
 	if n := testing.AllocsPerRun(100, func() { _, _ = df.Decode(out, rawf, binary.LittleEndian) }); n != 0 {
 		t.Errorf("float fast path: %v allocations", n)
@@ -336,7 +336,7 @@ func benchDecode(b *testing.B, attrs string, stored Stored, vals func(i int) flo
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, _ := NewDecoder(tm, dtNs, OverflowNaT)
+	d, _ := NewDecoder(tm, dtNs, dtype.OverflowNaT)
 	const n = 1 << 14
 	vs := make([]float64, n)
 	for i := range vs {

@@ -23,7 +23,7 @@
 // decodes them exactly, element by element: value = reference +
 // (v × scale + offset) × unit, a float taken as the exact binary value it
 // is, floored to the destination unit; NaN and missing values become NaT,
-// overflow follows an OverflowPolicy, and NaT, lossy and overflowed
+// overflow follows an dtype.OverflowPolicy, and NaT, lossy and overflowed
 // elements are counted. It is the reference fast kernels are tested
 // against: 128-bit integer arithmetic when the plan's constants fit,
 // math/big otherwise.

@@ -16,7 +16,7 @@ func ExampleDecoder() {
 		panic(err)
 	}
 	ns := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
-	d, err := cf.NewDecoder(t, ns, cf.OverflowError)
+	d, err := cf.NewDecoder(t, ns, dtype.OverflowError)
 	if err != nil {
 		panic(err)
 	}

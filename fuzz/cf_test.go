@@ -45,7 +45,7 @@ func FuzzCFDecode(f *testing.F) {
 			return
 		}
 		to := dtype.DataType{Kind: dtype.Datetime, Unit: units[int(unit)%len(units)], Scale: 1}
-		d, err := cf.NewDecoder(tm, to, cf.OverflowClamp)
+		d, err := cf.NewDecoder(tm, to, dtype.OverflowClamp)
 		if err != nil {
 			return // a reference too far for big arithmetic to plan is an error, not a panic
 		}

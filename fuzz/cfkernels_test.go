@@ -32,7 +32,7 @@ func FuzzCFKernels(f *testing.F) {
 		{Kind: cf.StoredUint, Size: 8}, {Kind: cf.StoredFloat, Size: 4}, {Kind: cf.StoredFloat, Size: 8},
 		{Kind: cf.StoredInt, Size: 4}}
 	units := []dtype.Unit{dtype.Nanosecond, dtype.Microsecond, dtype.Second, dtype.Day}
-	policies := []kernels.Policy{kernels.OverflowFail, kernels.OverflowNaT, kernels.OverflowClamp}
+	policies := []dtype.OverflowPolicy{dtype.OverflowError, dtype.OverflowNaT, dtype.OverflowClamp}
 	f.Fuzz(func(t *testing.T, attrs []byte, kind uint8, data []byte, sel uint8) {
 		st := stored[int(kind)%len(stored)]
 		tm, err := cf.ParseAttributes(json.RawMessage(attrs), st)
@@ -46,7 +46,7 @@ func FuzzCFKernels(f *testing.F) {
 			order = binary.BigEndian
 		}
 		off := int(sel>>5) % 8
-		ref, err := cf.NewDecoder(tm, to, cf.OverflowPolicy(pol))
+		ref, err := cf.NewDecoder(tm, to, dtype.OverflowPolicy(pol))
 		if err != nil {
 			return
 		}
@@ -54,7 +54,7 @@ func FuzzCFKernels(f *testing.F) {
 		raw := data[:n*st.Size]
 		want := make([]int64, n)
 		wst, werr := ref.Decode(want, raw, order)
-		var wfail *cf.ElementError
+		var wfail *dtype.ElementError
 		if werr != nil && !errors.As(werr, &wfail) {
 			t.Fatal(werr)
 		}
@@ -76,8 +76,8 @@ func FuzzCFKernels(f *testing.F) {
 				got, err := d.Run(dst, src, nil)
 				upto := n
 				if wfail != nil {
-					var ee *kernels.ElementError
-					if !errors.As(err, &ee) || ee.Index != wfail.Index || ee.Reason != kernels.ReasonOverflow {
+					var ee *dtype.ElementError
+					if !errors.As(err, &ee) || ee.Index != wfail.Index || ee.Reason != dtype.ReasonOverflow {
 						t.Fatalf("%s %s %s impl=%s in place %v: error %v, want an overflow at %d", attrs, st, to, name, inPlace, err, wfail.Index)
 					}
 					upto = wfail.Index

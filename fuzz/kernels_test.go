@@ -326,7 +326,7 @@ type transcodeResult struct {
 
 // errKey identifies an error by kind, index and value, the parts callers use.
 func errKey(err error) string {
-	var ee *kernels.ElementError
+	var ee *dtype.ElementError
 	switch {
 	case err == nil:
 		return "nil"
@@ -337,7 +337,7 @@ func errKey(err error) string {
 }
 
 func errIndex(err error) int {
-	var ee *kernels.ElementError
+	var ee *dtype.ElementError
 	if errors.As(err, &ee) {
 		return ee.Index
 	}
@@ -374,7 +374,7 @@ func FuzzTranscoder(f *testing.F) {
 		}
 		opts := kernels.Options{
 			From: orderOf(flags >> 6), To: orderOf(flags >> 7),
-			Overflow: kernels.Policy(flags & 3 % 3), Exact: flags&4 != 0, Stats: flags&8 != 0,
+			Overflow: dtype.OverflowPolicy(flags & 3 % 3), Exact: flags&4 != 0, Stats: flags&8 != 0,
 		}
 		tc, err := kernels.NewTranscoder(conv, opts)
 		if err != nil {
@@ -501,13 +501,13 @@ func checkTranscodeReference(t *testing.T, tc *kernels.Transcoder, vals []int64,
 			switch {
 			case q.Cmp(bigMin) < 0 || q.Cmp(bigMax) > 0:
 				switch opts.Overflow {
-				case kernels.OverflowFail:
-					var oe *kernels.ElementError
-					if !errors.As(r.err, &oe) || oe.Reason != kernels.ReasonOverflow || oe.Index != i || oe.Value != v {
+				case dtype.OverflowError:
+					var oe *dtype.ElementError
+					if !errors.As(r.err, &oe) || oe.Reason != dtype.ReasonOverflow || oe.Index != i || oe.Value != v {
 						t.Fatalf("%s: element %d (%d) overflows to %s: got error %v", tc, i, v, &q, r.err)
 					}
 					return
-				case kernels.OverflowNaT:
+				case dtype.OverflowNaT:
 					want = dtype.NaT
 				default:
 					want = math.MaxInt64
@@ -520,8 +520,8 @@ func checkTranscodeReference(t *testing.T, tc *kernels.Transcoder, vals []int64,
 				want = q.Int64()
 				if m.Sign() != 0 {
 					if opts.Exact {
-						var le *kernels.ElementError
-						if !errors.As(r.err, &le) || le.Reason != kernels.ReasonLoss || le.Index != i || le.Value != v {
+						var le *dtype.ElementError
+						if !errors.As(r.err, &le) || le.Reason != dtype.ReasonLoss || le.Index != i || le.Value != v {
 							t.Fatalf("%s: element %d (%d) is lossy (%s rem %s): got error %v", tc, i, v, &q, &m, r.err)
 						}
 						return

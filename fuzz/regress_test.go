@@ -38,8 +38,8 @@ func TestRegressionValidityBeforeError(t *testing.T) {
 	dst := make([]byte, len(src))
 	validity := []byte{0xff}
 	_, err = tc.Run(dst, src, validity)
-	var oe *kernels.ElementError
-	if !errors.As(err, &oe) || oe.Reason != kernels.ReasonOverflow || oe.Index != 4 {
+	var oe *dtype.ElementError
+	if !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow || oe.Index != 4 {
 		t.Fatalf("got %v, want an overflow at element 4", err)
 	}
 	// Elements 0..3 were converted (NaT, 1e9, NaT, 2e9): bits 0b1010.

@@ -100,7 +100,7 @@ func FuzzTranscodeEngine(f *testing.F) {
 		unit := toDT.Unit
 		opts := transcode.Options{
 			Unit: unit, Scale: toDT.Scale,
-			Overflow: kernels.Policy(flags & 3 % 3), Exact: flags&4 != 0,
+			Overflow: dtype.OverflowPolicy(flags & 3 % 3), Exact: flags&4 != 0,
 			Workers: 1 + int(flags>>3&1),
 		}
 		if dest&1 != 0 {

@@ -92,10 +92,10 @@ func TestTranscoderDoesNotAllocate(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, base := range fusedConversions(t) {
 			for _, o := range []Options{
-				{Overflow: OverflowNaT},
-				{Overflow: OverflowClamp, Stats: true, From: binary.BigEndian},
-				{Overflow: OverflowNaT, Exact: true, To: binary.BigEndian},
-				{Overflow: OverflowClamp, Exact: true, Stats: true, From: binary.BigEndian, To: binary.BigEndian},
+				{Overflow: dtype.OverflowNaT},
+				{Overflow: dtype.OverflowClamp, Stats: true, From: binary.BigEndian},
+				{Overflow: dtype.OverflowNaT, Exact: true, To: binary.BigEndian},
+				{Overflow: dtype.OverflowClamp, Exact: true, Stats: true, From: binary.BigEndian, To: binary.BigEndian},
 			} {
 				tr := mustTr(t, base.conv, o)
 				vals := make([]int64, allocElements())
@@ -201,9 +201,9 @@ func TestCFKernelsDoNotAllocate(t *testing.T) {
 		for _, c := range cfCases() {
 			cc := compileCase(t, c)
 			for _, o := range []Options{
-				{Overflow: OverflowNaT},
-				{Overflow: OverflowClamp, Stats: true, From: binary.BigEndian},
-				{Overflow: OverflowNaT, Exact: true, To: binary.BigEndian},
+				{Overflow: dtype.OverflowNaT},
+				{Overflow: dtype.OverflowClamp, Stats: true, From: binary.BigEndian},
+				{Overflow: dtype.OverflowNaT, Exact: true, To: binary.BigEndian},
 			} {
 				k := cc.kernel(t, o)
 				n := allocElements()

@@ -148,7 +148,7 @@ func benchTranscode(b *testing.B, from, to dtype.DataType, o Options, validity b
 	if err != nil {
 		b.Fatal(err)
 	}
-	o.Overflow = OverflowNaT
+	o.Overflow = dtype.OverflowNaT
 	tr, err := NewTranscoder(c, o)
 	if err != nil {
 		b.Fatal(err)
@@ -242,7 +242,7 @@ func BenchmarkCFDecode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			d, err := NewCFDecoder(t, dtNS, Options{Overflow: OverflowNaT})
+			d, err := NewCFDecoder(t, dtNS, Options{Overflow: dtype.OverflowNaT})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -274,7 +274,7 @@ func BenchmarkCFEncode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := NewCFEncoder(dtNS, u, Options{Overflow: OverflowNaT})
+	e, err := NewCFEncoder(dtNS, u, Options{Overflow: dtype.OverflowNaT})
 	if err != nil {
 		b.Fatal(err)
 	}

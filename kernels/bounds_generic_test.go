@@ -39,7 +39,7 @@ func TestGenericLoopBounds(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, pr := range pairs {
 			for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-				o := Options{Overflow: OverflowClamp, From: order, To: order}
+				o := Options{Overflow: dtype.OverflowClamp, From: order, To: order}
 				tr := mustTr(t, mustConv(t, pr.from, pr.to), o)
 				var bounds []int64
 				if tr.op == opMulDiv {

@@ -70,28 +70,16 @@ type CFDecoder struct{ k cfKernel }
 // use.
 type CFEncoder struct{ k cfKernel }
 
-// cfPolicy maps the kernels' policy to cf's (the same three, in the same
-// order: cf cannot import kernels).
-func cfPolicy(p Policy) cf.OverflowPolicy {
-	switch p {
-	case OverflowNaT:
-		return cf.OverflowNaT
-	case OverflowClamp:
-		return cf.OverflowClamp
-	}
-	return cf.OverflowError
-}
-
 // NewCFDecoder compiles decoding of t's stored numbers into datetime64
 // values of type to (any unit but Y, M and generic).
 func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) {
 	if t == nil {
 		return nil, fmt.Errorf("kernels: no CF time description")
 	}
-	if o.Overflow > OverflowClamp {
+	if o.Overflow > dtype.OverflowClamp {
 		return nil, fmt.Errorf("kernels: invalid overflow policy %d", uint8(o.Overflow))
 	}
-	dec, err := cf.NewDecoder(t, to, cfPolicy(o.Overflow))
+	dec, err := cf.NewDecoder(t, to, o.Overflow)
 	if err != nil {
 		return nil, fmt.Errorf("kernels: CF decoding to %s: %w", to, err)
 	}
@@ -124,7 +112,7 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 // A, B, C of cf.NewEncoding. NaT stays MinInt64 (which the writer declares
 // as the _FillValue).
 func NewCFEncoder(from dtype.DataType, u cf.Units, o Options) (*CFEncoder, error) {
-	if o.Overflow > OverflowClamp {
+	if o.Overflow > dtype.OverflowClamp {
 		return nil, fmt.Errorf("kernels: invalid overflow policy %d", uint8(o.Overflow))
 	}
 	aff, err := cf.NewEncoding(from, u)
@@ -290,9 +278,9 @@ func (k *cfKernel) loopName() string {
 //
 // dst may start at src's address (in place: narrow stored elements are
 // widened back to front); any other overlap is ErrOverlap. Errors and
-// Stats are as for Transcoder.Run: under OverflowFail the first
+// Stats are as for Transcoder.Run: under dtype.OverflowError the first
 // overflowing element, in exact mode the first lossy one, is an
-// *ElementError (Source and, for floats and large uint64s, Text set).
+// *dtype.ElementError (Source and, for floats and large uint64s, Text set).
 func (d *CFDecoder) Run(dst, src, validity []byte) (Stats, error) { return d.k.run(dst, src, validity) }
 
 // Run encodes the datetime64 values of src (8 bytes each, byte order
@@ -593,21 +581,21 @@ func (k *cfKernel) slowElement(dst, src []uint64, base, i int, swapIn, swapOut b
 		switch res {
 		case cf.Lossy:
 			if k.opts.Exact {
-				return k.elementError(ReasonLoss, base+i, w)
+				return k.elementError(dtype.ReasonLoss, base+i, w)
 			}
 			acc.lossy++
 		case cf.Overflow:
 			switch k.opts.Overflow {
-			case OverflowNaT:
+			case dtype.OverflowNaT:
 				q = math.MinInt64
 				acc.overflowNaT++
-			case OverflowClamp:
+			case dtype.OverflowClamp:
 				q = maxValue
 				if negative {
 					q = minValue
 				}
 			default:
-				return k.elementError(ReasonOverflow, base+i, w)
+				return k.elementError(dtype.ReasonOverflow, base+i, w)
 			}
 			acc.overflowed++
 		}
@@ -639,14 +627,14 @@ func (k *cfKernel) lossAt(src []uint64, base, from, to int, swapIn bool, acc *ac
 		if _, res, _ := k.exact(w); res == cf.Lossy {
 			acc.elements += j - from
 			acc.nat += nat
-			return k.elementError(ReasonLoss, base+j, w)
+			return k.elementError(dtype.ReasonLoss, base+j, w)
 		}
 	}
 	return fmt.Errorf("kernels: %s: internal error: lossy element not found in [%d, %d)", k.source, base+from, base+to)
 }
 
-func (k *cfKernel) elementError(r Reason, index int, w uint64) *ElementError {
-	e := &ElementError{Reason: r, Index: index, To: k.to, Source: k.source}
+func (k *cfKernel) elementError(r dtype.Reason, index int, w uint64) *dtype.ElementError {
+	e := &dtype.ElementError{Reason: r, Index: index, To: k.to, Source: k.source}
 	switch k.kind {
 	case cfInt:
 		e.Value = int64(w)

@@ -113,7 +113,7 @@ func compileCase(t *testing.T, c cfCase) *cfCompiled {
 		t.Fatalf("%s: %v %v", c.name, tm, err)
 	}
 	cc.t = tm
-	if cc.dec, err = cf.NewDecoder(tm, c.to, cf.OverflowClamp); err != nil {
+	if cc.dec, err = cf.NewDecoder(tm, c.to, dtype.OverflowClamp); err != nil {
 		t.Fatal(err)
 	}
 	return cc
@@ -212,7 +212,7 @@ func (cc *cfCompiled) oracle(t *testing.T, words []uint64) []oracleElement {
 
 // expect is what Run must produce for the elements under o: the output
 // values, the stats and the failing element (-1 for none) with its reason.
-func expect(model []oracleElement, o Options) (out []int64, st Stats, fail int, reason Reason) {
+func expect(model []oracleElement, o Options) (out []int64, st Stats, fail int, reason dtype.Reason) {
 	out = make([]int64, len(model))
 	st.Min, st.Max = math.MaxInt64, math.MinInt64
 	for i, e := range model {
@@ -222,14 +222,14 @@ func expect(model []oracleElement, o Options) (out []int64, st Stats, fail int, 
 			st.NaT++
 		case clLossy:
 			if o.Exact {
-				return out, finish(st, o), i, ReasonLoss
+				return out, finish(st, o), i, dtype.ReasonLoss
 			}
 			st.Lossy++
 		case clOverflow:
 			switch o.Overflow {
-			case OverflowFail:
-				return out, finish(st, o), i, ReasonOverflow
-			case OverflowNaT:
+			case dtype.OverflowError:
+				return out, finish(st, o), i, dtype.ReasonOverflow
+			case dtype.OverflowNaT:
 				v = math.MinInt64
 				st.NaT++
 			}
@@ -370,11 +370,11 @@ func (cc *cfCompiled) random(t *testing.T, r *rand.Rand, n int, pool []uint64) [
 }
 
 var cfOptionSets = []Options{
-	{Overflow: OverflowNaT, Stats: true},
-	{Overflow: OverflowClamp},
-	{Overflow: OverflowFail, Stats: true},
-	{Overflow: OverflowClamp, Exact: true, Stats: true},
-	{Overflow: OverflowNaT, Exact: true},
+	{Overflow: dtype.OverflowNaT, Stats: true},
+	{Overflow: dtype.OverflowClamp},
+	{Overflow: dtype.OverflowError, Stats: true},
+	{Overflow: dtype.OverflowClamp, Exact: true, Stats: true},
+	{Overflow: dtype.OverflowNaT, Exact: true},
 }
 
 // checkRun runs k over words encoded at byte offsets and compares with the
@@ -409,7 +409,7 @@ func checkRun(t *testing.T, cc *cfCompiled, o Options, words []uint64, model []o
 	want, wst, fail, reason := expect(model, o)
 	where := fmt.Sprintf("%s %+v n=%d soff=%d doff=%d inPlace=%v", k, o, n, soff, doff, inPlace)
 	if fail >= 0 {
-		var ee *ElementError
+		var ee *dtype.ElementError
 		if !errors.As(err, &ee) || ee.Index != fail || ee.Reason != reason {
 			t.Fatalf("%s: error %v, want %s at %d", where, err, reason, fail)
 		}
@@ -524,11 +524,11 @@ func TestCFErrors(t *testing.T) {
 	}
 	binary.NativeEndian.PutUint64(buf, math.Float64bits(math.Inf(1)))
 	_, err = d.Run(buf[8:16], buf[:8], nil)
-	var ee *ElementError
-	if !errors.As(err, &ee) || ee.Text != "+Inf" || ee.Reason != ReasonOverflow {
+	var ee *dtype.ElementError
+	if !errors.As(err, &ee) || ee.Text != "+Inf" || ee.Reason != dtype.ReasonOverflow {
 		t.Fatalf("+Inf: %v", err)
 	}
-	if want := "kernels: element 0: float64 hours since 2000-01-01T00:00:00 value +Inf overflows int64 when converted to datetime64[ns]"; ee.Error() != want {
+	if want := "element 0: float64 hours since 2000-01-01T00:00:00 value +Inf overflows int64 when converted to datetime64[ns]"; ee.Error() != want {
 		t.Errorf("error text\n%s\nwant\n%s", ee.Error(), want)
 	}
 	tm.Stored = i16

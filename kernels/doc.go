@@ -9,11 +9,11 @@
 // always maps to NaT. A conversion's result is the exact value, floored
 // (linear: floor(v*num/den) with the exact factor; calendar: the containing
 // year, month or unit in the proleptic Gregorian calendar). An exact result
-// outside [MinInt64+1, MaxInt64] is an overflow, handled by the Policy:
-// OverflowFail stops with an *ElementError (reason, index and source value),
-// OverflowNaT stores NaT, OverflowClamp saturates; both count in
+// outside [MinInt64+1, MaxInt64] is an overflow, handled by the dtype.OverflowPolicy:
+// dtype.OverflowError stops with an *dtype.ElementError (reason, index and source value),
+// dtype.OverflowNaT stores NaT, dtype.OverflowClamp saturates; both count in
 // Stats.Overflowed. A result that drops a non-zero remainder is lossy:
-// counted in Stats.Lossy, or an *ElementError with ReasonLoss in exact mode.
+// counted in Stats.Lossy, or an *dtype.ElementError with dtype.ReasonLoss in exact mode.
 //
 // # Entry points
 //

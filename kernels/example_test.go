@@ -40,5 +40,5 @@ func Example() {
 	// Output:
 	// 1700000000000000000 1000000000
 	// validity 101, 2 valid, 1 NaT, min 1000000000
-	// kernels: element 0: datetime64[s] value 9223372036854775807 overflows int64 when converted to datetime64[ns]
+	// element 0: datetime64[s] value 9223372036854775807 overflows int64 when converted to datetime64[ns]
 }

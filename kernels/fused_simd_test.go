@@ -72,10 +72,10 @@ func fusedConversions(t *testing.T) []*Transcoder {
 func fusedOptions(i int) Options {
 	o := orders[i%len(orders)]
 	opts := []Options{
-		{Overflow: OverflowNaT, Stats: true},
-		{Overflow: OverflowClamp},
-		{Overflow: OverflowFail, Stats: true},
-		{Overflow: OverflowClamp, Exact: true, Stats: true},
+		{Overflow: dtype.OverflowNaT, Stats: true},
+		{Overflow: dtype.OverflowClamp},
+		{Overflow: dtype.OverflowError, Stats: true},
+		{Overflow: dtype.OverflowClamp, Exact: true, Stats: true},
 	}[i/len(orders)%4]
 	opts.From, opts.To = o.from, o.to
 	return opts
@@ -278,8 +278,8 @@ func TestFusedLengths(t *testing.T) {
 		for k := range 4 * len(orders) {
 			tr := mustTr(t, base.conv, fusedOptions(k))
 			// Edge values (some overflow) only where they do not stop
-			// every run early: not under OverflowFail.
-			vals := fusedValues(r, tr, maxLen, tr.opts.Overflow != OverflowFail)
+			// every run early: not under dtype.OverflowError.
+			vals := fusedValues(r, tr, maxLen, tr.opts.Overflow != dtype.OverflowError)
 			sets = append(sets, prepared{tr, vals, fusedReference(t, tr, vals), encode(tr.opts.From, vals, 0)})
 		}
 		for n := 0; n <= maxLen; n++ {
@@ -359,7 +359,7 @@ func fusedPrefix(tr *Transcoder, ref []fusedElement, n int) fusedResult {
 // fusedAt is the element error err of an element converted alone, moved to
 // index i.
 func fusedAt(err error, i int) error {
-	if e, ok := err.(*ElementError); ok {
+	if e, ok := err.(*dtype.ElementError); ok {
 		c := *e
 		c.Index = i
 		return &c

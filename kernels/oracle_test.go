@@ -235,7 +235,7 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 			wantLossy++
 		}
 	}
-	for pi, pol := range []Policy{OverflowNaT, OverflowClamp, OverflowFail} {
+	for pi, pol := range []dtype.OverflowPolicy{dtype.OverflowNaT, dtype.OverflowClamp, dtype.OverflowError} {
 		for oi, o := range orders {
 			if testing.Short() && (pairNumber+pi*len(orders)+oi)%4 != 0 {
 				continue
@@ -249,14 +249,14 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 			bitmap := make([]byte, (n+7)/8)
 			st, err := tr.Run(dst, src, bitmap)
 			got := decode(o.to, dst)
-			if pol == OverflowFail {
-				var oe *ElementError
+			if pol == dtype.OverflowError {
+				var oe *dtype.ElementError
 				if firstOverflow < 0 {
 					if err != nil {
 						t.Fatalf("%s %s: unexpected error %v", tr, o.name, err)
 					}
 				} else {
-					if !errors.As(err, &oe) || oe.Reason != ReasonOverflow || oe.Index != firstOverflow || oe.Value != in[firstOverflow] {
+					if !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow || oe.Index != firstOverflow || oe.Value != in[firstOverflow] {
 						t.Fatalf("%s %s: error %v, want overflow at %d (value %d)", tr, o.name, err, firstOverflow, in[firstOverflow])
 					}
 					n = firstOverflow // only the prefix is defined
@@ -268,7 +268,7 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 				w := e.value
 				if e.overflow {
 					switch {
-					case pol == OverflowNaT:
+					case pol == dtype.OverflowNaT:
 						w = math.MinInt64
 					case e.sign < 0:
 						w = math.MinInt64 + 1
@@ -288,9 +288,9 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 					lo, hi = min(lo, w), max(hi, w)
 				}
 			}
-			if pol != OverflowFail || firstOverflow < 0 {
+			if pol != dtype.OverflowError || firstOverflow < 0 {
 				wantSt := Stats{Elements: n, Valid: valid, NaT: n - valid, Lossy: wantLossy, Min: lo, Max: hi}
-				if pol != OverflowFail {
+				if pol != dtype.OverflowError {
 					wantSt.Overflowed = wantOverflow
 				}
 				if st != wantSt {
@@ -307,9 +307,9 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 		e := want[i]
 		got, err := tr.Convert(v)
 		if e.overflow {
-			var oe *ElementError
-			if !errors.As(err, &oe) || oe.Reason != ReasonOverflow || oe.Index != 0 || oe.Value != v || oe.From != conv.From || oe.To != conv.To {
-				t.Fatalf("%s: Convert(%d) = %d, %v; want an overflow *ElementError", tr, v, got, err)
+			var oe *dtype.ElementError
+			if !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow || oe.Index != 0 || oe.Value != v || oe.From != conv.From || oe.To != conv.To {
+				t.Fatalf("%s: Convert(%d) = %d, %v; want an overflow *dtype.ElementError", tr, v, got, err)
 			}
 			continue
 		}
@@ -317,8 +317,8 @@ func checkPair(t *testing.T, conv dtype.Conversion, in []int64, want []expected,
 			t.Fatalf("%s: Convert(%d) = %d, %v; want %d", tr, v, got, err, e.value)
 		}
 		got, err = ex.Convert(v)
-		var le *ElementError
-		if e.lossy != (errors.As(err, &le) && le.Reason == ReasonLoss) || (!e.lossy && (err != nil || got != e.value)) {
+		var le *dtype.ElementError
+		if e.lossy != (errors.As(err, &le) && le.Reason == dtype.ReasonLoss) || (!e.lossy && (err != nil || got != e.value)) {
 			t.Fatalf("%s exact: Convert(%d) = %d, %v; lossy=%v", tr, v, got, err, e.lossy)
 		}
 	}

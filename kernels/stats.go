@@ -3,9 +3,9 @@ package kernels
 // Stats describes one Run.
 type Stats struct {
 	Elements   int // elements converted
-	NaT        int // NaT elements in the output: source NaT plus overflows under OverflowNaT
+	NaT        int // NaT elements in the output: source NaT plus overflows under dtype.OverflowNaT
 	Valid      int // non-NaT elements in the output (Elements - NaT)
-	Overflowed int // elements whose exact result overflowed (OverflowNaT, OverflowClamp)
+	Overflowed int // elements whose exact result overflowed (dtype.OverflowNaT, dtype.OverflowClamp)
 	Lossy      int // elements whose result was floored (a non-zero remainder dropped)
 	// Min and Max are the extremes of the non-NaT output values; only
 	// computed with Options.Stats and only meaningful when Valid > 0.

@@ -35,11 +35,11 @@ type Options struct {
 	// works on native integers.
 	From, To binary.ByteOrder
 	// Overflow is what happens to an element whose exact result does not
-	// fit: stop with an *ElementError (ReasonOverflow; the default), store
+	// fit: stop with an *dtype.ElementError (dtype.ReasonOverflow; the default), store
 	// NaT, or clamp.
-	Overflow Policy
+	Overflow dtype.OverflowPolicy
 	// Exact turns any lossy element (a non-zero remainder floored away)
-	// into an *ElementError with ReasonLoss.
+	// into an *dtype.ElementError with dtype.ReasonLoss.
 	Exact bool
 	// Stats computes Stats.Min and Stats.Max (an extra pass over each
 	// block while it is still in L1 cache).
@@ -65,7 +65,7 @@ type Transcoder struct {
 
 // NewTranscoder compiles c and o into a Transcoder.
 func NewTranscoder(c dtype.Conversion, o Options) (*Transcoder, error) {
-	if o.Overflow > OverflowClamp {
+	if o.Overflow > dtype.OverflowClamp {
 		return nil, fmt.Errorf("kernels: invalid overflow policy %d", uint8(o.Overflow))
 	}
 	if c.From.Validate() != nil || c.To.Validate() != nil {
@@ -157,9 +157,9 @@ func (t *Transcoder) Convert(v int64) (int64, error) {
 // works (8-byte aligned buffers are fastest); dst may be src itself (in
 // place) but must not overlap it otherwise.
 //
-// Under OverflowFail the run stops at the first overflowing element and
-// returns an *ElementError (ReasonOverflow) naming it; in exact mode it stops
-// at the first lossy element with an *ElementError (ReasonLoss). Elements before the failing one have been
+// Under dtype.OverflowError the run stops at the first overflowing element and
+// returns an *dtype.ElementError (dtype.ReasonOverflow) naming it; in exact mode it stops
+// at the first lossy element with an *dtype.ElementError (dtype.ReasonLoss). Elements before the failing one have been
 // converted; dst (and validity) from there on are unspecified. The returned
 // Stats cover the elements converted.
 func (t *Transcoder) Run(dst, src []byte, validity []byte) (Stats, error) {
@@ -338,7 +338,7 @@ const byProductWords = 2048
 
 // failedIndex is the index of the element an error from runBlock names.
 func failedIndex(err error) int {
-	if e, ok := err.(*ElementError); ok {
+	if e, ok := err.(*dtype.ElementError); ok {
 		return e.Index
 	}
 	return 0
@@ -409,20 +409,20 @@ func (t *Transcoder) slowElement(dst, src []uint64, base, i int, swapIn, swapOut
 		case r.fitsValue():
 			if lossy {
 				if t.opts.Exact {
-					return &ElementError{Reason: ReasonLoss, Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
+					return &dtype.ElementError{Reason: dtype.ReasonLoss, Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
 				}
 				acc.lossy++
 			}
 			out = int64(r.lo)
-		case t.opts.Overflow == OverflowNaT:
+		case t.opts.Overflow == dtype.OverflowNaT:
 			out = math.MinInt64
 			acc.overflowed++
 			acc.overflowNaT++
-		case t.opts.Overflow == OverflowClamp:
+		case t.opts.Overflow == dtype.OverflowClamp:
 			out = r.int64Sat()
 			acc.overflowed++
 		default:
-			return &ElementError{Reason: ReasonOverflow, Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
+			return &dtype.ElementError{Reason: dtype.ReasonOverflow, Index: base + i, Value: v, From: t.conv.From, To: t.conv.To}
 		}
 	}
 	o := uint64(out)
@@ -452,7 +452,7 @@ func (t *Transcoder) lossAt(src []uint64, base, from, to int, swapIn bool, acc *
 		if _, lossy := t.exact(v); lossy {
 			acc.elements += j - from
 			acc.nat += nat // the NaT before it were converted too
-			return &ElementError{Reason: ReasonLoss, Index: base + j, Value: v, From: t.conv.From, To: t.conv.To}
+			return &dtype.ElementError{Reason: dtype.ReasonLoss, Index: base + j, Value: v, From: t.conv.From, To: t.conv.To}
 		}
 	}
 	return fmt.Errorf("kernels: %s: internal error: lossy element not found in [%d, %d)", t, base+from, base+to)

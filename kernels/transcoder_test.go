@@ -80,7 +80,7 @@ func TestRandomAgainstReference(t *testing.T) {
 				}
 			}
 			c := mustConv(t, from, to)
-			tr := mustTr(t, c, Options{Overflow: OverflowClamp})
+			tr := mustTr(t, c, Options{Overflow: dtype.OverflowClamp})
 			vs := edgeValues(tr)
 			for range 200 {
 				switch r.IntN(4) {
@@ -126,11 +126,11 @@ func TestPolicies(t *testing.T) {
 	c := mustConv(t, dt(dtype.Datetime, dtype.Second, 1), dt(dtype.Datetime, dtype.Nanosecond, 1))
 	in := []int64{1, math.MaxInt64, 3, math.MinInt64, -math.MaxInt64, 4}
 	for _, tc := range []struct {
-		pol  Policy
+		pol  dtype.OverflowPolicy
 		want []int64
 	}{
-		{OverflowNaT, []int64{1e9, math.MinInt64, 3e9, math.MinInt64, math.MinInt64, 4e9}},
-		{OverflowClamp, []int64{1e9, math.MaxInt64, 3e9, math.MinInt64, math.MinInt64 + 1, 4e9}},
+		{dtype.OverflowNaT, []int64{1e9, math.MinInt64, 3e9, math.MinInt64, math.MinInt64, 4e9}},
+		{dtype.OverflowClamp, []int64{1e9, math.MaxInt64, 3e9, math.MinInt64, math.MinInt64 + 1, 4e9}},
 	} {
 		tr := mustTr(t, c, Options{Overflow: tc.pol, Stats: true})
 		out := make([]int64, len(in))
@@ -145,17 +145,17 @@ func TestPolicies(t *testing.T) {
 			}
 		}
 		wantNaT := 1
-		if tc.pol == OverflowNaT {
+		if tc.pol == dtype.OverflowNaT {
 			wantNaT = 3
 		}
 		if st.Overflowed != 2 || st.NaT != wantNaT || st.Valid != 6-wantNaT || st.Elements != 6 {
 			t.Fatalf("%s: stats %+v", tc.pol, st)
 		}
 		wantMax := int64(4e9)
-		if tc.pol == OverflowClamp {
+		if tc.pol == dtype.OverflowClamp {
 			wantMax = math.MaxInt64
 		}
-		if st.Max != wantMax || st.Min != tc.want[0] && tc.pol == OverflowNaT {
+		if st.Max != wantMax || st.Min != tc.want[0] && tc.pol == dtype.OverflowNaT {
 			t.Fatalf("%s: min/max %d %d", tc.pol, st.Min, st.Max)
 		}
 		for i, v := range out {
@@ -167,20 +167,20 @@ func TestPolicies(t *testing.T) {
 	tr := mustTr(t, c, Options{})
 	out := make([]int64, len(in))
 	st, err := tr.RunInt64(out, in, nil)
-	var oe *ElementError
-	if !errors.As(err, &oe) || oe.Reason != ReasonOverflow || oe.Index != 1 || oe.Value != math.MaxInt64 || st.Elements != 1 || out[0] != 1e9 {
+	var oe *dtype.ElementError
+	if !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow || oe.Index != 1 || oe.Value != math.MaxInt64 || st.Elements != 1 || out[0] != 1e9 {
 		t.Fatalf("error policy: %v, %+v", err, st)
 	}
-	if got := err.Error(); got != "kernels: element 1: datetime64[s] value 9223372036854775807 overflows int64 when converted to datetime64[ns]" {
+	if got := err.Error(); got != "element 1: datetime64[s] value 9223372036854775807 overflows int64 when converted to datetime64[ns]" {
 		t.Fatalf("message %q", got)
 	}
 	for _, s := range []string{"error", "NaT", " clamp "} {
-		if p, err := ParsePolicy(s); err != nil || !(p.String() == s || p.String() == "nat" || p.String() == "clamp") {
-			t.Fatalf("ParsePolicy(%q) = %v, %v", s, p, err)
+		if p, err := dtype.ParseOverflowPolicy(s); err != nil || !(p.String() == s || p.String() == "nat" || p.String() == "clamp") {
+			t.Fatalf("dtype.ParseOverflowPolicy(%q) = %v, %v", s, p, err)
 		}
 	}
-	if _, err := ParsePolicy("wrap"); err == nil {
-		t.Fatal("ParsePolicy(wrap) accepted")
+	if _, err := dtype.ParseOverflowPolicy("wrap"); err == nil {
+		t.Fatal("dtype.ParseOverflowPolicy(wrap) accepted")
 	}
 	if _, err := NewTranscoder(c, Options{Overflow: 9}); err == nil {
 		t.Fatal("invalid policy accepted")
@@ -201,8 +201,8 @@ func TestExactMode(t *testing.T) {
 			out = in
 		}
 		_, err := tr.RunInt64(out, in, nil)
-		var le *ElementError
-		if !errors.As(err, &le) || le.Reason != ReasonLoss || le.Index != 12345 || le.Value != 5 {
+		var le *dtype.ElementError
+		if !errors.As(err, &le) || le.Reason != dtype.ReasonLoss || le.Index != 12345 || le.Value != 5 {
 			t.Fatalf("in place %v: %v", inPlace, err)
 		}
 	}
@@ -218,13 +218,13 @@ func TestExactMode(t *testing.T) {
 		t.Fatalf("Feb 1970: %d %v", v, err)
 	}
 	if _, err := cal.Convert(31*86400*1e9 + 1); !isLoss(err) {
-		t.Fatalf("want a loss *ElementError, got %v", err)
+		t.Fatalf("want a loss *dtype.ElementError, got %v", err)
 	}
 }
 
 func isLoss(err error) bool {
-	var e *ElementError
-	return errors.As(err, &e) && e.Reason == ReasonLoss
+	var e *dtype.ElementError
+	return errors.As(err, &e) && e.Reason == dtype.ReasonLoss
 }
 
 func TestInPlaceAndOrders(t *testing.T) {
@@ -247,11 +247,11 @@ func TestInPlaceAndOrders(t *testing.T) {
 						vals[i] = math.MinInt64
 					}
 				}
-				ref := mustTr(t, c, Options{Overflow: OverflowNaT})
+				ref := mustTr(t, c, Options{Overflow: dtype.OverflowNaT})
 				want := make([]int64, n)
 				wantSt, _ := ref.RunInt64(want, vals, nil)
 				for _, o := range orders {
-					tr := mustTr(t, c, Options{From: o.from, To: o.to, Overflow: OverflowNaT})
+					tr := mustTr(t, c, Options{From: o.from, To: o.to, Overflow: dtype.OverflowNaT})
 					for off := 0; off < 8; off++ {
 						src := encode(o.from, vals, off)
 						for _, inPlace := range []bool{false, true} {
@@ -333,7 +333,7 @@ func TestHugeFactors(t *testing.T) {
 	}
 	vs := []int64{0, 1, -1, 2, -2, 1e9, -1e9, 1 << 40, -(1 << 40), math.MaxInt64, -math.MaxInt64, 123456789012345678}
 	for _, c := range cases {
-		tr := mustTr(t, mustConv(t, c.from, c.to), Options{Overflow: OverflowClamp})
+		tr := mustTr(t, mustConv(t, c.from, c.to), Options{Overflow: dtype.OverflowClamp})
 		out := make([]int64, len(vs))
 		if _, err := tr.RunInt64(out, vs, nil); err != nil {
 			t.Fatal(err)
@@ -368,8 +368,8 @@ func TestExactStatsCountNaT(t *testing.T) {
 		vals[57] = 1 // lossy
 		src := encode(binary.NativeEndian, vals, 0)
 		st, err := tr.Run(make([]byte, len(src)), src, nil)
-		var ee *ElementError
-		if !errors.As(err, &ee) || ee.Index != 57 || ee.Reason != ReasonLoss {
+		var ee *dtype.ElementError
+		if !errors.As(err, &ee) || ee.Index != 57 || ee.Reason != dtype.ReasonLoss {
 			t.Fatalf("error %v, want loss at 57", err)
 		}
 		if st.Elements != 57 || st.NaT != 6 || st.Valid != 51 {

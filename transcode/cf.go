@@ -470,7 +470,7 @@ func (t *Job) decodeChunk(dec cfKernel, b *buffers, buf, raw []byte, coords []in
 // chunkElementError places a kernel's element error, whose index is
 // within the source chunk at coords, in the array.
 func (t *Job) chunkElementError(coords []int64, err error) error {
-	var ke *kernels.ElementError
+	var ke *dtype.ElementError
 	if !errors.As(err, &ke) {
 		return err
 	}

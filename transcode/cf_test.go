@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -419,7 +418,7 @@ func TestCFPaddingAndErrors(t *testing.T) {
 	if _, err := job.Run(ctx); !errors.As(err, &ee) || !strings.Contains(err.Error(), "+Inf") || ee.Index != 1 {
 		t.Errorf("+Inf: %v", err)
 	}
-	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT})
+	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,8 +488,8 @@ func TestCFResumeCounts(t *testing.T) {
 		}
 	}
 	for _, o := range []transcode.Options{
-		{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT, Workers: 2},
-		{CFUnits: "seconds since 2019-01-01", Overflow: kernels.OverflowClamp, Workers: 2},
+		{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT, Workers: 2},
+		{CFUnits: "seconds since 2019-01-01", Overflow: dtype.OverflowClamp, Workers: 2},
 	} {
 		ref := filepath.Join(t.TempDir(), "ref")
 		job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)

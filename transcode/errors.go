@@ -3,9 +3,8 @@ package transcode
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
-	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/dtype"
 )
 
 // Sentinel errors; errors returned by this package wrap them where they
@@ -39,7 +38,7 @@ func planErr(format string, args ...any) error {
 
 // ElementError names one source element that could not be converted: an
 // overflow under the error policy or a loss of precision in exact mode (Err
-// is a *kernels.ElementError saying which). The kernel error's Index is the
+// is a *dtype.ElementError saying which). The kernel error's Index is the
 // element's index within the source chunk, as here.
 type ElementError struct {
 	Array      string  // the source array's location
@@ -52,23 +51,16 @@ type ElementError struct {
 
 func (e *ElementError) Error() string {
 	what := "cannot be converted"
-	var ke *kernels.ElementError
-	typ, val := "", ""
+	var ke *dtype.ElementError
 	if errors.As(e.Err, &ke) {
-		typ, val = ke.From.String(), strconv.FormatInt(ke.Value, 10)
-		if ke.Source != "" { // a CF source or destination
-			typ = ke.Source
+		typ, val := ke.Describe()
+		switch ke.Reason {
+		case dtype.ReasonOverflow:
+			what = fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, ke.To)
+		case dtype.ReasonLoss:
+			what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, ke.To)
 		}
-		if ke.Text != "" {
-			val = ke.Text
-		}
-	}
-	switch {
-	case ke != nil && ke.Reason == kernels.ReasonOverflow:
-		what = fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, ke.To)
-	case ke != nil && ke.Reason == kernels.ReasonLoss:
-		what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, ke.To)
-	case e.Err != nil:
+	} else if e.Err != nil {
 		what = e.Err.Error()
 	}
 	return fmt.Sprintf("source %s chunk %q element %d (array index %v): %s", e.Array, e.Key, e.Index, e.ArrayIndex, what)

@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -305,7 +304,7 @@ func TestResumeCounts(t *testing.T) {
 	}, vals, func(c []int64) bool { return c[0] == 2 && c[1] == 3 })
 	us := dtype.Microsecond
 	for _, pol := range []string{"nat", "clamp"} {
-		policy, err := kernels.ParsePolicy(pol)
+		policy, err := dtype.ParseOverflowPolicy(pol)
 		if err != nil {
 			t.Fatal(err)
 		}

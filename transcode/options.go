@@ -10,7 +10,6 @@ import (
 
 	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -52,7 +51,7 @@ type Options struct {
 
 	// Overflow is what happens to an element whose converted value does
 	// not fit in an int64: stop the run (default), store NaT, or clamp.
-	Overflow kernels.Policy
+	Overflow dtype.OverflowPolicy
 	// Exact makes any loss of precision (a non-zero remainder floored
 	// away) an error.
 	Exact bool

@@ -265,7 +265,7 @@ func metadataDocs(ctx context.Context, m zarr.Metadata) (map[string]string, erro
 // convertFill converts the source fill value strictly: it must convert
 // without overflow (whatever the policy) and, in exact mode, exactly.
 func convertFill(conv dtype.Conversion, fill int64, exact bool) (int64, kernels.Stats, error) {
-	tc, err := kernels.NewTranscoder(conv, kernels.Options{Overflow: kernels.OverflowFail, Exact: exact})
+	tc, err := kernels.NewTranscoder(conv, kernels.Options{Overflow: dtype.OverflowError, Exact: exact})
 	if err != nil {
 		return 0, kernels.Stats{}, err
 	}

@@ -13,14 +13,13 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // expected converts vals independently of the kernels: floor(v*num/den)
 // with big integers, NaT kept, overflow per policy.
-func expected(t *testing.T, from, to dtype.DataType, vals []int64, pol kernels.Policy) []int64 {
+func expected(t *testing.T, from, to dtype.DataType, vals []int64, pol dtype.OverflowPolicy) []int64 {
 	t.Helper()
 	conv, err := dtype.NewConversion(from, to)
 	if err != nil {
@@ -38,7 +37,7 @@ func expected(t *testing.T, from, to dtype.DataType, vals []int64, pol kernels.P
 		switch {
 		case q.IsInt64() && q.Int64() != math.MinInt64:
 			out[i] = q.Int64()
-		case pol == kernels.OverflowNaT:
+		case pol == dtype.OverflowNaT:
 			out[i] = dtype.NaT
 		case q.Sign() > 0:
 			out[i] = math.MaxInt64
@@ -156,7 +155,7 @@ func TestOptions(t *testing.T) {
 				t.Errorf("verify: %v", err)
 			}
 			a, got := readArray(t, zarr.Dir(dstDir))
-			want := expected(t, ns, a.DataType(), vals, kernels.OverflowFail)
+			want := expected(t, ns, a.DataType(), vals, dtype.OverflowError)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("element %d: got %d, want %d (source %d)", i, got[i], want[i], vals[i])
@@ -256,8 +255,8 @@ func TestOverflowPolicies(t *testing.T) {
 	}
 	_, err = tr.Run(ctx)
 	var ee *transcode.ElementError
-	var oe *kernels.ElementError
-	if !errors.As(err, &ee) || !errors.As(err, &oe) || oe.Reason != kernels.ReasonOverflow {
+	var oe *dtype.ElementError
+	if !errors.As(err, &ee) || !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow {
 		t.Fatalf("got %v, want an ElementError wrapping a kernels overflow", err)
 	}
 	if ee.Key != "c/1" || ee.Index != 2 || len(ee.ArrayIndex) != 1 || ee.ArrayIndex[0] != 7 || ee.Value != vals[7] || oe.Index != 2 {
@@ -272,7 +271,7 @@ func TestOverflowPolicies(t *testing.T) {
 		t.Error("metadata written after an overflow")
 	}
 
-	for _, pol := range []kernels.Policy{kernels.OverflowNaT, kernels.OverflowClamp} {
+	for _, pol := range []dtype.OverflowPolicy{dtype.OverflowNaT, dtype.OverflowClamp} {
 		dst := filepath.Join(t.TempDir(), "d")
 		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: dtype.Nanosecond, Overflow: pol})
 		if err != nil {
@@ -307,9 +306,9 @@ func TestExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tr.Run(ctx)
-	var le *kernels.ElementError
+	var le *dtype.ElementError
 	var ee *transcode.ElementError
-	if !errors.As(err, &le) || le.Reason != kernels.ReasonLoss || !errors.As(err, &ee) || ee.Key != "c/1" || ee.Index != 1 || ee.Value != 5001 {
+	if !errors.As(err, &le) || le.Reason != dtype.ReasonLoss || !errors.As(err, &ee) || ee.Key != "c/1" || ee.Index != 1 || ee.Value != 5001 {
 		t.Fatalf("got %v", err)
 	}
 }

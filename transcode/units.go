@@ -216,7 +216,7 @@ func (t *Job) convertRegion(k cfKernel, b *buffers, origin []int64, st kernels.S
 		st.Overflowed += est.Overflowed
 		st.Lossy += est.Lossy
 		st.Min, st.Max = est.Min, est.Max
-		if t.opts.Overflow == kernels.OverflowNaT {
+		if t.opts.Overflow == dtype.OverflowNaT {
 			st.NaT += est.Overflowed
 			st.Valid -= est.Overflowed
 		}
@@ -244,7 +244,7 @@ func subtractStats(st *kernels.Stats, one kernels.Stats, n int) {
 }
 
 func (t *Job) elementError(origin []int64, err error) error {
-	var ke *kernels.ElementError
+	var ke *dtype.ElementError
 	if !errors.As(err, &ke) {
 		return err
 	}
@@ -329,7 +329,7 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 // unit overflowed, and a conversion by a whole factor loses nothing.
 func (t *Job) recountOnResume() bool {
 	if t.cf.src != nil || t.cf.dstUnits != nil {
-		return t.opts.Overflow != kernels.OverflowFail || !t.opts.Exact
+		return t.opts.Overflow != dtype.OverflowError || !t.opts.Exact
 	}
 	c := t.plan.Conversion
 	lossy, overflow := false, false
@@ -340,7 +340,7 @@ func (t *Job) recountOnResume() bool {
 		num, den, ok := c.Factor64()
 		lossy, overflow = !ok || den != 1, !ok || num != 1
 	}
-	return (overflow && t.opts.Overflow != kernels.OverflowFail) || (lossy && !t.opts.Exact)
+	return (overflow && t.opts.Overflow != dtype.OverflowError) || (lossy && !t.opts.Exact)
 }
 
 // recount converts the source region at origin again, into scratch, and

@@ -46,7 +46,7 @@ func TestCFTimeXarrayFixtures(t *testing.T) {
 			if err != nil || ct == nil {
 				t.Fatalf("CFTime: %v, %v", ct, err)
 			}
-			dec, err := cf.NewDecoder(ct, ns, cf.OverflowError)
+			dec, err := cf.NewDecoder(ct, ns, dtype.OverflowError)
 			if err != nil {
 				t.Fatal(err)
 			}

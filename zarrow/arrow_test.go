@@ -21,7 +21,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -134,7 +133,7 @@ func TestReadOracle(t *testing.T) {
 				order = binary.BigEndian
 			}
 			a := timeArray(t, from, p.In, order)
-			col, st, err := Read(ctx, a, []int64{0}, []int64{int64(len(p.In))}, Options{Unit: du, Overflow: kernels.OverflowNaT, Parallel: 2})
+			col, st, err := Read(ctx, a, []int64{0}, []int64{int64(len(p.In))}, Options{Unit: du, Overflow: dtype.OverflowNaT, Parallel: 2})
 			if err != nil {
 				t.Fatalf("%s -> %s: %v", from, du, err)
 			}
@@ -161,7 +160,7 @@ func TestReadOracle(t *testing.T) {
 			// Arrow's cast from ns (where the source is exact in ns)
 			// to the coarser unit truncates toward zero.
 			if du != dtype.Nanosecond && su >= dtype.Day && su <= dtype.Nanosecond && p.SrcScale == 1 {
-				ns, _, err := Read(ctx, a, []int64{0}, []int64{int64(len(p.In))}, Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT})
+				ns, _, err := Read(ctx, a, []int64{0}, []int64{int64(len(p.In))}, Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -208,7 +207,7 @@ func TestReadPolicies(t *testing.T) {
 	if _, _, err := Read(ctx, a, []int64{0}, []int64{3}, Options{Unit: dtype.Nanosecond}); err == nil || !strings.Contains(err.Error(), "element 1") {
 		t.Errorf("overflow: %v, want an error naming element 1", err)
 	}
-	col, st, err := Read(ctx, a, []int64{0}, []int64{3}, Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT})
+	col, st, err := Read(ctx, a, []int64{0}, []int64{3}, Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT})
 	if err != nil || col.NullN() != 2 || st.Overflowed != 1 {
 		t.Errorf("nat: %v, %d nulls, %+v", err, col.NullN(), st)
 	}
@@ -416,7 +415,7 @@ func TestReadByChunk(t *testing.T) {
 	whole, byChunk := ctxA(7), ctxA(16) // 7: read whole; 16: by chunk
 	for _, r := range [][2]int64{{0, 203}, {8, 195}, {16, 100}, {24, 17}} {
 		for _, par := range []int{1, 3} {
-			o := Options{Unit: dtype.Nanosecond, Overflow: kernels.OverflowNaT, Parallel: par}
+			o := Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT, Parallel: par}
 			want, wst, err := Read(ctx, whole, []int64{r[0]}, []int64{r[1]}, o)
 			if err != nil {
 				t.Fatal(err)
@@ -431,7 +430,7 @@ func TestReadByChunk(t *testing.T) {
 		}
 	}
 	_, _, err := Read(ctx, byChunk, []int64{8}, []int64{195}, Options{Unit: dtype.Nanosecond, Parallel: 2})
-	var ee *kernels.ElementError
+	var ee *dtype.ElementError
 	if !errors.As(err, &ee) || ee.Index != 142 {
 		t.Fatalf("overflow at element 150 of the array, 142 of the range: %v", err)
 	}
@@ -570,7 +569,7 @@ func TestReadStoredChunks(t *testing.T) {
 			for _, rg := range [][2]int64{{0, n}, {8, n - 8}, {chunk, chunk}, {1000, 30000}, {16384, n - 16384},
 				{24, 64}, {chunk - 8, 16}, {16376, 24}, {2 * chunk, n - 2*chunk}, {n - 8, 8}} {
 				for _, par := range []int{1, 2} {
-					o := Options{Unit: u, Overflow: kernels.OverflowNaT, Parallel: par}
+					o := Options{Unit: u, Overflow: dtype.OverflowNaT, Parallel: par}
 					want, wst, err := Read(ctx, c.ref, []int64{rg[0]}, []int64{rg[1]}, o)
 					if err != nil {
 						t.Fatal(err)
@@ -591,7 +590,7 @@ func TestReadStoredChunks(t *testing.T) {
 	// 2^62 hours overflows seconds: element 36389 of the array.
 	a := mk(cf(8), chunk, zstd, hours)
 	_, _, err := Read(ctx, a, []int64{8}, []int64{n - 8}, Options{Unit: dtype.Second, Parallel: 2})
-	var ee *kernels.ElementError
+	var ee *dtype.ElementError
 	if !errors.As(err, &ee) || ee.Index != 36389-8 {
 		t.Fatalf("overflow at element 36389 of the array, %d of the range: %v", 36389-8, err)
 	}

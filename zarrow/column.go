@@ -27,7 +27,7 @@ type Options struct {
 	// Overflow is what happens to a value the unit cannot hold (a year
 	// 3000 date in nanoseconds): an error naming it (the default), null,
 	// or clamped. Exact makes any value floored to the unit an error.
-	Overflow kernels.Policy
+	Overflow dtype.OverflowPolicy
 	Exact    bool
 	// Parallel is how many chunks are read at once (0 or 1: one).
 	Parallel int
@@ -311,7 +311,7 @@ func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i i
 // shiftIndex makes an element error's index count from the start of the
 // range instead of the piece.
 func shiftIndex(err error, off int) error {
-	var ee *kernels.ElementError
+	var ee *dtype.ElementError
 	if errors.As(err, &ee) {
 		e := *ee
 		e.Index += off

@@ -55,7 +55,7 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 			if from == "" || to == "" {
 				return usageError{errors.New("both --from and --to are required")}
 			}
-			policy, err := kernels.ParsePolicy(overflow)
+			policy, err := dtype.ParseOverflowPolicy(overflow)
 			if err != nil {
 				return usageError{err}
 			}

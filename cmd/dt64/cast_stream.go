@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 )
 
@@ -191,7 +192,7 @@ func convert(tc *kernels.Transcoder, dst, src []byte, in source) (st kernels.Sta
 
 // shiftIndex turns a block-relative element index into one in the whole input.
 func shiftIndex(err error, base int, inName string) error {
-	var ke *kernels.ElementError
+	var ke *dtype.ElementError
 	if errors.As(err, &ke) {
 		e := *ke
 		e.Index += base

@@ -59,8 +59,8 @@ func cfTypes(t *cf.Time) []dtype.DataType {
 }
 
 func isOverflow(err error) bool {
-	var ke *kernels.ElementError
-	return errors.As(err, &ke) && ke.Reason == kernels.ReasonOverflow
+	var ke *dtype.ElementError
+	return errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow
 }
 
 // cfLeftovers describes the CF time attributes of a datetime64 array:

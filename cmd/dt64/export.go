@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 	"github.com/zarr-dt64/dt64/zarrow"
@@ -107,7 +106,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		}
 		to.Unit = u
 	}
-	pol, err := kernels.ParsePolicy(f.overflow)
+	pol, err := dtype.ParseOverflowPolicy(f.overflow)
 	if err != nil {
 		return usageError{fmt.Errorf("--overflow: %w", err)}
 	}

@@ -6,21 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // The library's overflow error names no flag; the CLI adds the one that
 // gets past it.
 func TestHintNamesOverflowFlag(t *testing.T) {
-	overflow := fmt.Errorf("in.bin: %w", &kernels.ElementError{Reason: kernels.ReasonOverflow, Index: 3})
+	overflow := fmt.Errorf("in.bin: %w", &dtype.ElementError{Reason: dtype.ReasonOverflow, Index: 3})
 	if h := hint(overflow); !strings.Contains(h, "--overflow nat") {
 		t.Errorf("hint for an overflow = %q, want it to name --overflow", h)
 	}
 	if strings.Contains(overflow.Error(), "--overflow") {
 		t.Errorf("the library's message %q names a CLI flag", overflow.Error())
 	}
-	for _, err := range []error{&kernels.ElementError{Reason: kernels.ReasonLoss}, errors.New("other")} {
+	for _, err := range []error{&dtype.ElementError{Reason: dtype.ReasonLoss}, errors.New("other")} {
 		if h := hint(err); h != "" {
 			t.Errorf("hint(%v) = %q, want none", err, h)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -72,11 +72,11 @@ func (e usageError) Unwrap() error { return e.err }
 // hint names the flag that gets past an error, for the errors the library
 // reports without knowing the command line.
 func hint(err error) string {
-	var ke *kernels.ElementError
+	var ke *dtype.ElementError
 	var de *transcode.DestinationError
 	var sc *transcode.SourceChangedError
 	switch {
-	case errors.As(err, &ke) && ke.Reason == kernels.ReasonOverflow:
+	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow:
 		return " (use --overflow nat or clamp to store NaT or saturate)"
 	case errors.As(err, &sc):
 		return " (start over with --overwrite)"

@@ -16,7 +16,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -217,7 +216,7 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 		}
 		o.Part = p
 	}
-	pol, err := kernels.ParsePolicy(f.overflow)
+	pol, err := dtype.ParseOverflowPolicy(f.overflow)
 	if err != nil {
 		return o, usageError{fmt.Errorf("--overflow: %w", err)}
 	}

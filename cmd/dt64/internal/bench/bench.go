@@ -45,7 +45,7 @@ func transcoder(from, to dtype.DataType, o kernels.Options) *kernels.Transcoder 
 	if err != nil {
 		panic(err)
 	}
-	o.Overflow = kernels.OverflowNaT
+	o.Overflow = dtype.OverflowNaT
 	t, err := kernels.NewTranscoder(c, o)
 	if err != nil {
 		panic(err)
@@ -127,7 +127,7 @@ func cfCase(name, implName, attrs string, stored cf.Stored, data func(b []byte, 
 	if err != nil {
 		panic(err)
 	}
-	d, err := kernels.NewCFDecoder(t, dtOf(dtype.Nanosecond, 1), kernels.Options{Overflow: kernels.OverflowNaT})
+	d, err := kernels.NewCFDecoder(t, dtOf(dtype.Nanosecond, 1), kernels.Options{Overflow: dtype.OverflowNaT})
 	if err != nil {
 		panic(err)
 	}

@@ -1,0 +1,210 @@
+package inflate
+
+import "encoding/binary"
+
+const (
+	// The fast loop runs while one iteration cannot run out of input or
+	// output: two refills of up to 8 bytes each, and up to three
+	// literals and one 258-byte match written in 8-byte words that may
+	// overshoot the match end by 7 bytes.
+	fastIn  = 16
+	fastOut = 3 + 258 + 8
+
+	litMask  = 1<<litRoot - 1
+	distMask = 1<<distRoot - 1
+)
+
+// huffBlock decodes the symbols of one Huffman-coded block with the
+// tables lt and dt into dst from op, up to and including the end-of-block
+// code, and returns the new output position.
+func huffBlock(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) {
+	in := br.in
+	bb, nb, ip := br.bb, br.nb, br.ip
+	var e uint32
+
+	// Fast loop: refills load 8 bytes unaligned and branch-free, leaving
+	// 56 to 63 bits, enough for a length code with its extra bits (20
+	// bits at most) and then, after another refill, a distance code with
+	// its extra bits (28). Literals come up to three per refill (15 bits
+	// each).
+	for ip <= len(in)-fastIn && op <= len(dst)-fastOut {
+		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+		ip += int((63 - nb) >> 3)
+		nb |= 56
+
+		e = lt[bb&litMask]
+		if e&fLit != 0 {
+			bb >>= e & 63
+			nb -= uint(e & 63)
+			dst[op] = byte(e >> 16)
+			op++
+			e = lt[bb&litMask]
+			if e&fLit != 0 {
+				bb >>= e & 63
+				nb -= uint(e & 63)
+				dst[op] = byte(e >> 16)
+				op++
+				e = lt[bb&litMask]
+				if e&fLit != 0 {
+					bb >>= e & 63
+					nb -= uint(e & 63)
+					dst[op] = byte(e >> 16)
+					op++
+					continue
+				}
+			}
+		}
+		if e&fExc != 0 {
+			if e&fSub == 0 {
+				if e&fEOB != 0 {
+					bb >>= e & 63
+					nb -= uint(e & 63)
+					br.bb, br.nb, br.ip = bb, nb, ip
+					return op, nil
+				}
+				br.bb, br.nb, br.ip = bb, nb, ip
+				return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
+			}
+			bb >>= litRoot
+			nb -= litRoot
+			e = lt[e>>16+uint32(bb&(1<<((e>>8)&15)-1))]
+			if e&fLit != 0 {
+				bb >>= e & 63
+				nb -= uint(e & 63)
+				dst[op] = byte(e >> 16)
+				op++
+				continue
+			}
+			if e&fExc != 0 {
+				if e&fEOB != 0 {
+					bb >>= e & 63
+					nb -= uint(e & 63)
+					br.bb, br.nb, br.ip = bb, nb, ip
+					return op, nil
+				}
+				br.bb, br.nb, br.ip = bb, nb, ip
+				return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
+			}
+		}
+		// A length: base plus extra bits, which sit above the codeword.
+		length := int(e>>16) + int((bb&(1<<(e&63)-1))>>((e>>8)&15))
+		bb >>= e & 63
+		nb -= uint(e & 63)
+
+		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+		ip += int((63 - nb) >> 3)
+		nb |= 56
+
+		e = dt[bb&distMask]
+		if e&fExc != 0 {
+			if e&fSub == 0 {
+				br.bb, br.nb, br.ip = bb, nb, ip
+				return op, br.fail(ErrCorrupt, "invalid distance symbol")
+			}
+			bb >>= distRoot
+			nb -= distRoot
+			e = dt[e>>16+uint32(bb&(1<<((e>>8)&15)-1))]
+			if e&fBad != 0 {
+				br.bb, br.nb, br.ip = bb, nb, ip
+				return op, br.fail(ErrCorrupt, "invalid distance symbol")
+			}
+		}
+		dist := int(e>>16) + int((bb&(1<<(e&63)-1))>>((e>>8)&15))
+		bb >>= e & 63
+		nb -= uint(e & 63)
+		if dist > op {
+			br.bb, br.nb, br.ip = bb, nb, ip
+			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
+		}
+		op = copyMatch(dst, op, dist, length)
+	}
+	br.bb, br.nb, br.ip = bb, nb, ip
+	return huffBlockSlow(br, dst, op, lt, dt)
+}
+
+// copyMatch copies length bytes from dist back to op, in 8-byte words
+// that may overrun the match end by up to 7 bytes (fastOut leaves room).
+// Words are safe to copy forward when dist ≥ 8: each reads bytes that
+// are already final. Distance 1 (runs) writes the repeated byte as words;
+// distances 2 to 7 go byte by byte.
+func copyMatch(dst []byte, op, dist, length int) int {
+	src := op - dist
+	end := op + length
+	switch {
+	case dist >= 8:
+		for op < end {
+			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
+			op += 8
+			src += 8
+		}
+	case dist == 1:
+		v := uint64(dst[src]) * 0x0101010101010101
+		for op < end {
+			binary.LittleEndian.PutUint64(dst[op:], v)
+			op += 8
+		}
+	default:
+		for op < end {
+			dst[op] = dst[src]
+			op++
+			src++
+		}
+	}
+	return end
+}
+
+// huffBlockSlow is huffBlock near the end of the input or the output:
+// byte-wise refills (zero padding past the input's end, see bitReader)
+// and every write checked.
+func huffBlockSlow(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) {
+	for {
+		if br.overread() {
+			return op, br.fail(ErrTruncated, "")
+		}
+		br.refill()
+		e := lt[br.bb&litMask]
+		if e&fSub != 0 {
+			br.bits(litRoot)
+			e = lt[e>>16+uint32(br.bb&(1<<((e>>8)&15)-1))]
+		}
+		if e&fLit != 0 {
+			if op >= len(dst) {
+				return op, br.fail(ErrTooLarge, "output exceeds the %d-byte destination", len(dst))
+			}
+			br.bits(uint(e & 63))
+			dst[op] = byte(e >> 16)
+			op++
+			continue
+		}
+		if e&fEOB != 0 {
+			br.bits(uint(e & 63))
+			return op, nil
+		}
+		if e&fBad != 0 {
+			return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
+		}
+		length := int(e>>16) + int((br.bb&(1<<(e&63)-1))>>((e>>8)&15))
+		br.bits(uint(e & 63))
+		br.refill()
+		e = dt[br.bb&distMask]
+		if e&fSub != 0 {
+			br.bits(distRoot)
+			e = dt[e>>16+uint32(br.bb&(1<<((e>>8)&15)-1))]
+		}
+		if e&fBad != 0 {
+			return op, br.fail(ErrCorrupt, "invalid distance symbol")
+		}
+		dist := int(e>>16) + int((br.bb&(1<<(e&63)-1))>>((e>>8)&15))
+		br.bits(uint(e & 63))
+		if dist > op {
+			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
+		}
+		if length > len(dst)-op {
+			return op, br.fail(ErrTooLarge, "output exceeds the %d-byte destination", len(dst))
+		}
+		for i := range length {
+			dst[op+i] = dst[op-dist+i]
+		}
+		op += length
+	}
+}

@@ -17,7 +17,7 @@ const (
 // huffBlock decodes the symbols of one Huffman-coded block with the
 // tables lt and dt into dst from op, up to and including the end-of-block
 // code, and returns the new output position.
-func huffBlock(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) {
+func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[distSize]uint32) (int, error) {
 	in := br.in
 	bb, nb, ip := br.bb, br.nb, br.ip
 	var e uint32
@@ -26,7 +26,8 @@ func huffBlock(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) 
 	// 56 to 63 bits, enough for a length code with its extra bits (20
 	// bits at most) and then, after another refill, a distance code with
 	// its extra bits (28). Literals come up to three per refill (15 bits
-	// each).
+	// each). Table indexes are masked to the table sizes, which only
+	// removes bounds checks: valid entries point inside.
 	for ip <= len(in)-fastIn && op <= len(dst)-fastOut {
 		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
 		ip += int((63 - nb) >> 3)
@@ -55,34 +56,25 @@ func huffBlock(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) 
 			}
 		}
 		if e&fExc != 0 {
-			if e&fSub == 0 {
-				if e&fEOB != 0 {
+			if e&fSub != 0 {
+				bb >>= litRoot
+				nb -= litRoot
+				e = lt[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
+				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e & 63)
-					br.bb, br.nb, br.ip = bb, nb, ip
-					return op, nil
+					dst[op] = byte(e >> 16)
+					op++
+					continue
 				}
-				br.bb, br.nb, br.ip = bb, nb, ip
-				return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
-			}
-			bb >>= litRoot
-			nb -= litRoot
-			e = lt[e>>16+uint32(bb&(1<<((e>>8)&15)-1))]
-			if e&fLit != 0 {
-				bb >>= e & 63
-				nb -= uint(e & 63)
-				dst[op] = byte(e >> 16)
-				op++
-				continue
 			}
 			if e&fExc != 0 {
+				bb >>= e & 63
+				nb -= uint(e & 63)
+				br.bb, br.nb, br.ip = bb, nb, ip
 				if e&fEOB != 0 {
-					bb >>= e & 63
-					nb -= uint(e & 63)
-					br.bb, br.nb, br.ip = bb, nb, ip
 					return op, nil
 				}
-				br.bb, br.nb, br.ip = bb, nb, ip
 				return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
 			}
 		}
@@ -97,14 +89,12 @@ func huffBlock(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) 
 
 		e = dt[bb&distMask]
 		if e&fExc != 0 {
-			if e&fSub == 0 {
-				br.bb, br.nb, br.ip = bb, nb, ip
-				return op, br.fail(ErrCorrupt, "invalid distance symbol")
+			if e&fSub != 0 {
+				bb >>= distRoot
+				nb -= distRoot
+				e = dt[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
 			}
-			bb >>= distRoot
-			nb -= distRoot
-			e = dt[e>>16+uint32(bb&(1<<((e>>8)&15)-1))]
-			if e&fBad != 0 {
+			if e&fExc != 0 {
 				br.bb, br.nb, br.ip = bb, nb, ip
 				return op, br.fail(ErrCorrupt, "invalid distance symbol")
 			}
@@ -116,47 +106,49 @@ func huffBlock(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) 
 			br.bb, br.nb, br.ip = bb, nb, ip
 			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
 		}
-		op = copyMatch(dst, op, dist, length)
+
+		// The match: 8-byte words that may overrun its end by up to 7
+		// bytes (fastOut leaves room). Words copy forward correctly when
+		// dist ≥ 8, each reading bytes already final. Most matches are
+		// short: the first word often is the whole match.
+		src := op - dist
+		end := op + length
+		if dist >= 8 {
+			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
+			for op+8 < end {
+				op += 8
+				src += 8
+				binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
+			}
+		} else if dist == 1 {
+			// A run: the byte repeated, as words.
+			v := uint64(dst[src]) * 0x0101010101010101
+			for ; op < end; op += 8 {
+				binary.LittleEndian.PutUint64(dst[op:], v)
+			}
+		} else {
+			copyShort(dst, op, src, end)
+		}
+		op = end
 	}
 	br.bb, br.nb, br.ip = bb, nb, ip
 	return huffBlockSlow(br, dst, op, lt, dt)
 }
 
-// copyMatch copies length bytes from dist back to op, in 8-byte words
-// that may overrun the match end by up to 7 bytes (fastOut leaves room).
-// Words are safe to copy forward when dist ≥ 8: each reads bytes that
-// are already final. Distance 1 (runs) writes the repeated byte as words;
-// distances 2 to 7 go byte by byte.
-func copyMatch(dst []byte, op, dist, length int) int {
-	src := op - dist
-	end := op + length
-	switch {
-	case dist >= 8:
-		for op < end {
-			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
-			op += 8
-			src += 8
-		}
-	case dist == 1:
-		v := uint64(dst[src]) * 0x0101010101010101
-		for op < end {
-			binary.LittleEndian.PutUint64(dst[op:], v)
-			op += 8
-		}
-	default:
-		for op < end {
-			dst[op] = dst[src]
-			op++
-			src++
-		}
+// copyShort copies a match of distance 2 to 7 byte by byte: each byte may
+// be one this copy wrote.
+func copyShort(dst []byte, op, src, end int) {
+	for op < end {
+		dst[op] = dst[src]
+		op++
+		src++
 	}
-	return end
 }
 
 // huffBlockSlow is huffBlock near the end of the input or the output:
 // byte-wise refills (zero padding past the input's end, see bitReader)
 // and every write checked.
-func huffBlockSlow(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, error) {
+func huffBlockSlow(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[distSize]uint32) (int, error) {
 	for {
 		if br.overread() {
 			return op, br.fail(ErrTruncated, "")
@@ -165,7 +157,7 @@ func huffBlockSlow(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, err
 		e := lt[br.bb&litMask]
 		if e&fSub != 0 {
 			br.bits(litRoot)
-			e = lt[e>>16+uint32(br.bb&(1<<((e>>8)&15)-1))]
+			e = lt[(e>>16+uint32(br.bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
 		}
 		if e&fLit != 0 {
 			if op >= len(dst) {
@@ -189,7 +181,7 @@ func huffBlockSlow(br *bitReader, dst []byte, op int, lt, dt []uint32) (int, err
 		e = dt[br.bb&distMask]
 		if e&fSub != 0 {
 			br.bits(distRoot)
-			e = dt[e>>16+uint32(br.bb&(1<<((e>>8)&15)-1))]
+			e = dt[(e>>16+uint32(br.bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
 		}
 		if e&fBad != 0 {
 			return op, br.fail(ErrCorrupt, "invalid distance symbol")

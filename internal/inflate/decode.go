@@ -8,8 +8,8 @@ import (
 // decoder holds the tables of a dynamic block and the scratch to build
 // them: about 12 KiB, pooled so that a decode allocates nothing.
 type decoder struct {
-	lit     [litEnough]uint32
-	dist    [distEnough]uint32
+	lit     [litSize]uint32
+	dist    [distSize]uint32
 	cl      [1 << clRoot]uint32
 	lens    [maxLit + maxDist]uint8
 	scratch buildScratch
@@ -86,7 +86,7 @@ func (d *decoder) inflate(dst, src []byte) (n, used int, err error) {
 			op, err = huffBlock(&br, dst, op, fixedLit, fixedDist)
 		case 2:
 			if err = d.readDynamic(&br); err == nil {
-				op, err = huffBlock(&br, dst, op, d.lit[:], d.dist[:])
+				op, err = huffBlock(&br, dst, op, &d.lit, &d.dist)
 			}
 		default:
 			err = br.fail(ErrCorrupt, "reserved block type 3")
@@ -198,10 +198,10 @@ func (d *decoder) readDynamic(br *bitReader) error {
 	if br.overread() {
 		return br.fail(ErrTruncated, "")
 	}
-	if !build(d.lit[:], lens[:nlit], litRoot, kindLit, &d.scratch) {
+	if !build(d.lit[:litEnough], lens[:nlit], litRoot, kindLit, &d.scratch) {
 		return br.fail(ErrCorrupt, "invalid literal/length code")
 	}
-	if !build(d.dist[:], lens[nlit:], distRoot, kindDist, &d.scratch) {
+	if !build(d.dist[:distEnough], lens[nlit:], distRoot, kindDist, &d.scratch) {
 		return br.fail(ErrCorrupt, "invalid distance code")
 	}
 	return nil

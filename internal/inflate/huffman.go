@@ -37,6 +37,11 @@ const (
 	litEnough  = 2342
 	distEnough = 402
 
+	// The tables are allocated at the next powers of two, so that an
+	// index masked to their size needs no bounds check in the hot loop.
+	litSize  = 4096
+	distSize = 512
+
 	maxLit  = 286 // HLIT at most 286 (RFC 1951 3.2.7)
 	maxDist = 30
 )
@@ -193,7 +198,7 @@ func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScra
 }
 
 // The fixed Huffman tables of RFC 1951 3.2.6, built once.
-var fixedLit, fixedDist = func() ([]uint32, []uint32) {
+var fixedLit, fixedDist = func() (*[litSize]uint32, *[distSize]uint32) {
 	var lens [288]uint8
 	for i := range lens {
 		switch {
@@ -208,16 +213,16 @@ var fixedLit, fixedDist = func() ([]uint32, []uint32) {
 		}
 	}
 	var s buildScratch
-	lit := make([]uint32, litEnough)
-	if !build(lit, lens[:], litRoot, kindLit, &s) {
+	lit := new([litSize]uint32)
+	if !build(lit[:litEnough], lens[:], litRoot, kindLit, &s) {
 		panic("inflate: fixed literal/length code rejected")
 	}
 	var dl [32]uint8
 	for i := range dl {
 		dl[i] = 5
 	}
-	dist := make([]uint32, distEnough)
-	if !build(dist, dl[:], distRoot, kindDist, &s) {
+	dist := new([distSize]uint32)
+	if !build(dist[:distEnough], dl[:], distRoot, kindDist, &s) {
 		panic("inflate: fixed distance code rejected")
 	}
 	return lit, dist

@@ -22,7 +22,10 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 	bb, nb, ip := br.bb, br.nb, br.ip
 	var e uint32
 
-	// Fast loop: refills load 8 bytes unaligned and branch-free, leaving
+	// Fast loop. nb is kept only modulo 64: consumptions subtract whole
+	// entries, whose bits above the low byte only disturb nb's bits above
+	// its low byte (borrows go up), and every use masks nb to 6 bits.
+	// This saves a mask per symbol. Refills load 8 bytes unaligned and branch-free, leaving
 	// 56 to 63 bits, enough for a length code with its extra bits (20
 	// bits at most) and then, after another refill, a distance code with
 	// its extra bits (28). Literals come up to three per refill (15 bits
@@ -30,25 +33,25 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 	// removes bounds checks: valid entries point inside.
 	for ip <= len(in)-fastIn && op <= len(dst)-fastOut {
 		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-		ip += int((63 - nb) >> 3)
+		ip += int(7 - (nb>>3)&7)
 		nb |= 56
 
 		e = lt[bb&litMask]
 		if e&fLit != 0 {
 			bb >>= e & 63
-			nb -= uint(e & 63)
+			nb -= uint(e)
 			dst[op] = byte(e >> 16)
 			op++
 			e = lt[bb&litMask]
 			if e&fLit != 0 {
 				bb >>= e & 63
-				nb -= uint(e & 63)
+				nb -= uint(e)
 				dst[op] = byte(e >> 16)
 				op++
 				e = lt[bb&litMask]
 				if e&fLit != 0 {
 					bb >>= e & 63
-					nb -= uint(e & 63)
+					nb -= uint(e)
 					dst[op] = byte(e >> 16)
 					op++
 					continue
@@ -62,7 +65,7 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 				e = lt[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
 				if e&fLit != 0 {
 					bb >>= e & 63
-					nb -= uint(e & 63)
+					nb -= uint(e)
 					dst[op] = byte(e >> 16)
 					op++
 					continue
@@ -70,8 +73,8 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 			}
 			if e&fExc != 0 {
 				bb >>= e & 63
-				nb -= uint(e & 63)
-				br.bb, br.nb, br.ip = bb, nb, ip
+				nb -= uint(e)
+				br.bb, br.nb, br.ip = bb, nb&63, ip
 				if e&fEOB != 0 {
 					return op, nil
 				}
@@ -81,10 +84,10 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 		// A length: base plus extra bits, which sit above the codeword.
 		length := int(e>>16) + int((bb&(1<<(e&63)-1))>>((e>>8)&15))
 		bb >>= e & 63
-		nb -= uint(e & 63)
+		nb -= uint(e)
 
 		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-		ip += int((63 - nb) >> 3)
+		ip += int(7 - (nb>>3)&7)
 		nb |= 56
 
 		e = dt[bb&distMask]
@@ -95,15 +98,15 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 				e = dt[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
 			}
 			if e&fExc != 0 {
-				br.bb, br.nb, br.ip = bb, nb, ip
+				br.bb, br.nb, br.ip = bb, nb&63, ip
 				return op, br.fail(ErrCorrupt, "invalid distance symbol")
 			}
 		}
 		dist := int(e>>16) + int((bb&(1<<(e&63)-1))>>((e>>8)&15))
 		bb >>= e & 63
-		nb -= uint(e & 63)
+		nb -= uint(e)
 		if dist > op {
-			br.bb, br.nb, br.ip = bb, nb, ip
+			br.bb, br.nb, br.ip = bb, nb&63, ip
 			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
 		}
 
@@ -131,7 +134,7 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 		}
 		op = end
 	}
-	br.bb, br.nb, br.ip = bb, nb, ip
+	br.bb, br.nb, br.ip = bb, nb&63, ip
 	return huffBlockSlow(br, dst, op, lt, dt)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/zarr-dt64/dt64/internal/inflate"
 	"github.com/zarr-dt64/dt64/internal/zstddec"
 	"io"
 	"runtime"
@@ -112,7 +113,20 @@ func zstdEncoder(clevel int) *zstd.Encoder {
 
 var zlibReaders sync.Pool // zlib reader (io.ReadCloser + zlib.Resetter)
 
+// zlibDecompress decodes with internal/inflate unless DT64_INFLATE=klauspost
+// (read once at start, inflate.UseKlauspost) selects klauspost's reader.
+// Both ignore bytes after the Adler-32 trailer, as zlib's uncompress does.
 func zlibDecompress(dst, src []byte) error {
+	if !inflate.UseKlauspost {
+		n, err := inflate.Zlib(dst, src)
+		if err != nil {
+			return fmt.Errorf("%w: zlib: %v", ErrCorrupt, err)
+		}
+		if n != len(dst) {
+			return fmt.Errorf("%w: zlib stream decodes to %d bytes, want %d", ErrCorrupt, n, len(dst))
+		}
+		return nil
+	}
 	in := bytes.NewReader(src)
 	zr, _ := zlibReaders.Get().(io.ReadCloser)
 	var err error

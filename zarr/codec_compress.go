@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/zarr-dt64/dt64/internal/inflate"
 	"github.com/zarr-dt64/dt64/internal/zstddec"
 	"hash/crc32"
 	"io"
@@ -232,7 +233,16 @@ var (
 	zlibReaders sync.Pool // zlib reader (io.ReadCloser + zlib.Resetter)
 )
 
+// decode decodes with internal/inflate, into dst's capacity (the chunk
+// size) in one call, unless DT64_INFLATE=klauspost (read once at start,
+// inflate.UseKlauspost) selects klauspost's streaming readers. The two
+// differ on gzip data only where Python's gzip module (numcodecs) and Go's
+// differ: internal/inflate, like Python, skips zero padding after a
+// member and decodes empty input to no bytes.
 func (s *deflateStage) decode(dst, src []byte) ([]byte, error) {
+	if !inflate.UseKlauspost {
+		return s.inflate(dst, src)
+	}
 	var r io.Reader
 	in := bytes.NewReader(src)
 	if s.name == "gzip" {
@@ -263,6 +273,26 @@ func (s *deflateStage) decode(dst, src []byte) ([]byte, error) {
 		r = zr
 	}
 	return readBounded(s.name, r, dst)
+}
+
+func (s *deflateStage) inflate(dst, src []byte) ([]byte, error) {
+	buf := dst[:cap(dst)]
+	var n int
+	var err error
+	if s.name == "gzip" {
+		n, err = inflate.Gzip(buf, src)
+	} else {
+		n, err = inflate.Zlib(buf, src)
+	}
+	switch {
+	case err == nil:
+		return buf[:n], nil
+	case errors.Is(err, inflate.ErrTooLarge):
+		return nil, fmt.Errorf("%s stream decodes to %w (at most %d bytes)", s.name, ErrTooLarge, len(buf))
+	case errors.Is(err, inflate.ErrChecksum):
+		return nil, fmt.Errorf("%s: %w: %v", s.name, ErrChecksum, err)
+	}
+	return nil, fmt.Errorf("%s: %w: %v", s.name, ErrCorrupt, err)
 }
 
 // readBounded reads r to EOF into dst[:cap(dst)]; more data than that is an

@@ -1,0 +1,43 @@
+// Package inflate decodes DEFLATE data (RFC 1951) in its raw, zlib (RFC
+// 1950) and gzip (RFC 1952) framings, whole, into a caller's buffer.
+//
+// It is made for Zarr chunks, whose decoded size is known before decoding
+// (the chunk size): there is no streaming, no window and no history copy.
+// Output goes straight into dst, back-references are copied within it.
+//
+//	n, err := inflate.Gzip(dst, src)  // gzip, all members
+//	n, err := inflate.Zlib(dst, src)  // zlib
+//	n, err := inflate.Raw(dst, src)   // raw DEFLATE
+//
+// Each returns the number of bytes written to dst. Output that would not
+// fit in dst fails with ErrTooLarge, having written at most len(dst)
+// bytes; output that is shorter returns n < len(dst), and callers that
+// expect an exact size compare. What Zlib and Raw accept after their
+// stream, and Gzip between and after members, is described with each.
+//
+// Errors are *Error values carrying the input byte offset where decoding
+// stopped; errors.Is matches their kind: ErrCorrupt (any invalid input),
+// ErrTruncated and ErrChecksum (both also ErrCorrupt), or ErrTooLarge.
+// Hostile input never makes the decoders read or write out of bounds,
+// loop, or panic: every loop consumes input or produces bounded output.
+//
+// The decoder follows libdeflate's design, in pure Go: a 64-bit bit
+// buffer refilled branch-free from unaligned 8-byte loads while at least
+// 16 input bytes remain (a byte-wise path, padding with zeros and
+// detecting over-read, serves the end); one table lookup of 11 bits (8 for
+// distances), with subtables for longer codes, decodes a literal or a
+// length base with its extra-bit count; up to three literals per refill;
+// matches are copied as overlapping 8-byte words, distance 1 as a
+// repeated byte, while a match of 258 bytes plus 8 still fits in dst (a
+// checked byte-wise path serves the end). Trailers are checked: Adler-32
+// with a 16-bytes-per-step implementation, CRC-32 with hash/crc32.
+//
+// What is accepted matches compress/flate: Huffman codes must be complete,
+// except a code of a single 1-bit codeword and an empty distance code;
+// at most 286 literal/length and 30 distance codes.
+//
+// The zarr package decodes gzip and zlib chunks, and blosc zlib streams,
+// with this package; setting the environment variable DT64_INFLATE to
+// "klauspost" (read once, at start) makes them use
+// github.com/klauspost/compress instead, for comparison or as a fallback.
+package inflate

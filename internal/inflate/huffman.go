@@ -1,0 +1,229 @@
+package inflate
+
+import "math/bits"
+
+// Decode tables, after libdeflate's design: one lookup of the low rootBits
+// bits of the bit buffer gives an entry that decodes a whole symbol,
+// literal or length base with the number of its extra bits, so the hot
+// loop needs no second table for lengths. Codes longer than rootBits go
+// through one subtable, reached from a pointer entry.
+//
+// An entry is a uint32:
+//
+//	bits  0-7   bits to consume: codeword length plus extra bits
+//	            (pointer: rootBits)
+//	bits  8-11  codeword length alone, to shift the extra bits down
+//	            (pointer: the subtable's index bits)
+//	bit   12    literal
+//	bit   13    subtable pointer
+//	bit   14    end of block
+//	bit   15    invalid symbol or unused code
+//	bits 16-31  literal byte, length or distance base, subtable start,
+//	            or code-length symbol
+const (
+	fLit = 1 << 12
+	fSub = 1 << 13
+	fEOB = 1 << 14
+	fBad = 1 << 15
+	fExc = fSub | fEOB | fBad // not a literal and not a length or distance
+
+	litRoot  = 11
+	distRoot = 8
+	clRoot   = 7 // code-length codes are at most 7 bits: no subtables
+
+	// Largest table sizes, root plus subtables, for complete codes of
+	// up to 15 bits over 288 and 32 symbols with these roots (from
+	// zlib's examples/enough.c, as libdeflate uses them).
+	litEnough  = 2342
+	distEnough = 402
+
+	// The tables are allocated at the next powers of two, so that an
+	// index masked to their size needs no bounds check in the hot loop.
+	litSize  = 4096
+	distSize = 512
+
+	maxLit  = 286 // HLIT at most 286 (RFC 1951 3.2.7)
+	maxDist = 30
+)
+
+var (
+	lenBase  = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lenExtra = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+
+	distBase  = [30]uint16{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	distExtra = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+)
+
+type tableKind uint8
+
+const (
+	kindLit tableKind = iota
+	kindDist
+	kindCL
+)
+
+// entry is the table entry for sym with a codeword of l bits (l counted
+// from the subtable's start for long codes).
+func entry(kind tableKind, sym int, l uint32) uint32 {
+	switch kind {
+	case kindLit:
+		switch {
+		case sym < 256:
+			return uint32(sym)<<16 | fLit | l<<8 | l
+		case sym == 256:
+			return fEOB | l<<8 | l
+		case sym < 286:
+			s := sym - 257
+			return uint32(lenBase[s])<<16 | l<<8 | (l + uint32(lenExtra[s]))
+		}
+	case kindDist:
+		if sym < 30 {
+			return uint32(distBase[sym])<<16 | l<<8 | (l + uint32(distExtra[sym]))
+		}
+	case kindCL:
+		return uint32(sym)<<16 | l<<8 | l
+	}
+	// Symbols 286, 287 and distances 30, 31 have codes in the fixed
+	// tables but are invalid in a stream.
+	return fBad | l<<8 | l
+}
+
+// scratch for build, kept in the decoder so that building allocates
+// nothing.
+type buildScratch struct {
+	rev    [maxLit + maxDist + 2]uint16 // bit-reversed codeword per symbol
+	subMax [1 << litRoot]uint8          // longest code under each root prefix
+	subOff [1 << litRoot]uint16         // where that prefix's subtable starts
+}
+
+// build fills table for the code lengths lens and reports whether they
+// form a code that compress/flate accepts: complete, or a single code of
+// length 1 (zlib's exception for one-symbol codes), or empty (all lengths
+// 0; any use of it then fails). Unused slots decode as invalid entries.
+func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScratch) bool {
+	var count [16]int
+	maxLen := 0
+	for _, l := range lens {
+		count[l]++
+		if int(l) > maxLen {
+			maxLen = int(l)
+		}
+	}
+	count[0] = 0
+	left := 1
+	for l := 1; l <= 15; l++ {
+		left = left<<1 - count[l]
+		if left < 0 {
+			return false // over-subscribed
+		}
+	}
+	rootSize := 1 << root
+	if left != 0 {
+		// Incomplete: only the empty code and a single 1-bit code pass.
+		if maxLen > 1 {
+			return false
+		}
+		bad := uint32(fBad | 1<<8 | 1)
+		for i := range table[:rootSize] {
+			table[i] = bad
+		}
+		if maxLen == 0 {
+			return true
+		}
+	}
+	var next [16]uint32
+	code := uint32(0)
+	for l := 1; l <= 15; l++ {
+		code = (code + uint32(count[l-1])) << 1
+		next[l] = code
+	}
+	next[0] = 0
+	rootMask := uint16(rootSize - 1)
+	long := maxLen > int(root)
+	if long {
+		clear(s.subMax[:rootSize])
+	}
+	for sym, l := range lens {
+		if l == 0 {
+			continue
+		}
+		r := bits.Reverse16(uint16(next[l])) >> (16 - l)
+		next[l]++
+		s.rev[sym] = r
+		if long && uint(l) > root {
+			p := r & rootMask
+			if l > s.subMax[p] {
+				s.subMax[p] = l
+			}
+		}
+	}
+	pos := rootSize
+	if long {
+		for p := range rootSize {
+			m := s.subMax[p]
+			if m == 0 {
+				continue
+			}
+			sb := uint(m) - root
+			if pos+1<<sb > len(table) {
+				return false // cannot happen for a complete code
+			}
+			s.subOff[p] = uint16(pos)
+			table[p] = uint32(pos)<<16 | fSub | uint32(sb)<<8 | uint32(root)
+			pos += 1 << sb
+		}
+	}
+	for sym, l := range lens {
+		if l == 0 {
+			continue
+		}
+		r := int(s.rev[sym])
+		if uint(l) <= root {
+			e := entry(kind, sym, uint32(l))
+			for i := r; i < rootSize; i += 1 << l {
+				table[i] = e
+			}
+			continue
+		}
+		p := r & int(rootMask)
+		sb := uint(s.subMax[p]) - root
+		ll := uint(l) - root
+		e := entry(kind, sym, uint32(ll))
+		sub := table[s.subOff[p] : int(s.subOff[p])+1<<sb]
+		for i := r >> root; i < len(sub); i += 1 << ll {
+			sub[i] = e
+		}
+	}
+	return true
+}
+
+// The fixed Huffman tables of RFC 1951 3.2.6, built once.
+var fixedLit, fixedDist = func() (*[litSize]uint32, *[distSize]uint32) {
+	var lens [288]uint8
+	for i := range lens {
+		switch {
+		case i < 144:
+			lens[i] = 8
+		case i < 256:
+			lens[i] = 9
+		case i < 280:
+			lens[i] = 7
+		default:
+			lens[i] = 8
+		}
+	}
+	var s buildScratch
+	lit := new([litSize]uint32)
+	if !build(lit[:litEnough], lens[:], litRoot, kindLit, &s) {
+		panic("inflate: fixed literal/length code rejected")
+	}
+	var dl [32]uint8
+	for i := range dl {
+		dl[i] = 5
+	}
+	dist := new([distSize]uint32)
+	if !build(dist[:distEnough], dl[:], distRoot, kindDist, &s) {
+		panic("inflate: fixed distance code rejected")
+	}
+	return lit, dist
+}()

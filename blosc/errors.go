@@ -18,5 +18,12 @@ var (
 	// ErrUnsupported marks a valid frame or option this package does not
 	// implement: Blosc2 frames, unknown compressor codes, encoding with
 	// blosclz.
-	ErrUnsupported = errors.New("not supported")
+	ErrUnsupported error = unsupportedError("not supported")
 )
+
+// unsupportedError is a sentinel that wraps errors.ErrUnsupported without
+// repeating its text.
+type unsupportedError string
+
+func (e unsupportedError) Error() string { return string(e) }
+func (e unsupportedError) Unwrap() error { return errors.ErrUnsupported }

@@ -9,8 +9,9 @@ import (
 // tell a corrupt chunk from an unsupported feature with errors.Is.
 var (
 	// ErrUnsupported marks a valid Zarr feature dt64 does not implement yet
-	// (for example the lz4 codec).
-	ErrUnsupported = errors.New("not supported yet")
+	// (for example the lz4 codec). It wraps errors.ErrUnsupported, as every
+	// dt64 package's "not supported" does, so one errors.Is finds any.
+	ErrUnsupported error = unsupportedError("not supported yet")
 	// ErrChecksum marks a checksum mismatch (crc32c codec, zstd or gzip
 	// frame checksums).
 	ErrChecksum = errors.New("checksum mismatch")
@@ -104,3 +105,10 @@ func metadataError(file string, err error) error {
 	}
 	return &MetadataError{File: file, Err: err}
 }
+
+// unsupportedError is a sentinel that wraps errors.ErrUnsupported without
+// repeating its text.
+type unsupportedError string
+
+func (e unsupportedError) Error() string { return string(e) }
+func (e unsupportedError) Unwrap() error { return errors.ErrUnsupported }

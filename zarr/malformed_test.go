@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -518,5 +519,17 @@ func TestBadCoordinatesAndBuffers(t *testing.T) {
 	}
 	if _, err := a.WriteChunkRaw(ctx, []int64{0}, make([]byte, 10)); err == nil {
 		t.Error("short raw src accepted")
+	}
+}
+
+// zarr's "not supported" is the standard library's too, as transcode's and
+// objstore's are, so a caller needs one errors.Is for any of them.
+func TestErrUnsupportedWrapsStandard(t *testing.T) {
+	err := fmt.Errorf("codec %q: %w", "lz4", ErrUnsupported)
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("%v does not match both errors.ErrUnsupported and zarr.ErrUnsupported", err)
+	}
+	if err.Error() != `codec "lz4": not supported yet` {
+		t.Errorf("message %q", err)
 	}
 }

@@ -351,7 +351,7 @@ func (s *S3) Temps(ctx context.Context) (map[string]string, error) { return nil,
 
 // Versions returns the version (as Version gives it: the ETag) of every
 // object under prefix, from a listing: one request per 1000 keys instead
-// of a HEAD per key (transcode.VersionLister).
+// of a HEAD per key (zarr.VersionLister).
 func (s *S3) Versions(ctx context.Context, prefix string) (map[string]string, error) {
 	out := map[string]string{}
 	var token *string

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// A ConditionalSetter is a store that can create a value only where none
-// is: SetIfAbsent reports whether it created it (an object store's PUT
-// with If-None-Match: *). It fails with an error wrapping
-// errors.ErrUnsupported when the store turns out not to support it.
-//
-// On such a store the part that finds every part done claims the finalize
+// On a zarr.ConditionalSetter the part that finds every part done claims the finalize
 // by creating its record (finalKey) conditionally, so that of several
 // parts finishing at once exactly one writes the metadata and removes the
 // state; the others leave it to that one. A claim is the part's: the same
@@ -22,16 +19,13 @@ import (
 // stores every part that finds all done finalizes, which is safe on a
 // directory (each step is idempotent) and is what Finalize is for
 // elsewhere.
-type ConditionalSetter interface {
-	SetIfAbsent(ctx context.Context, key string, value []byte) (bool, error)
-}
 
 // claimFinalize records the finalize (finalKey) and reports whether this
 // run is the one to do it.
 func (t *Job) claimFinalize(ctx context.Context, sum Summary, explicit bool) (bool, error) {
 	me := strings.TrimSuffix(partName(t.opts.Part), ".json") // "3-of-8"
 	doc := finalDoc{Tool: "dt64 transcode", Summary: sum, Claim: me}
-	cs, ok := find[ConditionalSetter](t.dstStore)
+	cs, ok := zarr.Find[zarr.ConditionalSetter](t.dstStore)
 	if !ok || explicit {
 		return true, t.writeState(ctx, finalKey, &doc)
 	}

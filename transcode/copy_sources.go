@@ -26,7 +26,7 @@ func (c *copyJob) sourcesKey() string { return copySourcesPrefix + partName(c.pa
 // recordSources records (fresh) or checks (resume) the versions of this
 // part's source chunks and keeps them for the per-chunk checks.
 func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
-	v, ok := find[zarr.Versioner](c.src)
+	v, ok := zarr.Find[zarr.Versioner](c.src)
 	if !ok {
 		return nil
 	}
@@ -84,7 +84,7 @@ func (c *copyJob) checkSource(ctx context.Context, key string) error {
 	}
 	now, ok := readVersion(c.src, key) // the version the read itself saw
 	if !ok {
-		v, _ := find[zarr.Versioner](c.src)
+		v, _ := zarr.Find[zarr.Versioner](c.src)
 		var err error
 		if now, err = v.Version(ctx, key); err != nil {
 			return err

@@ -57,7 +57,7 @@ type diskStore struct {
 	used int64
 }
 
-// Unwrap lets the engine find the directory store beneath (Unwrapper).
+// Unwrap lets the engine find the directory store beneath (zarr.Unwrapper).
 func (s *diskStore) Unwrap() zarr.Store { return s.DirStore }
 
 func newDisk(dir string, free int64, mode torn) *diskStore {

@@ -111,7 +111,7 @@ func (t *Job) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64
 // recordSources records (fresh) or checks (resume) the versions of this
 // part's source chunks, and keeps them for the per-unit checks.
 func (t *Job) recordSources(ctx context.Context, resume bool) error {
-	v, ok := find[zarr.Versioner](t.srcStore)
+	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}
@@ -152,7 +152,7 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 	if t.sources == nil {
 		return nil
 	}
-	v, ok := find[zarr.Versioner](t.srcStore)
+	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}
@@ -174,7 +174,7 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 // checkAllSources checks the records of every finished part before a
 // finalize declares the destination complete.
 func (t *Job) checkAllSources(ctx context.Context, parts []partDoc) error {
-	v, ok := find[zarr.Versioner](t.srcStore)
+	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}

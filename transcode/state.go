@@ -194,7 +194,7 @@ func (t *Job) storedPlan(ctx context.Context) (*planDoc, error) {
 // sync makes the destination's writes so far durable, when its store can
 // tell (a zarr.Syncer, possibly behind Unwrappers).
 func (t *Job) sync(ctx context.Context) error {
-	if s, ok := find[zarr.Syncer](t.dstStore); ok {
+	if s, ok := zarr.Find[zarr.Syncer](t.dstStore); ok {
 		return s.Sync(ctx)
 	}
 	return nil
@@ -229,7 +229,7 @@ func (t *Job) storedMetadata(ctx context.Context) (has, same bool, err error) {
 // all of them, or only those meant for this part's chunks (other parts may
 // be writing theirs right now).
 func (t *Job) cleanTemps(ctx context.Context, all bool) error {
-	ds, ok := find[tempFiles](t.dstStore)
+	ds, ok := zarr.Find[tempFiles](t.dstStore)
 	if !ok {
 		return nil // only directory stores leave temporary files
 	}

@@ -109,32 +109,8 @@ func (s *ioStore) Delete(ctx context.Context, key string) error {
 	return resume(ctx, t, s.Store.Delete(ctx, key))
 }
 
-// Unwrapper is implemented by a Store that wraps another (to count, log
-// or delay calls): the engine looks through it to find a directory store,
-// whose temporary files it removes and whose path it checks against the
-// source's.
-type Unwrapper interface {
-	Unwrap() zarr.Store
-}
-
 // dirStore returns the zarr.DirStore s is, or wraps through Unwrappers.
-func dirStore(s zarr.Store) (*zarr.DirStore, bool) { return find[*zarr.DirStore](s) }
-
-// find returns s as a T, looking through Unwrappers.
-func find[T any](s zarr.Store) (T, bool) {
-	for range 100 { // a wrapper that wraps itself must not hang the run
-		if v, ok := s.(T); ok {
-			return v, true
-		}
-		u, ok := s.(Unwrapper)
-		if !ok {
-			break
-		}
-		s = u.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
+func dirStore(s zarr.Store) (*zarr.DirStore, bool) { return zarr.Find[*zarr.DirStore](s) }
 
 // checkURLOverlap refuses a destination URL (an object store's String,
 // "s3://bucket/prefix") that is the source's or lies inside it, or

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // Plan returns the plan.
@@ -192,7 +194,7 @@ func (s *StoreJob) listed(ctx context.Context, node string) (map[string]bool, er
 // part's copied chunks (one listing of them for all arrays; other parts
 // may be writing theirs right now, and the Jobs clean their own).
 func (s *StoreJob) cleanCopyTemps(ctx context.Context) error {
-	ts, ok := find[tempFiles](s.dst)
+	ts, ok := zarr.Find[tempFiles](s.dst)
 	if !ok {
 		return nil
 	}

@@ -88,7 +88,7 @@ func (p *storePlanDoc) mismatch(q *storePlanDoc) string {
 }
 
 func (s *StoreJob) sync(ctx context.Context) error {
-	if sy, ok := find[zarr.Syncer](s.dst); ok {
+	if sy, ok := zarr.Find[zarr.Syncer](s.dst); ok {
 		return sy.Sync(ctx)
 	}
 	return nil
@@ -349,7 +349,7 @@ func (s *StoreJob) consolidatedDoc() (key string, doc []byte, err error) {
 // cleanup removes the store's state, the plan marker last, and every
 // temporary file a killed part left (all parts are done: nobody writes).
 func (s *StoreJob) cleanup(ctx context.Context) error {
-	if ts, ok := find[tempFiles](s.dst); ok {
+	if ts, ok := zarr.Find[tempFiles](s.dst); ok {
 		temps, err := ts.Temps(ctx)
 		if err != nil {
 			return err

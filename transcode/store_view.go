@@ -27,10 +27,10 @@ type arrayView struct {
 	temps      tempFiles // the root's, or nil
 	syncer     zarr.Syncer
 	versioner  zarr.Versioner
-	reads      ReadVersioner // the root's, or nil
-	lister     VersionLister // the root's, or nil
-	prefix     string        // the node path and "/"
-	dir        string        // the node's directory, or "" for a store that is none
+	reads      zarr.ReadVersioner // the root's, or nil
+	lister     zarr.VersionLister // the root's, or nil
+	prefix     string             // the node path and "/"
+	dir        string             // the node's directory, or "" for a store that is none
 }
 
 func newArrayView(root zarr.Store, node string) (*arrayView, error) {
@@ -39,15 +39,15 @@ func newArrayView(root zarr.Store, node string) (*arrayView, error) {
 		return nil, err
 	}
 	v := &arrayView{Store: s, prefix: node + "/"}
-	if ts, ok := find[tempFiles](root); ok {
+	if ts, ok := zarr.Find[tempFiles](root); ok {
 		v.temps = ts
 	}
 	// Found through the root's wrappers, which zarr.Sub does not look
 	// through: a wrapped directory still syncs and has versions.
-	v.syncer, _ = find[zarr.Syncer](root)
-	v.versioner, _ = find[zarr.Versioner](root)
-	v.reads, _ = find[ReadVersioner](root)
-	v.lister, _ = find[VersionLister](root)
+	v.syncer, _ = zarr.Find[zarr.Syncer](root)
+	v.versioner, _ = zarr.Find[zarr.Versioner](root)
+	v.reads, _ = zarr.Find[zarr.ReadVersioner](root)
+	v.lister, _ = zarr.Find[zarr.VersionLister](root)
 	if ds, ok := dirStore(root); ok {
 		v.dir = filepath.Join(ds.String(), filepath.FromSlash(node))
 	}
@@ -144,7 +144,7 @@ func (v *arrayView) RemoveTemp(tempPath string) error {
 
 // localDir is the directory s stores its keys in, when it is one.
 func localDir(s zarr.Store) (string, bool) {
-	if v, ok := find[*arrayView](s); ok {
+	if v, ok := zarr.Find[*arrayView](s); ok {
 		return v.dir, v.dir != ""
 	}
 	if ds, ok := dirStore(s); ok {

@@ -222,7 +222,7 @@ func (s *StoreJob) wipe(ctx context.Context, keys []string) error {
 			return err
 		}
 	}
-	if ts, ok := find[tempFiles](s.dst); ok {
+	if ts, ok := zarr.Find[tempFiles](s.dst); ok {
 		temps, err := ts.Temps(ctx)
 		if err != nil {
 			return err

@@ -119,7 +119,7 @@ func (metadataTooLarge) Is(target error) bool { return target == ErrTooLarge }
 // maxMetadataBytes: before reading it when the store is a BufferGetter,
 // after Get otherwise.
 func getMetadata(ctx context.Context, store Store, key string) ([]byte, error) {
-	if bg, ok := store.(BufferGetter); ok {
+	if bg, ok := Find[BufferGetter](store); ok {
 		b, err := bg.GetInto(ctx, key, nil, maxMetadataBytes)
 		if errors.Is(err, ErrTooLarge) {
 			return nil, metadataTooLarge{-1}
@@ -334,7 +334,7 @@ func (a *Array) readChunk(ctx context.Context, coords []int64, dst []byte, align
 	sc := getScratch()
 	defer sc.release()
 	var enc []byte
-	if bg, ok := a.store.(BufferGetter); ok {
+	if bg, ok := Find[BufferGetter](a.store); ok {
 		// Pass a pooled buffer as it comes, not grown to maxEncoded: that
 		// bound can be far above real sizes (a shard of many small
 		// compressed inner chunks has tens of MB of worst case), and

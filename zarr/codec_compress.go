@@ -5,12 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/zarr-dt64/dt64/internal/inflate"
-	"github.com/zarr-dt64/dt64/internal/zstddec"
 	"hash/crc32"
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/zarr-dt64/dt64/internal/inflate"
+	"github.com/zarr-dt64/dt64/internal/zstddec"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"

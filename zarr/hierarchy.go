@@ -454,7 +454,7 @@ const maxConsolidatedBytes = 64 << 20
 // getBounded reads key, refusing a value over limit bytes (before reading
 // it when the store is a BufferGetter) with an error wrapping ErrTooLarge.
 func getBounded(ctx context.Context, store Store, key string, limit int) ([]byte, error) {
-	if bg, ok := store.(BufferGetter); ok {
+	if bg, ok := Find[BufferGetter](store); ok {
 		return bg.GetInto(ctx, key, nil, limit)
 	}
 	b, err := store.Get(ctx, key)

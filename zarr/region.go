@@ -12,16 +12,6 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
-// A RangeGetter is a Store that reads part of a value: GetRange returns
-// the n bytes at offset off of the value at key, or, when off is
-// negative, its last n bytes (an HTTP suffix range). A value shorter than
-// the range is an error; a missing key satisfies errors.Is(err,
-// fs.ErrNotExist). Regions of sharded arrays are read with it one inner
-// chunk at a time instead of whole shards.
-type RangeGetter interface {
-	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
-}
-
 // errNoRanges is a RangeGetter's answer when it stands for a store that
 // cannot read ranges (a Sub view of one).
 var errNoRanges = errors.New("the store reads no ranges")
@@ -72,7 +62,7 @@ func (a *Array) ReadRegionRaw(ctx context.Context, start, shape []int64, dst []b
 	r := regionRead{a: a, start: start, shape: shape, dst: dst}
 	if s, ok := c.ab.(*shardStage); ok && len(c.arrays) == 0 && len(c.bbs) == 0 {
 		r.shard = s
-		r.ranges, _ = a.store.(RangeGetter)
+		r.ranges, _ = Find[RangeGetter](a.store)
 	}
 	// The chunks the box touches: first and last index per dimension.
 	cs := a.grid.chunk

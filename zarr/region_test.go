@@ -308,3 +308,59 @@ func TestGetRange(t *testing.T) {
 		}
 	}
 }
+
+// loggingStore is what a user writes to log a store's calls: the four
+// calls of Store and Unwrap, no capability forwarded.
+type loggingStore struct {
+	Store
+	calls []string
+}
+
+func (l *loggingStore) Get(ctx context.Context, k string) ([]byte, error) {
+	l.calls = append(l.calls, "get "+k)
+	return l.Store.Get(ctx, k)
+}
+func (l *loggingStore) Unwrap() Store { return l.Store }
+
+// A wrapper that only implements Unwrap keeps the range reads (and every
+// other capability) of the store beneath: a region of a sharded array is
+// read by ranges through it, not as whole shards.
+func TestWrapperKeepsRangeReads(t *testing.T) {
+	ctx := context.Background()
+	mem := &countingStore{MemoryStore: NewMemory()}
+	m := Metadata{Format: 3, DataType: ns, Shape: []int64{64}, ChunkShape: []int64{64}, FillValue: 0,
+		KeyEncoding: KeyEncoding{"default", "/"}, Codecs: []Codec{ShardingCodec{ChunkShape: []int64{8}, Codecs: []Codec{le()}, IndexCodecs: []Codec{le()}}}}
+	a, err := Create(ctx, mem, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, a, truthValues(64, 1))
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		store  Store
+		ranges bool
+	}{{"Unwrap", &loggingStore{Store: mem}, true}, {"no Unwrap", noRanges{mem}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Open(ctx, c.store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mem.bytes = 0
+			dst := make([]int64, 8)
+			if err := r.ReadRegion(ctx, []int64{16}, []int64{8}, dst, RegionOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if want := regionTruth(truthValues(64, 1), []int64{64}, []int64{16}, []int64{8}); !slices.Equal(dst, want) {
+				t.Fatalf("region %v, want %v", dst, want)
+			}
+			// By range: one inner chunk (64 bytes) and the index (8 × 16
+			// bytes); whole: the shard's 512 bytes and its index.
+			if byRange := mem.bytes < 512; byRange != c.ranges {
+				t.Errorf("read %d bytes of the shard; by range: %v, want %v", mem.bytes, byRange, c.ranges)
+			}
+		})
+	}
+}

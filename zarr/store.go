@@ -25,20 +25,11 @@ type Store interface {
 	List(ctx context.Context, prefix string) ([]string, error)
 }
 
-// BufferGetter is implemented by stores that can read a value into a
-// caller's buffer. GetInto returns the value, in buf when it fits
-// (otherwise in a new slice), and refuses a value longer than limit bytes
-// with an error wrapping ErrTooLarge, before reading it. The array uses it
-// to keep memory bounded and buffers reused.
-type BufferGetter interface {
-	GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error)
-}
-
 // GetInto reads key from s as BufferGetter.GetInto does: through s's own
 // GetInto when it is a BufferGetter, else by Get and a check of the size
 // against limit (negative: none), for a store that wraps another.
 func GetInto(ctx context.Context, s Store, key string, buf []byte, limit int) ([]byte, error) {
-	if bg, ok := s.(BufferGetter); ok {
+	if bg, ok := Find[BufferGetter](s); ok {
 		return bg.GetInto(ctx, key, buf, limit)
 	}
 	b, err := s.Get(ctx, key)
@@ -46,29 +37,6 @@ func GetInto(ctx context.Context, s Store, key string, buf []byte, limit int) ([
 		return nil, fmt.Errorf("%s is %d bytes: %w (at most %d)", key, len(b), ErrTooLarge, limit)
 	}
 	return b, err
-}
-
-// A Syncer is a Store whose writes may sit in volatile memory (a
-// directory's page cache) until synced. Sync makes every Set and Delete
-// that returned before it durable: after a power loss or an OS crash they
-// are all there, whoever made them. Values are atomic either way: a crash
-// before Sync loses some of the writes before it, whole, never part of one.
-//
-// A writer that must never look complete with data missing (the transcode
-// engine) syncs before the write that declares the others done (metadata,
-// a marker), and again after it.
-type Syncer interface {
-	Sync(ctx context.Context) error
-}
-
-// A Versioner tells versions of a stored value apart. Version returns a
-// string that changes whenever the value under key does (a file: its size
-// and modification time in nanoseconds; an object: its ETag or
-// generation), or "" with a nil error when key holds no value. The
-// transcode engine records the versions of the source chunks it reads, so
-// that a resumed run notices a source rewritten in between.
-type Versioner interface {
-	Version(ctx context.Context, key string) (string, error)
 }
 
 // ValidKey reports whether key is a store key dt64 accepts: non-empty,

@@ -636,7 +636,7 @@ func (e walkEntry) version() (string, bool, error) {
 // under prefix, from one walk of the directory the prefix names: the file
 // information the walk reads anyway, instead of a lookup of each key. A
 // symbolic link is what it points to, as for Version. It implements
-// transcode.VersionLister.
+// zarr.VersionLister.
 func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]string, error) {
 	d.ahead.waitAll()
 	r, err := d.openRoot(false)

@@ -80,7 +80,7 @@ func (s *delayStore) Set(ctx context.Context, key string, v []byte) error {
 
 func (s *delayStore) String() string { return s.Store.(fmt.Stringer).String() }
 
-// Unwrap lets the engine find the directory store beneath (transcode.Unwrapper).
+// Unwrap lets the engine find the directory store beneath (zarr.Unwrapper).
 func (s *delayStore) Unwrap() zarr.Store { return s.Store }
 
 // dt64Subprocess runs the test binary again as a dt64 process. Under an

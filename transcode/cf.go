@@ -2,7 +2,6 @@ package transcode
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -357,7 +356,7 @@ func (t *Job) planDecode(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 	}
 	// What missing chunks read as: the fill value, decoded. It is NaT
 	// unless the fill is a v2 null that is no missing value (zeros).
-	fill := numericElement(sm.Numeric.Size, sm.NumericFill[0], ko.From)
+	fill := sm.Numeric.Element(sm.NumericFill, ko.From)
 	fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: ko.From, To: dtype.NativeOrder()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPlan, err)
@@ -371,23 +370,6 @@ func (t *Job) planDecode(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 		return fmt.Errorf("%w: %w", ErrPlan, err)
 	}
 	return nil
-}
-
-// numericElement writes the bits of a numeric value (zarr.Metadata's
-// NumericFill) as one element of size bytes in order.
-func numericElement(size int, bits uint64, order binary.ByteOrder) []byte {
-	b := make([]byte, size)
-	switch size {
-	case 1:
-		b[0] = byte(bits)
-	case 2:
-		order.PutUint16(b, uint16(bits))
-	case 4:
-		order.PutUint32(b, uint32(bits))
-	default:
-		order.PutUint64(b, bits)
-	}
-	return b
 }
 
 // conversionText is the conversion the plan marker records.

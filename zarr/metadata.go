@@ -321,7 +321,7 @@ func (m *Metadata) checkType() error {
 	if err := m.Numeric.Validate(); err != nil {
 		return err
 	}
-	if t := m.Numeric; t.Bits(t.element(m.NumericFill, nil), nil) != m.NumericFill {
+	if t := m.Numeric; t.Bits(t.Element(m.NumericFill, nil), nil) != m.NumericFill {
 		return fmt.Errorf("fill value bits %#x are not a %s value (see NumericType.Bits)", m.NumericFill, t)
 	}
 	return nil

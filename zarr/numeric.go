@@ -197,8 +197,10 @@ func putUint(b []byte, order binary.ByteOrder, v uint64) {
 	}
 }
 
-// element writes bits (as Bits returns them) as one element in order.
-func (t NumericType) element(bits [2]uint64, order binary.ByteOrder) []byte {
+// Element writes bits (as Bits returns them, or as Metadata.NumericFill
+// holds a fill value) as one element in order: the element's stored bytes.
+// It is the one place a numeric value becomes bytes.
+func (t NumericType) Element(bits [2]uint64, order binary.ByteOrder) []byte {
 	b := make([]byte, t.Size)
 	if t.Kind == Complex {
 		h := t.Size / 2

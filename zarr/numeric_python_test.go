@@ -105,7 +105,7 @@ func elementsHex(t *testing.T, a *Array) []string {
 		for j := 0; j < a.ChunkLen(); j++ {
 			if k := flatIndex(m.Shape, m.ChunkShape, c, j); k >= 0 {
 				bits := m.Numeric.Bits(buf[j*z:], order)
-				out[k] = hex.EncodeToString(m.Numeric.element(bits, binary.LittleEndian))
+				out[k] = hex.EncodeToString(m.Numeric.Element(bits, binary.LittleEndian))
 			}
 		}
 	}
@@ -220,7 +220,7 @@ func TestWriteForZarrPythonNumericV2(t *testing.T) {
 		}
 		r := rand.New(rand.NewPCG(uint64(len(name)), 3))
 		z := c.typ.Size
-		fillElem := c.typ.element(c.fill, a.ByteOrder())
+		fillElem := c.typ.Element(c.fill, a.ByteOrder())
 		var truth []string
 		for _, co := range a.ChunkCoords() {
 			raw := make([]byte, a.ChunkBytes())
@@ -268,7 +268,7 @@ func TestWriteForZarrPythonNumericV2(t *testing.T) {
 		if want := c.typ.NumPy(c.order); r.Dtype != want {
 			t.Errorf("%s: zarr-python dtype %s, want %s", name, r.Dtype, want)
 		}
-		if want := hex.EncodeToString(c.typ.element(c.fill, binary.LittleEndian)); r.Fill == nil || *r.Fill != want {
+		if want := hex.EncodeToString(c.typ.Element(c.fill, binary.LittleEndian)); r.Fill == nil || *r.Fill != want {
 			t.Errorf("%s: zarr-python fill %v, want %s", name, deref(r.Fill), want)
 		}
 		truth := truths[path]

@@ -200,7 +200,7 @@ func TestNumericRoundTripV3(t *testing.T) {
 					raw[j] = byte(r.Uint32())
 				}
 				if i == 1 {
-					setFill(raw, nt.element(m.NumericFill, b.ByteOrder()))
+					setFill(raw, nt.Element(m.NumericFill, b.ByteOrder()))
 				}
 				if _, err := b.WriteChunkRaw(ctx, c, raw); err != nil {
 					t.Fatal(err)

@@ -342,18 +342,9 @@ func (rep *inspectReport) decodedFill(a *zarr.Array, view *cfView) (int64, error
 	if view == nil {
 		return a.FillValue(), nil
 	}
-	bits, z, o := a.Metadata().NumericFill[0], a.ElementSize(), a.ByteOrder()
+	m := a.Metadata()
 	buf := make([]byte, 8)
-	switch z {
-	case 1:
-		buf[0] = byte(bits)
-	case 2:
-		o.PutUint16(buf, uint16(bits))
-	case 4:
-		o.PutUint32(buf, uint32(bits))
-	default:
-		o.PutUint64(buf, bits)
-	}
+	z := copy(buf, m.Numeric.Element(m.NumericFill, a.ByteOrder()))
 	if _, err := view.dec.Run(buf, buf[:z], nil); err != nil {
 		return 0, err
 	}

@@ -38,3 +38,28 @@ func TestUnknownCommandIsUsage(t *testing.T) {
 		t.Errorf("dt64 alone: %v, %q", err, out)
 	}
 }
+
+// A mistyped command or flag is answered with the name meant, and
+// --version names the build.
+func TestDidYouMeanAndVersion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"transcod", "a", "b"}, "did you mean transcode?"},
+		{[]string{"transcode", "a", "b", "--units", "us"}, "unknown flag: --units (did you mean --unit?)"},
+		{[]string{"inspect", "x", "--jsn"}, "(did you mean --json?)"},
+	} {
+		_, _, err := run(t, nil, c.args...)
+		if !isUsage(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("dt64 %v: %v, want a usage error with %q", c.args, err, c.want)
+		}
+	}
+	if _, _, err := run(t, nil, "transcode", "a", "b", "--frobnicate"); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("a flag nothing resembles got a suggestion: %v", err)
+	}
+	out, _, err := run(t, nil, "--version")
+	if err != nil || !strings.HasPrefix(out, "dt64 ") || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: %q, %v", out, err)
+	}
+}

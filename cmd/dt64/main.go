@@ -43,12 +43,20 @@ command line.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	// An unknown command is a usage error (exit 2) like any other;
-	// dt64 alone prints the help.
+	root.Version = version()
+	root.SetVersionTemplate("dt64 {{.Version}}\n")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{flagSuggestion(cmd, err)} })
+	// An unknown command is a usage error (exit 2) like any other, with
+	// cobra's suggestions; dt64 alone prints the help.
 	root.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageError{fmt.Errorf("unknown command %q for %q (see dt64 --help)", args[0], cmd.CommandPath())}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+			} else {
+				msg += " (see dt64 --help)"
+			}
+			return usageError{errors.New(msg)}
 		}
 		return nil
 	}

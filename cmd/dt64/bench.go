@@ -80,7 +80,7 @@ default, and cp followed by 'sync FILE DIR').`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&o.sizes, "sizes", []string{"64KiB", "8MiB", "256MiB"}, "buffer sizes (KiB, MiB, GiB suffixes); with --cast, file sizes (default 256MiB)")
+	f.StringSliceVar(&o.sizes, "sizes", []string{"64KiB", "8MiB", "256MiB"}, "buffer sizes (KiB, MiB, GiB suffixes); with --cast, file sizes, where the default is 256MiB")
 	f.IntVar(&o.rounds, "rounds", 5, "rounds per size; figures are medians over rounds")
 	f.StringVar(&o.match, "kernel", "", "only kernels whose name matches this regular expression")
 	f.StringSliceVar(&o.impls, "impl", nil, "only these implementations (default: every one this CPU has)")

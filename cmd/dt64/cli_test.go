@@ -63,3 +63,29 @@ func TestDidYouMeanAndVersion(t *testing.T) {
 		t.Errorf("--version: %q, %v", out, err)
 	}
 }
+
+// --unit's help lists the spellings the unit error lists, and bench
+// --sizes states its default once.
+func TestUnitSpellingsAgree(t *testing.T) {
+	tc := newRootCmd()
+	cmd, _, _ := tc.Find([]string{"transcode"})
+	help := cmd.Flags().Lookup("unit").Usage
+	_, _, err := run(t, nil, "transcode", "a", "b", "--unit", "xx")
+	if err == nil {
+		t.Fatal("--unit xx accepted")
+	}
+	list := func(s string) string {
+		_, after, _ := strings.Cut(s, "(")
+		before, _, _ := strings.Cut(after, ";")
+		return strings.TrimPrefix(before, "want one of ")
+	}
+	if list(help) != list(err.Error()) {
+		t.Errorf("--unit help lists %q, its error %q", list(help), list(err.Error()))
+	}
+	bench, _, _ := tc.Find([]string{"bench"})
+	for line := range strings.SplitSeq(bench.Flags().FlagUsages(), "\n") {
+		if strings.Contains(line, "--sizes") && strings.Count(line, "(default") != 1 {
+			t.Errorf("bench --sizes help gives its default other than once: %q", line)
+		}
+	}
+}

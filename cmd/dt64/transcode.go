@@ -138,7 +138,7 @@ last. --include and --exclude select arrays by a glob on their path.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.unit, "unit", "", "destination unit (Y M W D h m s ms us ns ps fs as); default: the source's")
+	fl.StringVar(&f.unit, "unit", "", "destination unit (Y M W D h m s ms us μs ns ps fs as generic; case-sensitive); default: the source's")
 	fl.Int64Var(&f.scale, "scale", 0, "destination scale factor (values count scale×unit); default 1 with --unit, else the source's")
 	fl.StringVar(&f.endian, "endian", "", "destination byte order: little or big; default: the source's")
 	fl.StringVar(&f.codec, "codec", "", "compressor: zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:LEVEL[:SHUFFLE]]] or none; default: the source's")

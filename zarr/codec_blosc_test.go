@@ -226,7 +226,7 @@ func TestBloscMalformedConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := a.Metadata().Codecs[1], (BloscCodec{CName: "lz4", CLevel: 5, Shuffle: "shuffle"}); !reflect.DeepEqual(got, want) {
+	if got, want := a.Metadata().Codecs[1], (BloscCodec{CName: "lz4", CLevel: 5, Shuffle: "shuffle", TypeSize: a.ElementSize()}); !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults: %#v, want %#v", got, want)
 	}
 }
@@ -411,6 +411,32 @@ func TestBloscBitshuffleTail(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: read back differs", cname)
+		}
+	}
+}
+
+// A v2 Blosc compressor has no typesize: numcodecs takes the dtype's item
+// size, and so does the codec dt64 reads (it was shown as 8 for a 4-byte
+// array).
+func TestBloscV2TypeSizeIsItemSize(t *testing.T) {
+	for _, c := range []struct {
+		dtype string
+		size  int
+	}{{"<f4", 4}, {"<i2", 2}, {"<M8[ns]", 8}, {"|u1", 1}} {
+		doc := `{"zarr_format": 2, "shape": [8], "chunks": [4], "dtype": "` + c.dtype + `", "fill_value": 0, "order": "C", "filters": null,
+			"compressor": {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}}`
+		m, err := parseV2([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got int
+		for _, codec := range m.Codecs {
+			if b, ok := codec.(BloscCodec); ok {
+				got = b.TypeSize
+			}
+		}
+		if got != c.size {
+			t.Errorf("%s: blosc typesize %d, want %d", c.dtype, got, c.size)
 		}
 	}
 }

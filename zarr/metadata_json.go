@@ -600,6 +600,9 @@ func parseV2(b []byte) (Metadata, error) {
 			m.Extensions[key] = obj[key]
 		}
 	}
+	// numcodecs' Blosc takes its typesize from the dtype: say so, as a
+	// zarr.json read does, so the codec describes itself as it works.
+	setBloscTypeSize(m.Codecs, m.ElementSize())
 	return m, nil
 }
 

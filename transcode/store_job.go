@@ -179,12 +179,12 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	jo.InFlight = o.inFlight(localStores(src, dst))
 	jo.Workers = o.cpus(localStores(src, dst))
 	var problems []string
-	untranslatable := false
+	var causes []error // what the problems wrap, for errors.Is and errors.As
 	for _, n := range nodes {
 		if n.Kind == zarr.GroupNode {
 			g, err := s.groupDocs(n)
 			if err != nil {
-				problems = append(problems, err.Error())
+				problems, causes = append(problems, err.Error()), append(causes, err)
 			}
 			s.groups = append(s.groups, g)
 			continue
@@ -194,20 +194,19 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		}
 		a, err := s.planArray(ctx, n, jo, srcKeys)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", n.Path, err))
-			if errors.Is(err, zarr.ErrUntranslatable) {
-				untranslatable = true
-			}
+			problems, causes = append(problems, fmt.Sprintf("%s: %v", n.Path, err)), append(causes, err)
 			continue
 		}
 		s.arrays = append(s.arrays, a)
 	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
-		if untranslatable {
-			err = alsoIs{err, zarr.ErrUntranslatable}
-		}
-		return nil, err
+		return nil, alsoIs{err, errors.Join(causes...)}
+	}
+	// The consolidated metadata is written last, but made now, so that one
+	// dt64 could not read back (too large) stops the job before it writes.
+	if _, _, err := s.consolidatedDoc(); err != nil {
+		return nil, fmt.Errorf("%w: consolidated metadata: %w", ErrPlan, err)
 	}
 	s.doc = s.planDoc(nodes)
 	s.plan = s.makePlan(jo)

@@ -172,7 +172,11 @@ func (a *Array) WriteMetadata(ctx context.Context) error {
 			return metadataError(a.docName(v2ArrayKey), err)
 		}
 		if a.meta.Attributes != nil {
-			if err := a.store.Set(ctx, v2AttrsKey, toPython(a.meta.Attributes)); err != nil {
+			attrs := toPython(a.meta.Attributes)
+			if len(attrs) > maxMetadataBytes {
+				return &DocumentTooLargeError{Document: a.docName(v2AttrsKey)}
+			}
+			if err := a.store.Set(ctx, v2AttrsKey, attrs); err != nil {
 				return err
 			}
 		}
@@ -181,6 +185,9 @@ func (a *Array) WriteMetadata(ctx context.Context) error {
 	b, err := marshalV3(&a.meta)
 	if err != nil {
 		return metadataError(a.docName(v3MetadataKey), err)
+	}
+	if len(b) > maxMetadataBytes { // attributes near the limit, and the rest
+		return &DocumentTooLargeError{Document: a.docName(v3MetadataKey)}
 	}
 	return a.store.Set(ctx, v3MetadataKey, b)
 }

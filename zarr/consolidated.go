@@ -235,7 +235,8 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 		top := jsonObject()
 		top.add("metadata", members)
 		top.add("zarr_consolidated_format", jsonNode{kind: 'n', text: "1"})
-		return v2ConsolidatedKey, pyDumps(top, 4, true), nil
+		doc, err := pyDoc(v2ConsolidatedKey, top, 4, true)
+		return v2ConsolidatedKey, doc, err
 	}
 	rest := slices.Clone(nodes[1:])
 	slices.SortStableFunc(rest, func(a, b Node) int {
@@ -260,7 +261,8 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 		return "", nil, fmt.Errorf("root %s: %w", v3MetadataKey, err)
 	}
 	root.set("consolidated_metadata", emptyConsolidated(members), "node_type")
-	return v3MetadataKey, pyDumps(root, 2, false), nil
+	doc, err = pyDoc(v3MetadataKey, root, 2, false)
+	return v3MetadataKey, doc, err
 }
 
 func emptyConsolidated(metadata jsonNode) jsonNode {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -41,8 +42,12 @@ type StoreJob struct {
 	groups      []groupOut
 	format      int
 	consolidate bool
-	doc         storePlanDoc
-	plan        StorePlan
+	warnings    []string
+	// srcListing is the source's keys when it cannot be listed (http(s)):
+	// found once, from its consolidated metadata and chunk grids.
+	srcListing []string
+	doc        storePlanDoc
+	plan       StorePlan
 }
 
 // storeArray is one array of the hierarchy and the job that carries it.
@@ -70,6 +75,10 @@ type StorePlan struct {
 	Groups       int
 	Arrays       []ArrayPlan
 	Consolidated bool // consolidated metadata is written last
+	// Warnings are what the run goes on despite: the source's consolidated
+	// metadata malformed (a member key leaving the hierarchy, say), which
+	// the run ignores, writing consolidated metadata of its own.
+	Warnings []string
 	// Units is the work of the whole run (time arrays' work units and
 	// copied chunks, of all arrays); PartUnits this part's share.
 	Units, PartUnits int64
@@ -156,8 +165,16 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		}
 	}
 	srcKeys, err := src.List(ctx, "") // the one listing of the source
+	unlisted := false
 	if err != nil {
-		return nil, err
+		keys, ok, cerr := consolidatedListing(ctx, src)
+		switch {
+		case !ok:
+			return nil, err
+		case cerr != nil:
+			return nil, cerr
+		}
+		srcKeys, unlisted = keys, true
 	}
 	nodes, err := zarr.WalkKeys(ctx, src, srcKeys)
 	if err != nil {
@@ -167,11 +184,20 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		return nil, planErr("the source is an array, not a group")
 	}
 	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format}
+	if unlisted {
+		s.srcListing = srcKeys
+	}
 	if o.Format != 0 {
 		s.format = o.Format
 	}
+	// A source with consolidated metadata gets it in the destination, made
+	// from the hierarchy written; one whose consolidated metadata is
+	// malformed too, since xarray would use it, with a warning naming why.
 	_, cerr := zarr.ReadConsolidated(ctx, src)
-	s.consolidate = o.Consolidate || cerr == nil
+	s.consolidate = o.Consolidate || !errors.Is(cerr, fs.ErrNotExist)
+	if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
+		s.warnings = append(s.warnings, fmt.Sprintf("the source's consolidated metadata is ignored: %v; the destination's is made from the hierarchy written", cerr))
+	}
 	// Each Job resumes (or starts) inside a destination this job has
 	// checked; the hierarchy's overwrite and refusals are the store's.
 	jo := o.Options
@@ -302,6 +328,9 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		}
 	}
 	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
+	if c != nil && s.srcListing != nil {
+		c.listing = under(s.srcListing, n.Path)
+	}
 	if err != nil {
 		if openErr != nil && !errors.Is(err, zarr.ErrUntranslatable) {
 			return nil, fmt.Errorf("%w (opening it: %v)", err, openErr)
@@ -312,7 +341,7 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 }
 
 func (s *StoreJob) makePlan(jo Options) StorePlan {
-	p := StorePlan{Format: s.format, Groups: len(s.groups), Consolidated: s.consolidate, Workers: jo.Workers, InFlight: jo.InFlight}
+	p := StorePlan{Format: s.format, Groups: len(s.groups), Consolidated: s.consolidate, Warnings: s.warnings, Workers: jo.Workers, InFlight: jo.InFlight}
 	for _, a := range s.arrays {
 		ap := ArrayPlan{Path: a.path}
 		if a.time != nil {

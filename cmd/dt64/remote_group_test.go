@@ -1,12 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestS3GroupInspectValidate: inspect and validate of a group in S3 (the
@@ -129,5 +134,77 @@ func TestMalformedConsolidated(t *testing.T) {
 		if out, _, err := run(t, nil, "validate", dst); err != nil {
 			t.Errorf("%s: the destination does not validate: %v\n%s", key, err, out)
 		}
+	}
+}
+
+// TestS3GroupKillResume kills dt64 processes transcoding a whole hierarchy
+// into S3 (the real server) after random chunk counts or at random
+// moments, up to twice a round, and resumes: every result is byte for
+// byte the uninterrupted run's into a directory, and a destination whose
+// root already carries consolidated metadata is complete.
+func TestS3GroupKillResume(t *testing.T) {
+	f := newS3Fixture(t)
+	src := writeGroupSample(t)
+	flags := []string{"--unit", "us", "--format", "3", "--codec", "zstd:1", "--workers", "2", "-q"}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if out, errOut, err := run(t, nil, append([]string{"transcode", src, ref}, flags...)...); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	files := chunkFiles(ref)
+	start := time.Now()
+	timed := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, append([]string{"transcode", src, f.url("timed.zarr")}, flags...)...)
+	if out, err := timed.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	duration := time.Since(start)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d, a run takes %v", seed, duration)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	rounds, kills := 6, 0
+	if testing.Short() {
+		rounds = 3
+	}
+	for round := range rounds {
+		prefix := fmt.Sprintf("group-%d.zarr", round)
+		dst := f.path(prefix)
+		args := append([]string{"transcode", src, f.url(prefix)}, flags...)
+		for attempt := range 1 + rng.IntN(2) {
+			if attempt > 0 {
+				args = append(args, "--resume")
+			}
+			cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, args...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var when string
+			if rng.IntN(2) == 0 {
+				when = killAfterChunks(t, cmd, dst, 1+rng.IntN(files))
+			} else {
+				d := time.Duration(rng.Int64N(int64(duration)))
+				time.Sleep(d)
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				when = fmt.Sprint("after ", d.Round(time.Millisecond))
+			}
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
+				kills++
+			} else if err != nil {
+				t.Fatalf("round %d attempt %d: %v", round, attempt, err)
+			}
+			if consolidated(t, dst) {
+				completeSoFar(t, ref, dst, fmt.Sprintf("round %d attempt %d, killed %s", round, attempt, when))
+			}
+		}
+		if out, errOut, err := run(t, nil, append(args[:len(args):len(args)], "--resume")...); err != nil {
+			t.Fatalf("round %d: resume: %v\n%s%s", round, err, out, errOut)
+		}
+		sameDirs(t, ref, dst)
+		if t.Failed() {
+			t.Fatalf("round %d: the resumed result differs", round)
+		}
+	}
+	t.Logf("%d rounds, %d kills", rounds, kills)
+	if kills < rounds/2 {
+		t.Errorf("only %d kills in %d rounds", kills, rounds)
 	}
 }

@@ -169,6 +169,8 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	if err != nil {
 		keys, ok, cerr := consolidatedListing(ctx, src)
 		switch {
+		case !ok && cerr != nil:
+			return nil, fmt.Errorf("%w; nor does it read as a hierarchy from consolidated metadata: %v", err, cerr)
 		case !ok:
 			return nil, err
 		case cerr != nil:

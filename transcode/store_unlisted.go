@@ -19,7 +19,8 @@ const maxProbedChunks = 1 << 20
 // xarray reads it: the nodes from its consolidated metadata, each array's
 // chunks by asking for every key of its grid (zarr.Versioner: a HEAD over
 // http(s); a missing one is not stored, read as the fill value). ok is
-// false when the source has no consolidated metadata or cannot be asked.
+// false when the source cannot be asked or has no consolidated metadata
+// it reads (err then says why).
 func consolidatedListing(ctx context.Context, src zarr.Store) (keys []string, ok bool, err error) {
 	v, isVersioner := src.(zarr.Versioner)
 	if !isVersioner {
@@ -27,7 +28,7 @@ func consolidatedListing(ctx context.Context, src zarr.Store) (keys []string, ok
 	}
 	nodes, err := zarr.ReadConsolidated(ctx, src)
 	if err != nil {
-		return nil, false, nil
+		return nil, false, err
 	}
 	if nodes[0].Format == 2 {
 		keys = append(keys, ".zmetadata")

@@ -53,8 +53,11 @@ func groupNodes(ctx context.Context, store zarr.Store) (nodes []zarr.Node, conso
 		warning = fmt.Sprintf("consolidated metadata ignored: %v", cerr)
 	}
 	nodes, err = zarr.Walk(ctx, store)
-	if errors.Is(err, objstore.ErrNoListing) && cerr == nil {
+	switch {
+	case errors.Is(err, objstore.ErrNoListing) && cerr == nil:
 		return cnodes, true, "", nil
+	case errors.Is(err, objstore.ErrNoListing):
+		err = fmt.Errorf("%w, and it has no consolidated metadata to read the hierarchy from (%v)", err, cerr)
 	}
 	return nodes, cerr == nil, warning, err
 }

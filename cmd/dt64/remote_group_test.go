@@ -97,6 +97,16 @@ func TestHTTPGroup(t *testing.T) {
 	if err != nil || !strings.Contains(out, "ok: 3 arrays valid") || !strings.Contains(out, "stamp: ok: 94 chunks (81 present)") {
 		t.Errorf("validate over http: %v\n%s%s", err, out, errOut)
 	}
+	// Without consolidated metadata there is no hierarchy to read: said so.
+	if err := os.Remove(filepath.Join(dir, ".zmetadata")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"inspect", hs.URL}, {"validate", hs.URL}, {"transcode", hs.URL, filepath.Join(t.TempDir(), "n.zarr")}} {
+		out, _, err := run(t, nil, cmd...)
+		if msg := fmt.Sprint(err) + out; !strings.Contains(msg, "cannot be listed") || !strings.Contains(msg, "consolidated metadata") {
+			t.Errorf("%s without consolidated metadata over http: %v\n%s", cmd[0], err, out)
+		}
+	}
 }
 
 // TestMalformedConsolidated: consolidated metadata with a member key that

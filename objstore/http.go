@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -46,15 +47,23 @@ func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 		t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
 		client = &http.Client{Transport: t}
 	}
-	return &HTTP{base: base, name: strings.TrimSuffix(p.Redacted(), "/"), client: client, retry: r, reads: new(zarr.ReadVersions)}, nil
+	return &HTTP{base: base, name: strings.TrimSuffix(RedactURL(p.String()), "/"), client: client, retry: r, reads: new(zarr.ReadVersions)}, nil
 }
 
-// RedactURL returns u with any password replaced by "xxxxx", for messages.
+// RedactURL returns u for messages: any user information and query
+// string (a presigned URL's signature, a token) replaced by "xxxxx".
 func RedactURL(u string) string {
-	if p, err := url.Parse(u); err == nil {
-		return p.Redacted()
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
 	}
-	return "(an unparsable URL)"
+	if p.User != nil {
+		p.User = url.User("xxxxx")
+	}
+	if p.RawQuery != "" {
+		p.RawQuery = "xxxxx"
+	}
+	return p.String()
 }
 
 func (h *HTTP) String() string { return h.name }
@@ -240,6 +249,21 @@ func (h *HTTP) Version(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	return v, nil
+}
+
+// Size returns the size of the value at key with a HEAD (its
+// Content-Length, -1 when the server gives none); a missing key is an
+// error satisfying errors.Is(err, fs.ErrNotExist).
+func (h *HTTP) Size(ctx context.Context, key string) (int64, error) {
+	var n int64
+	missing, err := h.request(ctx, http.MethodHead, "head", key, func(r *http.Response) error {
+		n = r.ContentLength
+		return nil
+	})
+	if missing {
+		return 0, &fs.PathError{Op: "head", Path: key, Err: fs.ErrNotExist}
+	}
+	return n, err
 }
 
 func (h *HTTP) Set(ctx context.Context, key string, value []byte) error {

@@ -45,16 +45,21 @@ type S3Options struct {
 func ParseS3URL(u string) (bucket, prefix string, err error) {
 	rest, ok := strings.CutPrefix(u, "s3://")
 	if !ok {
-		return "", "", fmt.Errorf("%q: not an s3:// URL", u)
+		return "", "", fmt.Errorf("%q: not an s3:// URL", RedactURL(u))
 	}
 	bucket, prefix, _ = strings.Cut(rest, "/")
+	if strings.Contains(bucket, "@") {
+		// No bucket name holds "@": these are credentials, and the SDK
+		// takes them from its own chain only.
+		return "", "", fmt.Errorf("%s: credentials in an s3:// URL are not used: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)", RedactURL(u))
+	}
 	if bucket == "" {
-		return "", "", fmt.Errorf("%q: no bucket (want s3://BUCKET/PREFIX)", u)
+		return "", "", fmt.Errorf("%q: no bucket (want s3://BUCKET/PREFIX)", RedactURL(u))
 	}
 	prefix = strings.Trim(prefix, "/")
 	if prefix != "" {
 		if err := zarr.ValidKey(prefix); err != nil {
-			return "", "", fmt.Errorf("%q: prefix: %w", u, err)
+			return "", "", fmt.Errorf("%q: prefix: %w", RedactURL(u), err)
 		}
 		prefix += "/"
 	}
@@ -102,7 +107,7 @@ func OpenS3(ctx context.Context, u string, o S3Options) (*S3, error) {
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: AWS configuration: %w", u, err)
+		return nil, fmt.Errorf("%s: AWS configuration: %w", RedactURL(u), err)
 	}
 	// Checksums only when an operation requires one: over HTTPS, TLS
 	// guards the bytes, and over plain HTTP the SigV4 signature covers a

@@ -38,6 +38,7 @@ type copyJob struct {
 	// their number and [lo, hi) this part's share of them, first and last
 	// its bounds.
 	keys        []string
+	listing     []string // the source's keys when it cannot be listed, else nil
 	isChunk     func(string) bool
 	count       int
 	lo, hi      int
@@ -159,7 +160,11 @@ func chunkKeyTest(n zarr.Node, a *zarr.Array) (func(string) bool, error) {
 // removed since) is a changed source.
 func (c *copyJob) partKeys(ctx context.Context) ([]string, error) {
 	if c.keys == nil {
-		listed, err := c.src.List(ctx, "")
+		listed := slices.Clone(c.listing)
+		var err error
+		if c.listing == nil {
+			listed, err = c.src.List(ctx, "")
+		}
 		if err != nil {
 			return nil, err
 		}

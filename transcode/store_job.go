@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -41,8 +42,12 @@ type StoreJob struct {
 	groups      []groupOut
 	format      int
 	consolidate bool
-	doc         storePlanDoc
-	plan        StorePlan
+	warnings    []string
+	// srcListing is the source's keys when it cannot be listed (http(s)):
+	// found once, from its consolidated metadata and chunk grids.
+	srcListing []string
+	doc        storePlanDoc
+	plan       StorePlan
 }
 
 // storeArray is one array of the hierarchy and the job that carries it.
@@ -70,6 +75,10 @@ type StorePlan struct {
 	Groups       int
 	Arrays       []ArrayPlan
 	Consolidated bool // consolidated metadata is written last
+	// Warnings are what the run goes on despite: the source's consolidated
+	// metadata malformed (a member key leaving the hierarchy, say), which
+	// the run ignores, writing consolidated metadata of its own.
+	Warnings []string
 	// Units is the work of the whole run (time arrays' work units and
 	// copied chunks, of all arrays); PartUnits this part's share.
 	Units, PartUnits int64
@@ -156,8 +165,18 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		}
 	}
 	srcKeys, err := src.List(ctx, "") // the one listing of the source
+	unlisted := false
 	if err != nil {
-		return nil, err
+		keys, ok, cerr := consolidatedListing(ctx, src)
+		switch {
+		case !ok && cerr != nil:
+			return nil, fmt.Errorf("%w; nor does it read as a hierarchy from consolidated metadata: %v", err, cerr)
+		case !ok:
+			return nil, err
+		case cerr != nil:
+			return nil, cerr
+		}
+		srcKeys, unlisted = keys, true
 	}
 	nodes, err := zarr.WalkKeys(ctx, src, srcKeys)
 	if err != nil {
@@ -167,11 +186,20 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		return nil, planErr("the source is an array, not a group")
 	}
 	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format}
+	if unlisted {
+		s.srcListing = srcKeys
+	}
 	if o.Format != 0 {
 		s.format = o.Format
 	}
+	// A source with consolidated metadata gets it in the destination, made
+	// from the hierarchy written; one whose consolidated metadata is
+	// malformed too, since xarray would use it, with a warning naming why.
 	_, cerr := zarr.ReadConsolidated(ctx, src)
-	s.consolidate = o.Consolidate || cerr == nil
+	s.consolidate = o.Consolidate || !errors.Is(cerr, fs.ErrNotExist)
+	if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
+		s.warnings = append(s.warnings, fmt.Sprintf("the source's consolidated metadata is ignored: %v; the destination's is made from the hierarchy written", cerr))
+	}
 	// Each Job resumes (or starts) inside a destination this job has
 	// checked; the hierarchy's overwrite and refusals are the store's.
 	jo := o.Options
@@ -179,12 +207,12 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	jo.InFlight = o.inFlight(localStores(src, dst))
 	jo.Workers = o.cpus(localStores(src, dst))
 	var problems []string
-	untranslatable := false
+	var causes []error // what the problems wrap, for errors.Is and errors.As
 	for _, n := range nodes {
 		if n.Kind == zarr.GroupNode {
 			g, err := s.groupDocs(n)
 			if err != nil {
-				problems = append(problems, err.Error())
+				problems, causes = append(problems, err.Error()), append(causes, err)
 			}
 			s.groups = append(s.groups, g)
 			continue
@@ -194,20 +222,19 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		}
 		a, err := s.planArray(ctx, n, jo, srcKeys)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", n.Path, err))
-			if errors.Is(err, zarr.ErrUntranslatable) {
-				untranslatable = true
-			}
+			problems, causes = append(problems, fmt.Sprintf("%s: %v", n.Path, err)), append(causes, err)
 			continue
 		}
 		s.arrays = append(s.arrays, a)
 	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
-		if untranslatable {
-			err = alsoIs{err, zarr.ErrUntranslatable}
-		}
-		return nil, err
+		return nil, alsoIs{err, errors.Join(causes...)}
+	}
+	// The consolidated metadata is written last, but made now, so that one
+	// dt64 could not read back (too large) stops the job before it writes.
+	if _, _, err := s.consolidatedDoc(); err != nil {
+		return nil, fmt.Errorf("%w: consolidated metadata: %w", ErrPlan, err)
 	}
 	s.doc = s.planDoc(nodes)
 	s.plan = s.makePlan(jo)
@@ -303,6 +330,9 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		}
 	}
 	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
+	if c != nil && s.srcListing != nil {
+		c.listing = under(s.srcListing, n.Path)
+	}
 	if err != nil {
 		if openErr != nil && !errors.Is(err, zarr.ErrUntranslatable) {
 			return nil, fmt.Errorf("%w (opening it: %v)", err, openErr)
@@ -313,7 +343,7 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 }
 
 func (s *StoreJob) makePlan(jo Options) StorePlan {
-	p := StorePlan{Format: s.format, Groups: len(s.groups), Consolidated: s.consolidate, Workers: jo.Workers, InFlight: jo.InFlight}
+	p := StorePlan{Format: s.format, Groups: len(s.groups), Consolidated: s.consolidate, Warnings: s.warnings, Workers: jo.Workers, InFlight: jo.InFlight}
 	for _, a := range s.arrays {
 		ap := ArrayPlan{Path: a.path}
 		if a.time != nil {

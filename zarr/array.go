@@ -9,6 +9,7 @@ import (
 	"iter"
 	"math/bits"
 	"path"
+	"strings"
 	"unsafe"
 
 	"github.com/zarr-dt64/dt64/dtype"
@@ -35,6 +36,20 @@ func storeName(s Store) string {
 	return ""
 }
 
+// inStore names keys of the store named name (its String()) in messages:
+// the keys joined as a path, after the name. A URL's "//" is kept:
+// path.Join would make "s3://bkt" "s3:/bkt".
+func inStore(name string, keys ...string) string {
+	k := path.Join(keys...)
+	if !strings.Contains(name, "://") {
+		return path.Join(name, k)
+	}
+	if k == "" {
+		return name
+	}
+	return strings.TrimSuffix(name, "/") + "/" + k
+}
+
 // String names the array in messages: its store's String(), or "array"
 // for a store without one.
 func (a *Array) String() string {
@@ -48,7 +63,7 @@ func (a *Array) docName(key string) string {
 	if a.name == "" {
 		return key
 	}
-	return path.Join(a.name, key)
+	return inStore(a.name, key)
 }
 
 // Open opens the array in store: a v3 zarr.json, or else a v2 .zarray (with
@@ -172,7 +187,11 @@ func (a *Array) WriteMetadata(ctx context.Context) error {
 			return metadataError(a.docName(v2ArrayKey), err)
 		}
 		if a.meta.Attributes != nil {
-			if err := a.store.Set(ctx, v2AttrsKey, toPython(a.meta.Attributes)); err != nil {
+			attrs := toPython(a.meta.Attributes)
+			if len(attrs) > maxMetadataBytes {
+				return &DocumentTooLargeError{Document: a.docName(v2AttrsKey)}
+			}
+			if err := a.store.Set(ctx, v2AttrsKey, attrs); err != nil {
 				return err
 			}
 		}
@@ -181,6 +200,9 @@ func (a *Array) WriteMetadata(ctx context.Context) error {
 	b, err := marshalV3(&a.meta)
 	if err != nil {
 		return metadataError(a.docName(v3MetadataKey), err)
+	}
+	if len(b) > maxMetadataBytes { // attributes near the limit, and the rest
+		return &DocumentTooLargeError{Document: a.docName(v3MetadataKey)}
 	}
 	return a.store.Set(ctx, v3MetadataKey, b)
 }

@@ -34,20 +34,20 @@ func ReadConsolidated(ctx context.Context, store Store) ([]Node, error) {
 	case err == nil:
 		return readConsolidatedV3(ctx, name, b)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, metadataError(path.Join(name, v3MetadataKey), err)
+		return nil, metadataError(inStore(name, v3MetadataKey), err)
 	}
 	b, err = getBounded(ctx, store, v2ConsolidatedKey, maxConsolidatedBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no %s or %s: no consolidated metadata: %w", name, v3MetadataKey, v2ConsolidatedKey, fs.ErrNotExist)
 	}
 	if err != nil {
-		return nil, metadataError(path.Join(name, v2ConsolidatedKey), err)
+		return nil, metadataError(inStore(name, v2ConsolidatedKey), err)
 	}
 	return readConsolidatedV2(ctx, name, b)
 }
 
 func readConsolidatedV2(ctx context.Context, name string, b []byte) ([]Node, error) {
-	file := path.Join(name, v2ConsolidatedKey)
+	file := inStore(name, v2ConsolidatedKey)
 	docs, err := parseConsolidatedV2(b)
 	if err != nil {
 		return nil, metadataError(file, err)
@@ -123,7 +123,7 @@ func parseConsolidatedV2(b []byte) (map[string][]byte, error) {
 }
 
 func readConsolidatedV3(ctx context.Context, name string, root []byte) ([]Node, error) {
-	file := path.Join(name, v3MetadataKey)
+	file := inStore(name, v3MetadataKey)
 	obj, err := parseObject(root, true)
 	if err != nil {
 		return nil, metadataError(file, err)
@@ -235,7 +235,8 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 		top := jsonObject()
 		top.add("metadata", members)
 		top.add("zarr_consolidated_format", jsonNode{kind: 'n', text: "1"})
-		return v2ConsolidatedKey, pyDumps(top, 4, true), nil
+		doc, err := pyDoc(v2ConsolidatedKey, top, 4, true)
+		return v2ConsolidatedKey, doc, err
 	}
 	rest := slices.Clone(nodes[1:])
 	slices.SortStableFunc(rest, func(a, b Node) int {
@@ -260,7 +261,8 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 		return "", nil, fmt.Errorf("root %s: %w", v3MetadataKey, err)
 	}
 	root.set("consolidated_metadata", emptyConsolidated(members), "node_type")
-	return v3MetadataKey, pyDumps(root, 2, false), nil
+	doc, err = pyDoc(v3MetadataKey, root, 2, false)
+	return v3MetadataKey, doc, err
 }
 
 func emptyConsolidated(metadata jsonNode) jsonNode {

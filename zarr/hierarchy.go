@@ -288,7 +288,7 @@ func readNode(ctx context.Context, name, q string, format int, bits uint8, get d
 	case format == 2:
 		key, n.Kind = v2GroupKey, GroupNode
 	}
-	file := path.Join(name, q, key)
+	file := inStore(name, q, key)
 	b, err := get(ctx, q, key)
 	if err != nil {
 		return Node{}, metadataError(file, err)
@@ -305,7 +305,7 @@ func readNode(ctx context.Context, name, q string, format int, bits uint8, get d
 	if format == 2 {
 		n.Attributes = json.RawMessage("{}")
 		if bits&hasZattrs != 0 {
-			file := path.Join(name, q, v2AttrsKey)
+			file := inStore(name, q, v2AttrsKey)
 			b, err := get(ctx, q, v2AttrsKey)
 			if err != nil {
 				return Node{}, metadataError(file, err)

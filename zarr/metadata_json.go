@@ -54,6 +54,9 @@ func parseObject(b []byte, v3 bool) (map[string]json.RawMessage, error) {
 	if bytes.HasPrefix(b, utf8BOM) {
 		return nil, errBOM
 	}
+	if err := checkDepth(b); err != nil {
+		return nil, err
+	}
 	b = fromPython(b) // Python's bare NaN attributes (pynan.go)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
@@ -72,6 +75,51 @@ func parseObject(b []byte, v3 bool) (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return obj, nil
+}
+
+// maxJSONDepth bounds the nesting of objects and arrays in a metadata
+// document. Python's json reader (zarr-python, xarray) stops near 1,000
+// levels at its recursion limit; encoding/json allows 10,000, and writing
+// such a document indented costs memory quadratic in its depth.
+const maxJSONDepth = 512
+
+// DepthError reports a metadata document nested deeper than maxJSONDepth.
+type DepthError struct {
+	Offset int64 // the byte that opens the level too many
+	Limit  int
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("objects and arrays nested deeper than dt64's limit of %d levels at byte %d (Python's json reader stops near 1000)", e.Limit, e.Offset)
+}
+
+// checkDepth refuses a document nested deeper than maxJSONDepth, in one
+// pass over its bytes before any decoding (strings skipped).
+func checkDepth(b []byte) error {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > maxJSONDepth {
+				return &DepthError{Offset: int64(i), Limit: maxJSONDepth}
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return nil
 }
 
 // checkAttrs checks a .zattrs document: a JSON object, parsed as

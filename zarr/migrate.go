@@ -104,7 +104,7 @@ func MigrateV2Array(n Node) ([]byte, error) {
 	out.add("zarr_format", jsonNode{kind: 'n', text: "3"})
 	out.add("node_type", jsonString("array"))
 	out.add("storage_transformers", jsonNode{kind: '['})
-	return pyDumps(out, 2, false), nil
+	return pyDoc(nodeDoc(n.Path, v3MetadataKey), out, 2, false)
 }
 
 // migrateCodecs builds the v3 codec chain of a v2 array.
@@ -258,7 +258,7 @@ func MigrateV2Group(n Node) ([]byte, error) {
 	out.add("zarr_format", jsonNode{kind: 'n', text: "3"})
 	out.add("consolidated_metadata", jsonLiteral("null"))
 	out.add("node_type", jsonString("group"))
-	return pyDumps(out, 2, false), nil
+	return pyDoc(nodeDoc(n.Path, v3MetadataKey), out, 2, false)
 }
 
 func zeroFill(t NumericType) jsonNode {
@@ -301,7 +301,11 @@ func V2GroupDocs(n Node) (zgroup, zattrs []byte, err error) {
 	if len(a.keys) == 0 {
 		return zgroup, nil, nil
 	}
-	return zgroup, pyDumps(a, 4, true), nil
+	zattrs, err = pyDoc(nodeDoc(n.Path, v2AttrsKey), a, 4, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return zgroup, zattrs, nil
 }
 
 // WithoutConsolidated returns a v3 group document with its
@@ -318,5 +322,5 @@ func WithoutConsolidated(doc []byte) ([]byte, error) {
 		return doc, nil
 	}
 	*cm = jsonLiteral("null")
-	return pyDumps(n, 2, false), nil
+	return pyDoc(v3MetadataKey, n, 2, false)
 }

@@ -116,9 +116,15 @@ func MigrateV3Array(n Node) (V2Array, error) {
 	}
 	v2.add("shape", *shape)
 	v2.add("zarr_format", jsonNode{kind: 'n', text: "2"})
-	out.Zarray = pyDumps(v2, 4, true)
-
+	if out.Zarray, err = pyDoc(nodeDoc(n.Path, v2ArrayKey), v2, 4, true); err != nil {
+		return out, err
+	}
 	out.Zattrs, err = v2Attributes(&v3)
+	var tooLarge *DocumentTooLargeError
+	if errors.As(err, &tooLarge) {
+		tooLarge.Document = nodeDoc(n.Path, v2AttrsKey)
+		return out, err
+	}
 	if err != nil {
 		return out, fail("%v", err)
 	}
@@ -367,7 +373,7 @@ func v2Attributes(v3 *jsonNode) ([]byte, error) {
 	if len(attrs.keys) == 0 {
 		return nil, nil
 	}
-	return pyDumps(attrs, 4, true), nil
+	return pyDoc(v2AttrsKey, attrs, 4, true)
 }
 
 // arrayDimensionsAttr is xarray's v2 attribute holding the dimension

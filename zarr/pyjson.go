@@ -124,67 +124,139 @@ func jsonObject() jsonNode          { return jsonNode{kind: '{'} }
 // pyDumps writes n as Python's json.dumps(n, indent=indent,
 // sort_keys=sortKeys) does, with its defaults ensure_ascii=True and
 // separators (",", ": "): zarr-python 2 writes metadata with indent 4 and
-// sorted keys, zarr-python 3 with indent 2 in its own member order.
+// sorted keys, zarr-python 3 with indent 2 in its own member order. It is
+// for small values (a fill value); a document goes through pyDoc, bounded.
 func pyDumps(n jsonNode, indent int, sortKeys bool) []byte {
-	var b bytes.Buffer
-	writePy(&b, &n, indent, sortKeys, 0)
-	return b.Bytes()
+	w := pyWriter{indent: indent, sortKeys: sortKeys, limit: -1}
+	w.write(&n, 0)
+	return toPython(w.b.Bytes())
 }
 
-func writePy(b *bytes.Buffer, n *jsonNode, indent int, sortKeys bool, depth int) {
-	newline := func(d int) {
-		b.WriteByte('\n')
-		for range d * indent {
-			b.WriteByte(' ')
-		}
+// pyDoc is pyDumps for a metadata document named name: it refuses, with a
+// DocumentTooLargeError, to write one dt64 could not read back (larger
+// than maxMetadataBytes, or deeper than maxJSONDepth), and stops writing as
+// soon as it is. Indentation grows with depth, so a small document nested
+// deep would otherwise become one of hundreds of MB (18 KB of lists 9,000
+// deep: 324 MB).
+func pyDoc(name string, n jsonNode, indent int, sortKeys bool) ([]byte, error) {
+	w := pyWriter{indent: indent, sortKeys: sortKeys, limit: maxMetadataBytes}
+	w.write(&n, 0)
+	if w.over {
+		return nil, &DocumentTooLargeError{Document: name, TooDeep: w.tooDeep}
+	}
+	b := toPython(w.b.Bytes())
+	if len(b) > maxMetadataBytes {
+		return nil, &DocumentTooLargeError{Document: name}
+	}
+	return b, nil
+}
+
+// DocumentTooLargeError reports a metadata document dt64 would write but
+// could not read back: larger than its limit for metadata (16 MiB), or
+// nested deeper than maxJSONDepth (a .zattrs near the limit, wrapped in a
+// consolidated document).
+type DocumentTooLargeError struct {
+	Document string // the document's key, as "lat/zarr.json"
+	TooDeep  bool   // nested too deep rather than too long
+}
+
+func (e *DocumentTooLargeError) Error() string {
+	if e.TooDeep {
+		return fmt.Sprintf("%s: the document would nest deeper than dt64's limit of %d levels, which it could not read back; not written",
+			e.Document, maxJSONDepth)
+	}
+	return fmt.Sprintf("%s: the document would be larger than dt64's %d MiB limit for metadata, which it could not read back; not written",
+		e.Document, maxMetadataBytes>>20)
+}
+
+func (*DocumentTooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// pyWriter writes a jsonNode as json.dumps does (pyDumps), up to limit
+// bytes (none when negative).
+type pyWriter struct {
+	b        bytes.Buffer
+	indent   int
+	sortKeys bool
+	limit    int
+	over     bool   // the output passed limit: writing stopped
+	tooDeep  bool   // over because the document nests deeper than maxJSONDepth
+	spaces   []byte // indentation, grown once to the deepest level seen
+}
+
+// newline starts a line indented for depth d. The indentation is one
+// slice of a shared run of spaces, so a line costs one copy, not a loop
+// per space.
+func (w *pyWriter) newline(d int) {
+	if w.limit >= 0 && w.b.Len() > w.limit {
+		w.over = true
+	}
+	n := d * w.indent
+	for len(w.spaces) < n {
+		w.spaces = append(w.spaces, ' ')
+	}
+	w.b.WriteByte('\n')
+	w.b.Write(w.spaces[:n])
+}
+
+func (w *pyWriter) write(n *jsonNode, depth int) {
+	if w.over {
+		return
+	}
+	if w.limit >= 0 && depth >= maxJSONDepth && (n.kind == '[' || n.kind == '{') {
+		w.over, w.tooDeep = true, true
+		return
 	}
 	switch n.kind {
 	case '"':
-		writePyString(b, n.text)
+		writePyString(&w.b, n.text)
 	case 'n', 'l':
-		b.WriteString(n.text)
+		w.b.WriteString(n.text)
 	case '[':
 		if len(n.vals) == 0 {
-			b.WriteString("[]")
+			w.b.WriteString("[]")
 			return
 		}
-		b.WriteByte('[')
+		w.b.WriteByte('[')
 		for i := range n.vals {
 			if i > 0 {
-				b.WriteByte(',')
+				w.b.WriteByte(',')
 			}
-			newline(depth + 1)
-			writePy(b, &n.vals[i], indent, sortKeys, depth+1)
+			w.newline(depth + 1)
+			w.write(&n.vals[i], depth+1)
 		}
-		newline(depth)
-		b.WriteByte(']')
+		w.newline(depth)
+		w.b.WriteByte(']')
 	case '{':
-		if len(n.keys) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		order := make([]int, len(n.keys))
-		for i := range order {
-			order[i] = i
-		}
-		if sortKeys {
-			// Python compares str by code point; Go compares UTF-8 bytes,
-			// which orders code points the same way.
-			sort.SliceStable(order, func(i, j int) bool { return n.keys[order[i]] < n.keys[order[j]] })
-		}
-		b.WriteByte('{')
-		for i, k := range order {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			newline(depth + 1)
-			writePyString(b, n.keys[k])
-			b.WriteString(": ")
-			writePy(b, &n.vals[k], indent, sortKeys, depth+1)
-		}
-		newline(depth)
-		b.WriteByte('}')
+		w.writeObject(n, depth)
 	}
+}
+
+func (w *pyWriter) writeObject(n *jsonNode, depth int) {
+	if len(n.keys) == 0 {
+		w.b.WriteString("{}")
+		return
+	}
+	order := make([]int, len(n.keys))
+	for i := range order {
+		order[i] = i
+	}
+	if w.sortKeys {
+		// Python compares str by code point; Go compares UTF-8 bytes,
+		// which orders code points the same way.
+		sort.SliceStable(order, func(i, j int) bool { return n.keys[order[i]] < n.keys[order[j]] })
+	}
+	w.b.WriteByte('{')
+	for i, k := range order {
+		if i > 0 {
+			w.b.WriteByte(',')
+		}
+		w.newline(depth + 1)
+		writePyString(&w.b, n.keys[k])
+		w.b.WriteString(": ")
+		w.write(&n.vals[k], depth+1)
+	}
+	w.newline(depth)
+	w.b.WriteByte('}')
 }
 
 // writePyString writes s as Python's json module does with
@@ -231,4 +303,12 @@ func writePyString(b *bytes.Buffer, s string) {
 		}
 	}
 	b.WriteByte('"')
+}
+
+// nodeDoc names document doc of the node at nodePath ("" is the root).
+func nodeDoc(nodePath, doc string) string {
+	if nodePath == "" {
+		return doc
+	}
+	return nodePath + "/" + doc
 }

@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 )
 
@@ -29,8 +30,19 @@ var pyTokens = [...]struct{ token, placeholder string }{
 	{"NaN", `"` + pyPrefix + `NaN"`},
 }
 
+// Python's json also writes and reads back a string holding a lone UTF-16
+// surrogate (json.dumps("\ud800") is "\ud800"), which encoding/json
+// decodes as U+FFFD. So each such escape \uXXXX is read as the text
+// \u0000dt64:uXXXX (the same NUL marker, then the escape's own four hex
+// digits) inside its string, and written back as the escape, byte for byte.
+
+// surrogatePrefix is a lone surrogate's placeholder before its hex digits,
+// as JSON text.
+const surrogatePrefix = pyPrefix + "u"
+
 // fromPython returns b with each bare NaN, Infinity and -Infinity token
-// outside strings replaced by its placeholder string; b itself when it
+// outside strings replaced by its placeholder string, and each lone
+// surrogate escape inside strings by its placeholder text; b itself when it
 // holds none.
 func fromPython(b []byte) []byte {
 	var out []byte
@@ -40,7 +52,17 @@ func fromPython(b []byte) []byte {
 		if inString {
 			switch c {
 			case '\\':
-				i++
+				lone, n := loneSurrogate(b, i)
+				if lone {
+					if out == nil {
+						out = make([]byte, 0, len(b)+32)
+					}
+					out = append(out, b[last:i]...)
+					out = append(out, surrogatePrefix...)
+					out = append(out, b[i+2:i+6]...)
+					last = i + 6
+				}
+				i += n - 1
 			case '"':
 				inString = false
 			}
@@ -72,6 +94,34 @@ func fromPython(b []byte) []byte {
 	return append(out, b[last:]...)
 }
 
+// loneSurrogate reports whether the escape at b[i] is \uXXXX of a UTF-16
+// surrogate that is not half of a pair, and the length of the escape (2 for
+// others; a pair counts as one escape of 12 bytes).
+func loneSurrogate(b []byte, i int) (bool, int) {
+	hi, ok := hexEscape(b, i)
+	if !ok {
+		return false, 2
+	}
+	switch {
+	case hi < 0xd800 || hi > 0xdfff:
+		return false, 6
+	case hi <= 0xdbff:
+		if lo, ok := hexEscape(b, i+6); ok && lo >= 0xdc00 && lo <= 0xdfff {
+			return false, 12
+		}
+	}
+	return true, 6
+}
+
+// hexEscape returns the code unit of the escape \uXXXX at b[i].
+func hexEscape(b []byte, i int) (rune, bool) {
+	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+	return rune(v), err == nil
+}
+
 // identByte reports whether b[i] continues a word (so "NaNx" is no NaN).
 func identByte(b []byte, i int) bool {
 	if i >= len(b) {
@@ -81,7 +131,8 @@ func identByte(b []byte, i int) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// toPython returns b with each placeholder written back as its bare token.
+// toPython returns b with each placeholder written back as its bare token
+// or escape.
 func toPython(b []byte) []byte {
 	if !bytes.Contains(b, []byte(pyPrefix)) {
 		return b
@@ -90,7 +141,25 @@ func toPython(b []byte) []byte {
 	for _, t := range pyTokens {
 		s = strings.ReplaceAll(s, t.placeholder, t.token)
 	}
-	return []byte(s)
+	return []byte(restoreSurrogates(s))
+}
+
+// restoreSurrogates writes each lone surrogate placeholder in s back as
+// its escape \uXXXX.
+func restoreSurrogates(s string) string {
+	if !strings.Contains(s, surrogatePrefix) {
+		return s
+	}
+	var out strings.Builder
+	for {
+		before, after, found := strings.Cut(s, surrogatePrefix)
+		out.WriteString(before)
+		if !found {
+			return out.String()
+		}
+		out.WriteString(`\u`)
+		s = after
+	}
 }
 
 // pyToken returns the bare token a decoded placeholder string stands for.
@@ -115,5 +184,6 @@ func StrictJSON(b []byte) []byte {
 	if !bytes.Contains(b, []byte(pyPrefix)) {
 		return b
 	}
-	return []byte(strings.ReplaceAll(string(b), `"`+pyPrefix, `"`))
+	s := restoreSurrogates(string(b)) // valid JSON text, if not valid Unicode
+	return []byte(strings.ReplaceAll(s, `"`+pyPrefix, `"`))
 }

@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"context"
-	"path"
 	"strings"
 )
 
@@ -55,7 +54,7 @@ func (s *subStore) sub() *subStore { return s }
 func (s *subStore) String() string {
 	p := strings.TrimSuffix(s.prefix, "/")
 	if n := storeName(s.inner); n != "" {
-		return path.Join(n, p)
+		return inStore(n, p)
 	}
 	return p
 }

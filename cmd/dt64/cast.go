@@ -135,7 +135,7 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 	}
 	if outName == "-" {
-		return castStream(tc, in, cmd.OutOrStdout(), inName)
+		return castStream(tc, in, dataWriter(cmd.OutOrStdout()), inName)
 	}
 	tmp, err := createTemp(outName)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,16 +15,66 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// isGroupDir reports whether dir holds a Zarr group (a hierarchy's root).
-func isGroupDir(ctx context.Context, dir string) bool {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+// isGroupDir reports whether arg (a directory, s3:// or http(s)://)
+// holds a Zarr group (a hierarchy's root).
+func isGroupDir(ctx context.Context, arg string) bool {
+	if !isRemote(arg) {
+		if fi, err := os.Stat(arg); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	store, err := openStore(ctx, arg, true)
+	if err != nil {
 		return false
 	}
-	_, err := zarr.OpenGroup(ctx, zarr.Dir(dir))
+	defer closeStore(store)
+	_, err = zarr.OpenGroup(ctx, store)
 	return err == nil
+}
+
+func closeStore(s zarr.Store) {
+	if c, ok := s.(interface{ Close() error }); ok {
+		c.Close()
+	}
+}
+
+// groupNodes reads the hierarchy in store: by listing it, or from its
+// consolidated metadata when it cannot be listed (http(s)), as xarray
+// reads it. warning says why consolidated metadata there is ignored
+// (malformed: a member key leaving the hierarchy, say), "" when it is
+// fine or absent.
+func groupNodes(ctx context.Context, store zarr.Store) (nodes []zarr.Node, consolidated bool, warning string, err error) {
+	cnodes, cerr := zarr.ReadConsolidated(ctx, store)
+	if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
+		warning = fmt.Sprintf("consolidated metadata ignored: %v", cerr)
+	}
+	nodes, err = zarr.Walk(ctx, store)
+	switch {
+	case errors.Is(err, objstore.ErrNoListing) && cerr == nil:
+		return cnodes, true, "", nil
+	case errors.Is(err, objstore.ErrNoListing):
+		err = fmt.Errorf("%w, and it has no consolidated metadata to read the hierarchy from (%v)", err, cerr)
+	}
+	return nodes, cerr == nil, warning, err
+}
+
+// subArg names the node at path p (slash-separated) of the hierarchy arg
+// names: a path joined to the directory, or to the URL's path.
+func subArg(arg, p string) string {
+	if !isRemote(arg) {
+		return filepath.Join(arg, filepath.FromSlash(p))
+	}
+	u, err := url.Parse(arg)
+	if err != nil {
+		return strings.TrimSuffix(arg, "/") + "/" + p
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + p
+	u.RawPath = ""
+	return u.String()
 }
 
 // groupReport is inspect --json's document for a group: the tree.
@@ -32,6 +84,7 @@ type groupReport struct {
 	Format       int          `json:"format"`
 	Consolidated bool         `json:"consolidated"`
 	Nodes        []nodeReport `json:"nodes"`
+	Warnings     []string     `json:"warnings,omitempty"`
 }
 
 // nodeReport is one node of the tree. A time array has its full single
@@ -50,21 +103,25 @@ type nodeReport struct {
 	codecText  string
 }
 
-func inspectGroup(ctx context.Context, dir string) (*groupReport, error) {
-	store := zarr.Dir(dir)
-	defer store.Close()
-	nodes, err := zarr.Walk(ctx, store)
+func inspectGroup(ctx context.Context, arg string) (*groupReport, error) {
+	store, err := openStore(ctx, arg, true)
 	if err != nil {
 		return nil, err
 	}
-	rep := &groupReport{Path: dir, Kind: "group", Format: nodes[0].Format}
-	_, cerr := zarr.ReadConsolidated(ctx, store)
-	rep.Consolidated = cerr == nil
+	defer closeStore(store)
+	nodes, consolidated, warning, err := groupNodes(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	rep := &groupReport{Path: storeLabel(store, arg), Kind: "group", Format: nodes[0].Format, Consolidated: consolidated}
+	if warning != "" {
+		rep.Warnings = append(rep.Warnings, warning)
+	}
 	for _, n := range nodes {
 		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: zarr.StrictJSON(n.Attributes)}
 		if n.Kind == zarr.ArrayNode {
 			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
-			if err := describeGroupArray(ctx, dir, n, &nr); err != nil {
+			if err := describeGroupArray(ctx, store, arg, n, &nr); err != nil {
 				return nil, err
 			}
 		}
@@ -73,9 +130,13 @@ func inspectGroup(ctx context.Context, dir string) (*groupReport, error) {
 	return rep, nil
 }
 
-func describeGroupArray(ctx context.Context, dir string, n zarr.Node, nr *nodeReport) error {
-	sub := filepath.Join(dir, filepath.FromSlash(n.Path))
-	a, err := zarr.Open(ctx, zarr.Dir(sub))
+func describeGroupArray(ctx context.Context, store zarr.Store, arg string, n zarr.Node, nr *nodeReport) error {
+	sub := subArg(arg, n.Path)
+	s, err := zarr.Sub(store, n.Path)
+	if err != nil {
+		return err
+	}
+	a, err := zarr.Open(ctx, s)
 	if err != nil {
 		nr.Note = "not opened: " + err.Error()
 		return nil
@@ -98,6 +159,9 @@ func (r *groupReport) writeText(w io.Writer) error {
 		cons = ", consolidated metadata"
 	}
 	fmt.Fprintf(w, "%s: Zarr v%d group%s, %d nodes\n", r.Path, r.Format, cons, len(r.Nodes))
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "note: %s\n", warning)
+	}
 	for _, n := range r.Nodes {
 		name := "/" + n.Path
 		if n.Kind == "group" {
@@ -131,24 +195,39 @@ func (r *groupReport) writeText(w io.Writer) error {
 	return nil
 }
 
-// validateGroup validates every array of the hierarchy in dir: a time
+// validateGroup validates every array of the hierarchy arg names: a time
 // array as validate does one, any other by decoding its stored chunks.
-func validateGroup(ctx context.Context, cmd *cobra.Command, dir string) error {
+// Malformed consolidated metadata is a problem: xarray trusts it.
+func validateGroup(ctx context.Context, cmd *cobra.Command, arg string) error {
 	out := cmd.OutOrStdout()
-	nodes, err := zarr.Walk(ctx, zarr.Dir(dir))
+	store, err := openStore(ctx, arg, true)
+	if err != nil {
+		return err
+	}
+	defer closeStore(store)
+	label := storeLabel(store, arg)
+	nodes, _, warning, err := groupNodes(ctx, store)
 	if err != nil {
 		fmt.Fprintf(out, "metadata: %v\n", err)
-		return &problemsError{dir, 1}
+		return &problemsError{label, 1}
 	}
 	problems, arrays := 0, 0
+	if warning != "" {
+		problems++
+		fmt.Fprintf(out, "metadata: %s\n", warning)
+	}
 	var unchecked []string
 	for _, n := range nodes {
 		if n.Kind != zarr.ArrayNode {
 			continue
 		}
 		arrays++
-		sub := filepath.Join(dir, filepath.FromSlash(n.Path))
-		a, err := zarr.Open(ctx, zarr.Dir(sub))
+		sub := subArg(arg, n.Path)
+		s, err := zarr.Sub(store, n.Path)
+		if err != nil {
+			return err
+		}
+		a, err := zarr.Open(ctx, s)
 		switch {
 		case errors.Is(err, zarr.ErrUnsupported):
 			unchecked = append(unchecked, n.Path)
@@ -176,7 +255,7 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, dir string) error {
 		problems += n
 	}
 	if problems > 0 {
-		return &problemsError{dir, problems}
+		return &problemsError{label, problems}
 	}
 	note := ""
 	if len(unchecked) > 0 {
@@ -190,7 +269,10 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, dir string) error {
 // validateNumeric decodes every stored chunk of an array that is not a
 // time array and prints each problem; it returns how many.
 func validateNumeric(ctx context.Context, out io.Writer, name, sub string, a *zarr.Array) (int, error) {
-	store := zarr.Dir(sub)
+	store, err := openArrayStore(ctx, sub)
+	if err != nil {
+		return 0, err
+	}
 	defer store.Close()
 	files, err := scanArrayFiles(ctx, store, a)
 	if err != nil {

@@ -39,8 +39,12 @@ node's path and kind, and each array's data type, shape, chunks, codecs and
 dimension names, with the NaT count and range of every time array (native
 or CF). With --json: {"path", "kind": "group", "format", "consolidated",
 "nodes": [{"path", "kind", "attributes", "data_type", "shape",
-"chunk_shape", "dimension_names", "codecs", "note", "time"}]}, where "time"
-is the single-array document below for a time array.
+"chunk_shape", "dimension_names", "codecs", "note", "time"}], "warnings"},
+where "time" is the single-array document below for a time array and
+"warnings" (when there are any) says why consolidated metadata is ignored.
+PATH may be a directory, s3:// or http(s)://: a location that cannot be
+listed is read from its consolidated metadata, and its arrays' chunks are
+found by asking for each key of the chunk grid.
 
 Every stored chunk is decoded (several at a time), so checksums are verified
 on the way. Chunks that are not stored count as the fill value. Only elements

@@ -18,8 +18,12 @@ import (
 )
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "dt64:", oneLine(err)+hint(err))
+	red := newRedactor(secretsIn(os.Args[1:]))
+	root := newRootCmd()
+	root.SetOut(red.Writer(os.Stdout))
+	root.SetErr(red.Writer(os.Stderr))
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "dt64:", red.String(oneLine(err)+hint(err)))
 		var ue usageError
 		if errors.As(err, &ue) {
 			os.Exit(2)

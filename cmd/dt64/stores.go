@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/zarr-dt64/dt64/objstore"
@@ -159,9 +162,83 @@ func openArrayStore(ctx context.Context, arg string) (arrayStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	as, ok := s.(arrayStore)
-	if !ok {
-		return nil, usageError{fmt.Errorf("%s cannot be listed, and this command reads every stored chunk: copy it with dt64 transcode first", storeLabel(s, arg))}
+	if as, ok := s.(arrayStore); ok {
+		return as, nil
 	}
-	return as, nil
+	if sz, ok := s.(sizer); ok {
+		return &gridStore{sizer: sz}, nil
+	}
+	return nil, usageError{fmt.Errorf("%s cannot be listed, and this command reads every stored chunk: copy it with dt64 transcode first", storeLabel(s, arg))}
+}
+
+// sizer is a store that cannot list but can tell a value's size without
+// reading it (http(s): HEAD).
+type sizer interface {
+	zarr.Store
+	Size(ctx context.Context, key string) (int64, error)
+	Close() error
+}
+
+// maxProbedChunks bounds how many chunk keys inspect and validate ask an
+// unlistable store about, one request each.
+const maxProbedChunks = 1 << 20
+
+// gridStore lists an unlistable store's array by its chunk grid: every
+// chunk key the array's metadata allows is asked for (HEAD, a few at a
+// time), and those missing are not stored (read as the fill value).
+type gridStore struct{ sizer }
+
+func (g *gridStore) Temps(context.Context) (map[string]string, error) { return nil, nil }
+
+func (g *gridStore) Entries(ctx context.Context, prefix string) ([]zarr.Entry, error) {
+	a, err := zarr.Open(ctx, g.sizer)
+	if err != nil {
+		return nil, err
+	}
+	n := a.NumChunks()
+	if n > maxProbedChunks {
+		return nil, fmt.Errorf("%s cannot be listed, and its grid has %d chunks, more than the %d dt64 asks for one by one: copy it with dt64 transcode first", g.sizer, n, maxProbedChunks)
+	}
+	entries := make([]zarr.Entry, n)
+	found := make([]bool, n)
+	grid := a.Grid()
+	var next atomic.Int64
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			for i := next.Add(1) - 1; i < n; i = next.Add(1) - 1 {
+				key, err := a.ChunkKey(grid.CoordsAt(i))
+				var size int64
+				if err == nil {
+					size, err = g.Size(ctx, key)
+				}
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				if err != nil {
+					next.Store(n) // the others stop too
+					errs <- err
+					return
+				}
+				entries[i], found[i] = zarr.Entry{Key: key, Size: size}, true
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range 16 {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	var out []zarr.Entry
+	for i, e := range entries {
+		if found[i] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }

@@ -39,6 +39,9 @@ func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr
 	if !f.quiet {
 		printStorePlan(errw, p, srcName, dstName)
 	}
+	for _, w := range p.Warnings { // even with -q: the run ignores something of the source's
+		fmt.Fprintf(errw, "warning: %s\n", w)
+	}
 	var sum transcode.StoreSummary
 	if f.finalize {
 		sum, err = j.Finalize(ctx)

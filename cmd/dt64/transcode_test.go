@@ -55,9 +55,12 @@ func TestTranscodeHelperProcess(t *testing.T) {
 	}
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
+	red := newRedactor(secretsIn(args)) // as main does
+	cmd.SetOut(red.Writer(os.Stdout))
+	cmd.SetErr(red.Writer(os.Stderr))
 	code := 0
 	if err := cmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "dt64:", err)
+		fmt.Fprintln(os.Stderr, "dt64:", red.String(err.Error()))
 		code = 1
 		if isUsage(err) {
 			code = 2

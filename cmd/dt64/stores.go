@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,29 +14,13 @@ import (
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// Every command names an array by one argument, and openStore is the one
-// place that turns it into a store:
-//
-//	PATH, file://PATH          a directory (zarr.DirStore)
-//	s3://BUCKET/PREFIX         an S3 bucket or S3-compatible server (objstore.S3)
-//	http://…, https://…        read-only, GET and range requests (objstore.HTTP)
-//	gs://…, azblob://…         not built in: refused with what to use instead
-//
-// DT64_REQUEST_TIMEOUT (a Go duration, default 60s) bounds each attempt of
-// a request to a remote store, DT64_REQUEST_ATTEMPTS (default 6) how many
-// are made.
-
-// storeKind says how an argument names a store.
-func storeKind(arg string) string {
-	scheme, _, ok := strings.Cut(arg, "://")
-	if !ok || strings.ContainsAny(scheme, "/\\.") {
-		return "dir"
-	}
-	return strings.ToLower(scheme)
-}
+// Every command names an array by one argument, which objstore.Open
+// turns into a store. DT64_REQUEST_TIMEOUT (a Go duration, default 60s)
+// bounds each attempt of a request to a remote store,
+// DT64_REQUEST_ATTEMPTS (default 6) how many are made.
 
 // isRemote reports whether arg names a store that is not a directory.
-func isRemote(arg string) bool { k := storeKind(arg); return k != "dir" && k != "file" }
+func isRemote(arg string) bool { k := objstore.Scheme(arg); return k != "" && k != "file" }
 
 // storeRetry reads DT64_REQUEST_TIMEOUT and DT64_REQUEST_ATTEMPTS.
 func storeRetry() (objstore.Retry, error) {
@@ -61,6 +44,7 @@ func storeRetry() (objstore.Retry, error) {
 
 // openStore returns the store arg names. A directory source must exist
 // (source true); a destination directory is created by its first write.
+// A location objstore cannot use is a mistake on the command line.
 func openStore(ctx context.Context, arg string, source bool) (zarr.Store, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -69,39 +53,21 @@ func openStore(ctx context.Context, arg string, source bool) (zarr.Store, error)
 	if source {
 		role = "source"
 	}
-	path := arg
-	switch k := storeKind(arg); k {
-	case "dir":
-	case "file":
-		path = strings.TrimPrefix(arg[len("file://"):], "localhost")
-		if path == "" {
-			return nil, usageError{fmt.Errorf("%s %s: no path (want file:///PATH)", role, arg)}
-		}
-	case "s3", "http", "https":
-		r, err := storeRetry()
-		if err != nil {
+	var r objstore.Retry
+	if isRemote(arg) {
+		var err error
+		if r, err = storeRetry(); err != nil {
 			return nil, err
 		}
-		if k == "s3" {
-			return objstore.OpenS3(ctx, arg, objstore.S3Options{Retry: r})
-		}
-		if !source {
-			return nil, usageError{fmt.Errorf("destination %s: an http(s) location is read-only: write to a directory or s3://", objstore.RedactURL(arg))}
-		}
-		return objstore.OpenHTTP(arg, nil, r)
-	case "gs":
-		return nil, usageError{fmt.Errorf("%s %s: gs:// is not built in; Cloud Storage speaks S3: use s3://BUCKET/PREFIX with AWS_ENDPOINT_URL_S3=https://storage.googleapis.com and an HMAC key as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", role, arg)}
-	case "azblob", "az", "abfs", "abfss":
-		return nil, usageError{fmt.Errorf("%s %s: Azure Blob Storage is not built in; use an S3 gateway in front of it (versitygw azure) and s3://", role, arg)}
-	default:
-		return nil, usageError{fmt.Errorf("%s %s: unknown scheme %q (want a path, file://, s3://, http:// or https://)", role, objstore.RedactURL(arg), k)}
 	}
-	if source {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("source %s: %w", arg, err)
-		}
+	s, err := objstore.Open(ctx, arg, objstore.OpenOptions{Retry: r, Write: !source, MustExist: source})
+	switch {
+	case errors.Is(err, objstore.ErrLocation):
+		return nil, usageError{fmt.Errorf("%s %w", role, err)}
+	case err != nil && objstore.Scheme(arg) == "":
+		return nil, fmt.Errorf("%s %s: %w", role, arg, errors.Unwrap(err))
 	}
-	return zarr.Dir(path), nil
+	return s, err
 }
 
 // storeLabel is how a command names the store: the argument for a

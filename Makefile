@@ -35,7 +35,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: proxy release-check check test-haswell bench-report all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: proxy bump-siblings release-check check test-haswell bench-report all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
         versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
@@ -52,6 +52,19 @@ proxy:
 ## SDK, arrow-go, plotting library or cobra.
 release-check:
 	tools/release/check.sh
+
+## bump-siblings: require every sibling module at the pseudo-version of
+## HEAD (committed and clean), then tidy; commit the result. Run it after
+## a change to the core that the other modules use, so that go install
+## of the command at the next commit builds against it (release-check
+## proves it does).
+bump-siblings: proxy
+	@test -z "$$(git status --porcelain --untracked-files=no)" || { echo "bump-siblings: commit first: the siblings are required at HEAD's pseudo-version"; exit 1; }
+	@v=$$(cd tools/release && $(TOOL_GO) run . -dir $(RELEASE_DIR)/proxy) && echo "requiring the siblings at $$v" && \
+	for m in zarrow objstore cmd/dt64; do \
+		(cd $$m && for p in $$(sed -n 's/^[[:space:]]*\(github.com\/zarr-dt64\/dt64[^[:space:]]*\) v.*/\1/p' go.mod); do \
+			GOWORK=off $(GO) mod edit -require=$$p@$$v || exit 1; done && GOWORK=off $(GO) mod tidy) || exit 1; \
+	done
 
 build: proxy
 	cd cmd/dt64 && $(GO) build -o ../../bin/dt64 .

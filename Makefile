@@ -62,7 +62,7 @@ bump-siblings: proxy
 	@test -z "$$(git status --porcelain --untracked-files=no)" || { echo "bump-siblings: commit first: the siblings are required at HEAD's pseudo-version"; exit 1; }
 	@v=$$(cd tools/release && $(TOOL_GO) run . -dir $(RELEASE_DIR)/proxy) && echo "requiring the siblings at $$v" && \
 	for m in zarrow objstore cmd/dt64; do \
-		(cd $$m && for p in $$(sed -n 's/^[[:space:]]*\(github.com\/zarr-dt64\/dt64[^[:space:]]*\) v.*/\1/p' go.mod); do \
+		(cd $$m && for p in $$(sed -n 's/^\(require\)\{0,1\}[[:space:]]*\(github.com\/zarr-dt64\/dt64[^[:space:]]*\) v.*/\2/p' go.mod); do \
 			GOWORK=off $(GO) mod edit -require=$$p@$$v || exit 1; done && GOWORK=off $(GO) mod tidy) || exit 1; \
 	done
 

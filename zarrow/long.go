@@ -486,3 +486,12 @@ func releaseAll(cols []arrow.Array) {
 		c.Release()
 	}
 }
+
+// BatchRows is the most rows in one record batch: a long table's are
+// cut along its grid, so they may be fewer than TableOptions.BatchRows.
+func (t *Table) BatchRows() int64 {
+	if t.long == nil {
+		return t.opts.BatchRows
+	}
+	return t.long.batchLen * t.long.inner
+}

@@ -18,7 +18,10 @@ import (
 )
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
+	ctx, interrupts := watchInterrupts()
+	cmd, err := newRootCmd().ExecuteContextC(ctx)
+	interrupts.exitIfInterrupted(cmd, os.Args[1:], err)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dt64:", oneLine(err)+hint(err))
 		var ue usageError
 		if errors.As(err, &ue) {

@@ -53,10 +53,14 @@ func TestTranscodeHelperProcess(t *testing.T) {
 			os.Exit(3)
 		}
 	}
-	cmd := newRootCmd()
-	cmd.SetArgs(args)
+	// As main runs it: a signal stops the command (interrupt.go).
+	ctx, interrupts := watchInterrupts()
+	root := newRootCmd()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	interrupts.exitIfInterrupted(cmd, args, err)
 	code := 0
-	if err := cmd.Execute(); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dt64:", err)
 		code = 1
 		if isUsage(err) {

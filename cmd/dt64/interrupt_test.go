@@ -13,6 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zarr-dt64/dt64/transcode"
 )
 
 // startInterruptible starts a dt64 transcode whose chunk writes each take
@@ -189,4 +193,56 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// The interrupted line of each command: a transcode continues with
+// --resume (quoted for the shell where needed), a finalize and the other
+// commands run again.
+func TestInterruptedLine(t *testing.T) {
+	root := newRootCmd()
+	find := func(name string) *cobra.Command {
+		c, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	setProgress("batches", func() transcode.Progress { return transcode.Progress{Units: 10, UnitsDone: 3} })
+	defer setProgress("", nil)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"transcode", "a.zarr", "my dst.zarr", "--unit", "us"}, "interrupted after 3/10 batches; continue with: dt64 transcode a.zarr 'my dst.zarr' --unit us --resume"},
+		{[]string{"transcode", "a.zarr", "b.zarr", "--resume", "--part", "1/4"}, "continue with: dt64 transcode a.zarr b.zarr --resume --part 1/4"},
+		{[]string{"transcode", "a.zarr", "b.zarr", "--finalize"}, "; run the same command again: dt64 transcode a.zarr b.zarr --finalize"},
+		{[]string{"export", "a.zarr", "a.parquet"}, "interrupted after 3/10 batches; run the same command again"},
+		{[]string{"validate", "it's.zarr"}, "; run the same command again"},
+	} {
+		got := interruptedLine(find(c.args[0]), c.args, false)
+		if !strings.HasSuffix(got, c.want) && !strings.Contains(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.args, got, c.want)
+		}
+	}
+	if got := interruptedLine(find("export"), nil, true); !strings.HasPrefix(got, "\ninterrupted") {
+		t.Errorf("on a terminal: %q, want a line of its own", got)
+	}
+}
+
+// inspect and validate of the destination of a partitioned run, of an
+// array or of a hierarchy, with parts missing say how many are done and
+// point to --finalize.
+func TestInspectPartitioned(t *testing.T) {
+	for _, src := range []string{writeSample(t, 1<<12, 1<<10), exportGroup(t)} {
+		dst := filepath.Join(t.TempDir(), "dst.zarr")
+		if _, _, err := run(t, nil, "transcode", src, dst, "--part", "0/3", "-q"); err != nil {
+			t.Fatal(err)
+		}
+		for _, command := range []string{"inspect", "validate"} {
+			_, _, err := run(t, nil, command, dst)
+			if err == nil || !strings.Contains(err.Error(), "1 of 3 parts done") || !strings.Contains(err.Error(), "--finalize") {
+				t.Errorf("%s of %s: %v", command, src, err)
+			}
+		}
+	}
 }

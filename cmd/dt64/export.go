@@ -157,10 +157,11 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	defer r.Release()
 	var done atomic.Int64
 	counted := &countingReader{RecordReader: r, rows: &done}
-	batches := (tab.Rows() + f.rows - 1) / f.rows
+	per := tab.BatchRows() // a long table's batches follow its grid
+	batches := (tab.Rows() + per - 1) / per
 	_, err = withTranscodeProgress(cmd, "export", f.quiet, func() transcode.Progress {
 		d := done.Load()
-		return transcode.Progress{Units: batches, UnitsDone: (d + f.rows - 1) / f.rows, Elements: d * int64(tab.Columns())}
+		return transcode.Progress{Units: batches, UnitsDone: (d + per - 1) / per, Elements: d * int64(tab.Columns())}
 	}, func() (transcode.Summary, error) {
 		_, err := zarrow.Export(counted, tmp, o)
 		return transcode.Summary{}, err

@@ -3,7 +3,9 @@ package zarrow
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -187,4 +189,112 @@ type countWriter struct{ n *int64 }
 func (w countWriter) Write(p []byte) (int, error) {
 	*w.n += int64(len(p))
 	return len(p), nil
+}
+
+// gridGroup is an in-memory group holding a float32 t2m of shape shape,
+// chunked chunk, with dimension_names dims and a 1-D coordinate per
+// dimension (the first datetime64[s] hours, the others float64).
+func gridGroup(b *testing.B, dims []string, shape, chunk []int64) zarr.Store {
+	ctx := context.Background()
+	store := zarr.NewMemory()
+	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
+		b.Fatal(err)
+	}
+	names, _ := json.Marshal(dims)
+	create := func(p string, m zarr.Metadata) *zarr.Array {
+		sub, _ := zarr.Sub(store, p)
+		m.Format, m.DimensionNames = 3, names
+		m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}
+		a, err := zarr.Create(ctx, sub, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return a
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for k, d := range dims {
+		m := zarr.Metadata{Shape: shape[k : k+1], ChunkShape: shape[k : k+1]}
+		vals := make([]byte, 8*shape[k])
+		for i := range shape[k] {
+			v := uint64(1_600_000_000 + 3600*i)
+			if k > 0 {
+				v = math.Float64bits(float64(i) / 4)
+			}
+			binary.LittleEndian.PutUint64(vals[8*i:], v)
+		}
+		if k == 0 {
+			m.DataType, m.FillValue = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}, dtype.NaT
+		} else {
+			m.Numeric = zarr.NumericType{Kind: zarr.Float, Size: 8}
+		}
+		sub, _ := zarr.Sub(store, d)
+		m.Format, m.DimensionNames = 3, []byte(`["`+d+`"]`)
+		m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}
+		a, err := zarr.Create(ctx, sub, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.WriteChunkRaw(ctx, []int64{0}, vals); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.WriteMetadata(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	v := create("t2m", zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Float, Size: 4}, Shape: shape, ChunkShape: chunk})
+	raw := make([]byte, v.ChunkBytes())
+	for c := range v.NumChunks() {
+		for i := 0; i < len(raw); i += 4 {
+			binary.LittleEndian.PutUint32(raw[i:], math.Float32bits(250+40*r.Float32()))
+		}
+		if _, err := v.WriteChunkRaw(ctx, v.ChunkCoordsAt(c), raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := v.WriteMetadata(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return store
+}
+
+// BenchmarkExportLong exports a 24 × 181 × 360 float32 grid (1.56 M
+// rows) as a long table (time, lat, lon, t2m) to Parquet, next to the
+// wide export of the same t2m bytes as a 1-D array along time; rows/s is
+// the figure to compare, bytes/s counts t2m's bytes only.
+func BenchmarkExportLong(b *testing.B) {
+	ctx := context.Background()
+	grid := []int64{24, 181, 360}
+	n := grid[0] * grid[1] * grid[2]
+	for _, layout := range []string{"long", "wide"} {
+		var store zarr.Store
+		if layout == "long" {
+			store = gridGroup(b, []string{"time", "lat", "lon"}, grid, []int64{6, 91, 180})
+		} else {
+			store = gridGroup(b, []string{"time"}, []int64{n}, []int64{6 * 91 * 180})
+		}
+		b.Run("layout="+layout, func(b *testing.B) {
+			var rows int64
+			for b.Loop() {
+				var tab *Table
+				var err error
+				o := Options{Unit: dtype.Microsecond}
+				if layout == "long" {
+					tab, err = OpenLongTable(ctx, store, LongOptions{Options: o})
+				} else {
+					tab, err = OpenTable(ctx, store, TableOptions{Options: o})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := tab.RecordReader(ctx)
+				var size int64
+				if rows, err = Export(r, countWriter{&size}, ExportOptions{Format: Parquet}); err != nil {
+					b.Fatal(err)
+				}
+				r.Release()
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.SetBytes(4 * n)
+		})
+	}
 }

@@ -38,6 +38,7 @@ type Table struct {
 	inner   []int64 // an ArrayTable's other dimensions, read whole
 	opts    TableOptions
 	skipped []string
+	long    *longTable // OpenLongTable's; nil for the wide layout
 }
 
 type tableColumn struct {
@@ -219,7 +220,7 @@ func (t *Table) Rows() int64 {
 }
 
 // Columns is the number of columns.
-func (t *Table) Columns() int { return len(t.cols) }
+func (t *Table) Columns() int { return len(t.schema.Fields()) }
 
 // Skipped names the arrays along the dimension that are not columns.
 func (t *Table) Skipped() []string { return t.skipped }
@@ -282,6 +283,8 @@ type RecordReader struct {
 	cur   arrow.RecordBatch
 	err   error
 	stats kernels.Stats
+	// coords are a long table's coordinates, read by the first batch.
+	coords []arrow.Array
 }
 
 var _ array.RecordReader = (*RecordReader)(nil)
@@ -289,10 +292,15 @@ var _ array.RecordReader = (*RecordReader)(nil)
 func (r *RecordReader) Retain() { r.refs.Add(1) }
 
 func (r *RecordReader) Release() {
-	if r.refs.Add(-1) == 0 && r.cur != nil {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil
 	}
+	releaseAll(r.coords)
+	r.coords = nil
 }
 
 func (r *RecordReader) Schema() *arrow.Schema { return r.t.schema }
@@ -307,7 +315,17 @@ func (r *RecordReader) Next() bool {
 		return false
 	}
 	n := min(r.t.opts.BatchRows, r.t.rows-r.next)
-	rec, st, err := r.t.read(r.ctx, r.next, n)
+	if r.t.long != nil {
+		n = r.t.long.batchRows(r.next)
+	}
+	var rec arrow.RecordBatch
+	var st kernels.Stats
+	var err error
+	if r.t.long != nil {
+		rec, st, err = r.t.readLong(r.ctx, r.next, n, &r.coords)
+	} else {
+		rec, st, err = r.t.read(r.ctx, r.next, n)
+	}
 	r.stats.Add(st)
 	if err != nil {
 		r.err = err

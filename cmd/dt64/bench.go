@@ -132,6 +132,9 @@ func benchKernels(cmd *cobra.Command, o benchOptions, byteSizes []int) error {
 	}
 	var all []bench.Result
 	for _, size := range byteSizes {
+		if err := cmdContext(cmd).Err(); err != nil {
+			return err // interrupted: a size is the step an interrupt waits for
+		}
 		rs, err := bench.Measure(size, o.rounds, cases)
 		if err != nil {
 			return err
@@ -227,6 +230,9 @@ func benchCast(cmd *cobra.Command, o benchOptions, byteSizes []int) error {
 	var all []bench.CastFileResult
 	for _, size := range byteSizes {
 		for _, sync := range []bool{false, true} {
+			if err := cmdContext(cmd).Err(); err != nil {
+				return err
+			}
 			r, err := bench.MeasureCastFile(bench.CastFileOptions{Dt64: dt64, Dir: o.dir, Size: size, Rounds: o.rounds, Sync: sync})
 			if err != nil {
 				return err

@@ -135,7 +135,7 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 	}
 	if outName == "-" {
-		return castStream(tc, in, dataWriter(cmd.OutOrStdout()), inName)
+		return castStream(cmdContext(cmd), tc, in, dataWriter(cmd.OutOrStdout()), inName)
 	}
 	tmp, err := createTemp(outName)
 	if err != nil {
@@ -145,7 +145,7 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 	if err = preallocate(tmp, size); err != nil {
 		err = fmt.Errorf("reserving %d bytes on disk for %s: %w", size, outName, err)
 	} else {
-		st, err = castStream(tc, in, tmp, inName)
+		st, err = castStream(cmdContext(cmd), tc, in, tmp, inName)
 	}
 	if err == nil && !noSync {
 		if err = fsync(tmp); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -70,7 +71,7 @@ func (s *readSource) close() error { return nil }
 // On any error nothing more is written and the error names the input (or
 // the write) and, for a conversion error, the element's index in the
 // whole input.
-func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName string) (kernels.Stats, error) {
+func castStream(ctx context.Context, tc *kernels.Transcoder, in io.Reader, out io.Writer, inName string) (kernels.Stats, error) {
 	src := openSource(in)
 	defer src.close()
 	full := make(chan []byte, castBuffers)
@@ -89,7 +90,7 @@ func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName stri
 			free <- b
 		}
 	}()
-	total, err := convertBlocks(tc, src, full, free, failed, inName)
+	total, err := convertBlocks(ctx, tc, src, full, free, failed, inName)
 	close(full)
 	<-written
 	if werr != nil {
@@ -100,8 +101,8 @@ func castStream(tc *kernels.Transcoder, in io.Reader, out io.Writer, inName stri
 
 // convertBlocks converts src block by block into buffers it sends on full,
 // taking them back from free, until the input ends or fails, or failed is
-// closed.
-func convertBlocks(tc *kernels.Transcoder, src source, full chan<- []byte, free <-chan []byte, failed <-chan struct{}, inName string) (kernels.Stats, error) {
+// closed, or ctx is cancelled (an interrupt).
+func convertBlocks(ctx context.Context, tc *kernels.Transcoder, src source, full chan<- []byte, free <-chan []byte, failed <-chan struct{}, inName string) (kernels.Stats, error) {
 	var total kernels.Stats
 	allocated := 0
 	buffer := func() []byte { // nil once a write failed
@@ -137,6 +138,9 @@ func convertBlocks(tc *kernels.Transcoder, src source, full chan<- []byte, free 
 	}
 	base := 0 // index in the whole input of the block's first element
 	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
 		buf := buffer()
 		if buf == nil {
 			return total, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -578,7 +579,7 @@ func (w *failingWriter) Write(b []byte) (int, error) {
 func TestCastStreamWriteFails(t *testing.T) {
 	tc := castTranscoder(t)
 	src := make([]byte, 20*castBlock)
-	st, err := castStream(tc, bytes.NewReader(src), &failingWriter{n: castBlock + 100}, "in")
+	st, err := castStream(context.Background(), tc, bytes.NewReader(src), &failingWriter{n: castBlock + 100}, "in")
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("got %v, want the write's error", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 	"github.com/zarr-dt64/dt64/zarrow"
 )
 
@@ -26,6 +24,7 @@ type exportFlags struct {
 	exact, noSync, quiet             bool
 	rows, rowGroup                   int64
 	workers                          int
+	layoutFlags
 }
 
 func newExportCmd() *cobra.Command {
@@ -40,7 +39,11 @@ IPC file (.arrow, .arrows or .feather; the file format, not the stream).
 SRC is a time array, giving one column named after it (an N-D array is
 flattened in C order), or a group, giving every 1-D array along --dim
 (default: the dimension of its time coordinate) with the arrays' paths as
-column names. datetime64 arrays become timestamp columns (no time zone),
+column names. With --layout long a group gives one row per element of its
+gridded variables (--vars, default every array whose dimensions include
+the time coordinate's and all have coordinate arrays), a column per
+dimension coordinate first, in the row order of xarray's
+to_dataframe().reset_index(). datetime64 arrays become timestamp columns (no time zone),
 timedelta64 arrays duration columns, in --unit (default: the coarsest of
 s, ms, us, ns in which every value is exact); NaT becomes null. Values
 are floored to the unit as NumPy does (Arrow's own casts truncate toward
@@ -56,6 +59,7 @@ complete: it is written under a temporary name, flushed to disk and
 renamed (--no-sync skips the flush).`,
 		Example: `  dt64 export era5.zarr era5.parquet --unit us
   dt64 export ds.zarr ds.arrow --dim time
+  dt64 export era5.zarr era5-long.parquet --layout long --vars t2m,tp
   duckdb -c "SELECT min(time), max(time), count(*) FROM 'era5.parquet'"`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,6 +77,7 @@ renamed (--no-sync skips the flush).`,
 	fl.IntVar(&f.workers, "workers", 0, "chunks read at once (default: the number of CPUs)")
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	addLayoutFlags(fl, &f.layoutFlags)
 	return cmd
 }
 
@@ -122,21 +127,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err != nil {
 		return err
 	}
-	var tab *zarrow.Table
-	if a, err := zarr.Open(ctx, store); err == nil {
-		if f.dim != "" {
-			return usageError{fmt.Errorf("--dim is for a group; %s is an array", src)}
-		}
-		tab, err = zarrow.ArrayTable(a, path.Base(strings.TrimRight(src, "/")), to)
-		if err != nil {
-			return err
-		}
-	} else if _, gerr := zarr.OpenGroup(ctx, store); gerr == nil {
-		if tab, err = zarrow.OpenTable(ctx, store, to); err != nil {
-			return fmt.Errorf("%s: %w", src, err)
-		}
-	} else {
-		return err // the array's error says what is there
+	tab, plan, err := openExportTable(ctx, store, src, &f.layoutFlags, to)
+	if err != nil {
+		return err
 	}
 	errw := cmd.ErrOrStderr()
 	if !f.quiet {
@@ -146,6 +139,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		}
 		for _, s := range tab.Skipped() {
 			fmt.Fprintf(errw, "  %-24s skipped: no Arrow type\n", s)
+		}
+		for _, p := range plan {
+			fmt.Fprintln(errw, p)
 		}
 		fmt.Fprintf(errw, "destination: %s  %s\n", out, map[zarrow.ExportFormat]string{zarrow.Parquet: "Parquet, zstd", zarrow.IPC: "Arrow IPC file, " + orNone(o.Compression)}[o.Format])
 	}
@@ -161,10 +157,11 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	defer r.Release()
 	var done atomic.Int64
 	counted := &countingReader{RecordReader: r, rows: &done}
-	batches := (tab.Rows() + f.rows - 1) / f.rows
+	per := tab.BatchRows() // a long table's batches follow its grid
+	batches := (tab.Rows() + per - 1) / per
 	_, err = withTranscodeProgress(cmd, "export", f.quiet, func() transcode.Progress {
 		d := done.Load()
-		return transcode.Progress{Units: batches, UnitsDone: (d + f.rows - 1) / f.rows, Elements: d * int64(tab.Columns())}
+		return transcode.Progress{Units: batches, UnitsDone: (d + per - 1) / per, Elements: d * int64(tab.Columns())}
 	}, func() (transcode.Summary, error) {
 		_, err := zarrow.Export(counted, tmp, o)
 		return transcode.Summary{}, err

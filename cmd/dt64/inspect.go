@@ -20,6 +20,7 @@ import (
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -522,10 +523,15 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, err
 	}
 	a, err := zarr.Open(ctx, store)
 	if err != nil {
-		store.Close()
 		if errors.Is(err, fs.ErrNotExist) {
+			if u, uerr := transcode.FindUnfinished(ctx, store); uerr == nil && u != nil {
+				store.Close()
+				return nil, nil, &unfinishedError{dir, u, err}
+			}
+			store.Close()
 			return nil, nil, fmt.Errorf("%s: no Zarr array here (neither zarr.json nor .zarray): %w", dir, err)
 		}
+		store.Close()
 		return nil, nil, err
 	}
 	if !a.IsTime() {

@@ -22,7 +22,10 @@ func main() {
 	root := newRootCmd()
 	root.SetOut(red.Writer(os.Stdout))
 	root.SetErr(red.Writer(os.Stderr))
-	if err := root.Execute(); err != nil {
+	ctx, interrupts := watchInterrupts()
+	cmd, err := root.ExecuteContextC(ctx)
+	interrupts.exitIfInterrupted(cmd, os.Args[1:], err)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dt64:", red.String(oneLine(err)+hint(err)))
 		var ue usageError
 		if errors.As(err, &ue) {

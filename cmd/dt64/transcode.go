@@ -296,6 +296,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 // withProgress runs fn while showing progress on stderr: a bar on a
 // terminal, a plain line every progressEvery otherwise.
 func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog func() transcode.Progress, fn func() (transcode.Summary, error)) (transcode.Summary, error) {
+	setProgress(progressUnits[what], prog) // for the line an interrupt prints
 	if quiet {
 		return fn()
 	}

@@ -53,13 +53,18 @@ func TestTranscodeHelperProcess(t *testing.T) {
 			os.Exit(3)
 		}
 	}
-	cmd := newRootCmd()
-	cmd.SetArgs(args)
-	red := newRedactor(secretsIn(args)) // as main does
-	cmd.SetOut(red.Writer(os.Stdout))
-	cmd.SetErr(red.Writer(os.Stderr))
+	// As main runs it: secrets redacted, a signal stops the command
+	// (interrupt.go).
+	ctx, interrupts := watchInterrupts()
+	root := newRootCmd()
+	root.SetArgs(args)
+	red := newRedactor(secretsIn(args))
+	root.SetOut(red.Writer(os.Stdout))
+	root.SetErr(red.Writer(os.Stderr))
+	cmd, err := root.ExecuteContextC(ctx)
+	interrupts.exitIfInterrupted(cmd, args, err)
 	code := 0
-	if err := cmd.Execute(); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dt64:", red.String(err.Error()))
 		code = 1
 		if isUsage(err) {

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/zarrow"
+)
+
+// layoutFlags choose the table export writes: a group's 1-D arrays side
+// by side (wide), or its gridded variables one row per element (long).
+type layoutFlags struct {
+	layout string
+	vars   []string
+	name   string
+}
+
+func addLayoutFlags(fl *pflag.FlagSet, f *layoutFlags) {
+	fl.StringVar(&f.layout, "layout", "", "for a group: wide (its 1-D arrays along --dim, the default) or long (one row per element of its gridded variables, a column per dimension coordinate)")
+	fl.StringSliceVar(&f.vars, "vars", nil, "with --layout long: the data variables, comma-separated (default: every array on the time coordinate's grid)")
+	fl.StringVar(&f.name, "name", "", "for an array: the column's name (default: the array's name without .zarr)")
+}
+
+// openExportTable plans the table export writes from store, and returns
+// the lines its plan adds to the output (the long layout's shape and memory bound, the
+// arrays the wide layout leaves out).
+func openExportTable(ctx context.Context, store zarr.Store, src string, f *layoutFlags, to zarrow.TableOptions) (*zarrow.Table, []string, error) {
+	if f.layout != "" && f.layout != "wide" && f.layout != "long" {
+		return nil, nil, usageError{fmt.Errorf("--layout %q: want wide or long", f.layout)}
+	}
+	if len(f.vars) > 0 && f.layout != "long" {
+		return nil, nil, usageError{errors.New("--vars chooses the variables of --layout long")}
+	}
+	a, err := zarr.Open(ctx, store)
+	if err == nil {
+		switch {
+		case to.Dim != "":
+			return nil, nil, usageError{fmt.Errorf("--dim is for a group; %s is an array", src)}
+		case f.layout == "long":
+			return nil, nil, usageError{fmt.Errorf("--layout long is for a group with coordinates; %s is an array", src)}
+		}
+		name := f.name
+		if name == "" {
+			name = strings.TrimSuffix(path.Base(strings.TrimRight(src, "/")), ".zarr")
+		}
+		tab, err := zarrow.ArrayTable(a, name, to)
+		return tab, nil, err
+	}
+	if _, gerr := zarr.OpenGroup(ctx, store); gerr != nil {
+		return nil, nil, err // the array's error says what is there
+	}
+	if f.name != "" {
+		return nil, nil, usageError{fmt.Errorf("--name names the column of an array; %s is a group (its columns are named by the arrays' paths)", src)}
+	}
+	lo := zarrow.LongOptions{Options: to.Options, Dim: to.Dim, Vars: f.vars, BatchRows: to.BatchRows}
+	if f.layout == "long" {
+		tab, err := zarrow.OpenLongTable(ctx, store, lo)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", src, err)
+		}
+		return tab, longPlan(tab), nil
+	}
+	tab, err := zarrow.OpenTable(ctx, store, to)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
+	}
+	var plan []string
+	if f.layout == "" {
+		// Only metadata is read: a long table reads its arrays when read.
+		if long, err := zarrow.OpenLongTable(ctx, store, lo); err == nil && len(long.Dimensions()) > 1 {
+			plan = append(plan, fmt.Sprintf("plan:        wide layout: skips the N-D arrays %s (--layout long would include them, one row per element)", strings.Join(long.Variables(), ", ")))
+		}
+	}
+	return tab, plan, nil
+}
+
+// longPlan describes a long table: its grid, batches and memory bound.
+func longPlan(tab *zarrow.Table) []string {
+	var grid []string
+	for k, d := range tab.Dimensions() {
+		grid = append(grid, fmt.Sprintf("%s %d", d, tab.Shape()[k]))
+	}
+	plan := []string{fmt.Sprintf("plan:        long layout: %d rows = %s (variables %s); batches of at most %d rows, coordinates broadcast from their 1-D arrays: memory at most %s (a batch, the coordinates, a chunk per worker)",
+		tab.Rows(), strings.Join(grid, " × "), strings.Join(tab.Variables(), ", "), tab.BatchRows(), transcodeBytes(tab.MemoryBound()))}
+	for _, n := range tab.Notes() {
+		plan = append(plan, "note:        "+n)
+	}
+	return plan
+}

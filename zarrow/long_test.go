@@ -1,0 +1,271 @@
+package zarrow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// longOracle is what tools/xarray/long_table.py prints: xarray's
+// to_dataframe().reset_index() of the dataset it writes.
+type longOracle struct {
+	Columns []string
+	Time    []int64
+	Lat     []uint64
+	Lon     []uint64
+	T2m     []uint32
+	Tp      []int64
+}
+
+// xarrayLongDataset writes the gridded dataset with xarray and returns
+// its path and xarray's long table of it.
+func xarrayLongDataset(t *testing.T) (string, longOracle) {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
+		if testing.Short() {
+			t.Skipf("xarray not available: %v", err)
+		}
+		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "grid.zarr")
+	cmd := exec.Command(py, filepath.Join("..", "tools", "xarray", "long_table.py"), dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("long_table.py: %v", err)
+	}
+	var o longOracle
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatal(err)
+	}
+	return dir, o
+}
+
+// readLongTable reads every batch of tab into flat slices, by column:
+// int64 for times (null as NaT) and integers, bits for floats.
+func readLongTable(t *testing.T, tab *Table, o Options) (map[string][]uint64, int) {
+	t.Helper()
+	r := tab.RecordReader(context.Background())
+	defer r.Release()
+	cols := map[string][]uint64{}
+	batches := 0
+	for r.Next() {
+		batches++
+		rec := r.RecordBatch()
+		for j, f := range rec.Schema().Fields() {
+			c := rec.Column(j)
+			for i := range c.Len() {
+				var v uint64
+				switch c := c.(type) {
+				case *array.Timestamp:
+					v = uint64(int64(c.Value(i)))
+					if c.IsNull(i) {
+						v = uint64(1) << 63
+					}
+				case *array.Float64:
+					v = math.Float64bits(c.Value(i))
+				case *array.Float32:
+					v = uint64(math.Float32bits(c.Value(i)))
+				case *array.Int16:
+					v = uint64(int64(c.Value(i)))
+				default:
+					t.Fatalf("column %s: %T", f.Name, c)
+				}
+				cols[f.Name] = append(cols[f.Name], v)
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cols, batches
+}
+
+// The long table of an xarray dataset equals xarray's
+// to_dataframe().reset_index() value for value and row for row, whatever
+// the batch size (batches cut inside a time step, inside chunks, and
+// along whole chunks of time); the arrays off the grid are noted.
+func TestLongTableXarray(t *testing.T) {
+	dir, want := xarrayLongDataset(t)
+	store := zarr.Dir(dir)
+	ctx := context.Background()
+	for _, batch := range []int64{0, 1, 7, 20, 40} {
+		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+		o := Options{Unit: dtype.Nanosecond, Allocator: mem}
+		tab, err := OpenLongTable(ctx, store, LongOptions{Options: o, BatchRows: batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range tab.Schema().Fields() {
+			names = append(names, f.Name)
+		}
+		if !slices.Equal(names, want.Columns) || tab.Rows() != int64(len(want.Time)) {
+			t.Fatalf("columns %v, %d rows; xarray: %v, %d rows", names, tab.Rows(), want.Columns, len(want.Time))
+		}
+		notes := strings.Join(tab.Notes(), "; ")
+		if !strings.Contains(notes, "land: left out") || !strings.Contains(notes, "mean_t2m: left out") {
+			t.Errorf("notes: %s", notes)
+		}
+		got, batches := readLongTable(t, tab, o)
+		check := func(name string, want []uint64) {
+			if !slices.Equal(got[name], want) {
+				t.Errorf("batch %d: column %s:\n got %v\nwant %v", batch, name, got[name], want)
+			}
+		}
+		conv := func(v []int64) []uint64 {
+			out := make([]uint64, len(v))
+			for i, x := range v {
+				out[i] = uint64(x)
+			}
+			return out
+		}
+		t2m := make([]uint64, len(want.T2m))
+		for i, b := range want.T2m {
+			t2m[i] = uint64(b)
+		}
+		check("time", conv(want.Time))
+		check("lat", want.Lat)
+		check("lon", want.Lon)
+		check("t2m", t2m)
+		check("tp", conv(want.Tp))
+		wantBatches := map[int64]int{0: 1, 1: 60, 7: 12, 20: 3, 40: 2}[batch]
+		if batches != wantBatches {
+			t.Errorf("batch rows %d: %d batches, want %d", batch, batches, wantBatches)
+		}
+		mem.AssertSize(t, 0)
+	}
+}
+
+// Variables named explicitly must be on the grid and share their
+// dimensions; one that is not is refused by name.
+func TestLongTableVars(t *testing.T) {
+	dir, _ := xarrayLongDataset(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		vars []string
+		bad  string
+	}{
+		{[]string{"t2m", "mean_t2m"}, "mean_t2m"},
+		{[]string{"land"}, "land"},
+		{[]string{"nope"}, "nope"},
+		{[]string{"lat"}, "lat"},
+	} {
+		_, err := OpenLongTable(ctx, zarr.Dir(dir), LongOptions{Vars: c.vars})
+		var ve *VariableError
+		if !errors.As(err, &ve) || ve.Path != c.bad {
+			t.Errorf("vars %v: %v, want a VariableError naming %q", c.vars, err, c.bad)
+		}
+	}
+	tab, err := OpenLongTable(ctx, zarr.Dir(dir), LongOptions{Vars: []string{"tp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Schema().Field(3).Name; tab.Columns() != 4 || got != "tp" {
+		t.Errorf("vars tp: schema %v", tab.Schema())
+	}
+	// The time dimension of mean_t2m alone.
+	tab, err = OpenLongTable(ctx, zarr.Dir(dir), LongOptions{Vars: []string{"mean_t2m"}, Options: Options{Unit: dtype.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := readLongTable(t, tab, Options{})
+	if tab.Rows() != 3 || len(got["mean_t2m"]) != 3 || int64(got["time"][1]) != -7200+5400 {
+		t.Errorf("mean_t2m: %d rows, %v", tab.Rows(), got)
+	}
+}
+
+// A time coordinate's NaT is null on every row it is broadcast to, and
+// counted per row; a boolean coordinate broadcasts bit by bit.
+func TestBroadcast(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	tb := array.NewTimestampBuilder(mem, &arrow.TimestampType{Unit: arrow.Second})
+	tb.AppendValues([]arrow.Timestamp{10, 0, 30, 40}, []bool{true, false, true, true})
+	times := tb.NewArray()
+	defer times.Release()
+	tb.Release()
+	// Values [1, 3) of the coordinate, each twice, the run three times.
+	col := broadcast(mem, times, 1, 2, 3, 2)
+	defer col.Release()
+	ts := col.(*array.Timestamp)
+	want := []int64{-1, -1, 30, 30}
+	if ts.Len() != 12 || ts.NullN() != 6 {
+		t.Fatalf("%d rows, %d nulls: %v", ts.Len(), ts.NullN(), ts)
+	}
+	for i := range 12 {
+		w := want[i%4]
+		if (w < 0) != ts.IsNull(i) || (w >= 0 && int64(ts.Value(i)) != w) {
+			t.Fatalf("row %d: %v", i, ts)
+		}
+	}
+	bb := array.NewBooleanBuilder(mem)
+	bb.AppendValues([]bool{true, false, true}, nil)
+	flags := bb.NewArray()
+	defer flags.Release()
+	bb.Release()
+	b := broadcast(mem, flags, 0, 3, 2, 3)
+	defer b.Release()
+	for i := range 18 {
+		if b.(*array.Boolean).Value(i) != (i/3%3 != 1) {
+			t.Fatalf("row %d: %v", i, b)
+		}
+	}
+}
+
+// DuckDB reads the long table's Parquet export: its rows, the time
+// coordinate broadcast over the grid, and the variables' sums.
+func TestDuckDBReadsLongParquet(t *testing.T) {
+	dir, want := xarrayLongDataset(t)
+	ctx := context.Background()
+	tab, err := OpenLongTable(ctx, zarr.Dir(dir), LongOptions{BatchRows: 7, Options: Options{Unit: dtype.Microsecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "long.parquet")
+	w, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.RecordReader(ctx)
+	defer r.Release()
+	if _, err := Export(r, w, ExportOptions{Format: Parquet, RowGroupRows: 16}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var got struct {
+		Rows    string
+		Columns map[string]struct{ Type, Nulls, Min, Max, Sum string }
+	}
+	if err := json.Unmarshal(node(t, "duckdb_parquet.mjs", out, "us", "time", "tp", "t2m"), &got); err != nil {
+		t.Fatal(err)
+	}
+	var tsum, psum int64
+	for i := range want.Time {
+		tsum += want.Time[i] / 1000
+		psum += want.Tp[i]
+	}
+	tc, pc := got.Columns["time"], got.Columns["tp"]
+	if got.Rows != strconv.Itoa(len(want.Time)) || tc.Type != "TIMESTAMP" || tc.Sum != strconv.FormatInt(tsum, 10) || tc.Min != strconv.FormatInt(want.Time[0]/1000, 10) {
+		t.Errorf("DuckDB read %s rows, time %+v; want %d rows, sum %d", got.Rows, tc, len(want.Time), tsum)
+	}
+	if pc.Type != "SMALLINT" || pc.Sum != strconv.FormatInt(psum, 10) || got.Columns["t2m"].Type != "FLOAT" {
+		t.Errorf("DuckDB read tp %+v, t2m %+v; want tp sum %d", pc, got.Columns["t2m"], psum)
+	}
+}

@@ -3,7 +3,6 @@ package transcode
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/zarr-dt64/dt64/zarr"
@@ -134,18 +133,4 @@ func find[T any](s zarr.Store) (T, bool) {
 	}
 	var zero T
 	return zero, false
-}
-
-// checkURLOverlap refuses a destination URL (an object store's String,
-// "s3://bucket/prefix") that is the source's or lies inside it, or
-// contains it.
-func checkURLOverlap(src, dst string) error {
-	if !strings.Contains(src, "://") || !strings.Contains(dst, "://") {
-		return nil
-	}
-	inside := func(a, b string) bool { return a == b || strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") }
-	if inside(src, dst) || inside(dst, src) {
-		return fmt.Errorf("%w: destination %s and source %s overlap; the source is never modified", ErrPlan, dst, src)
-	}
-	return nil
 }

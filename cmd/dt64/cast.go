@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
 )
 
 func init() { subcommands = append(subcommands, newCastCmd) }
@@ -130,6 +131,9 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 		if outName != "-" {
 			if err := notSameFile(fi, outName); err != nil {
+				return kernels.Stats{}, err
+			}
+			if err := transcode.CheckOverlap(inName, outName); err != nil {
 				return kernels.Stats{}, err
 			}
 		}

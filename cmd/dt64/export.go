@@ -119,6 +119,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if to.Parallel <= 0 {
 		to.Parallel = runtime.NumCPU()
 	}
+	if err := transcode.CheckOverlap(src, out); err != nil {
+		return err
+	}
 	store, err := openStore(ctx, src, true) // a path, file://, s3:// or http(s)://
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func init() { subcommands = append(subcommands, newExportCmd) }
 
 type exportFlags struct {
 	unit, dim, compression, overflow string
-	exact, noSync, quiet             bool
+	exact, noSync, quiet, overwrite  bool
 	rows, rowGroup                   int64
 	workers                          int
 }
@@ -54,7 +54,9 @@ them, cannot read compressed batches).
 
 Memory is bounded by one batch of --rows rows. OUT appears only when
 complete: it is written under a temporary name, flushed to disk and
-renamed (--no-sync skips the flush).`,
+renamed (--no-sync skips the flush). An existing OUT is refused unless
+--overwrite; the temporary file of an export that was killed is removed
+by the next export to the same OUT.`,
 		Example: `  dt64 export era5.zarr era5.parquet --unit us
   dt64 export ds.zarr ds.arrow --dim time
   duckdb -c "SELECT min(time), max(time), count(*) FROM 'era5.parquet'"`,
@@ -72,6 +74,7 @@ renamed (--no-sync skips the flush).`,
 	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
 	fl.Int64Var(&f.rowGroup, "row-group", 1<<20, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "chunks read at once (default: the number of CPUs)")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	return cmd
@@ -122,6 +125,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err := transcode.CheckOverlap(src, out); err != nil {
 		return err
 	}
+	if _, err := os.Lstat(out); err == nil && !f.overwrite {
+		return &ExistsError{Path: out}
+	}
 	store, err := openStore(ctx, src, true) // a path, file://, s3:// or http(s)://
 	if err != nil {
 		return err
@@ -156,6 +162,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("OUT %s is not a regular file", out)
 	}
+	if _, err := removeStaleTemps(out); err != nil {
+		return err
+	}
 	tmp, err := createTemp(out)
 	if err != nil {
 		return err
@@ -176,11 +185,10 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err == nil && !f.noSync {
 		err = fsync(tmp)
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), out)
+		err = publish(tmp, out, f.overwrite)
+	} else {
+		tmp.Close()
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/zarr-dt64/dt64/transcode"
 )
@@ -53,4 +54,86 @@ func allFiles(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return all
+}
+
+// An existing OUT is refused, and left as it was, unless --overwrite,
+// which replaces it (keeping its permissions, as cast does).
+func TestExportRefusesExistingOut(t *testing.T) {
+	src := exportGroup(t)
+	out := filepath.Join(t.TempDir(), "keep.parquet")
+	if err := os.WriteFile(out, []byte("precious"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, nil, "export", src, out, "-q")
+	var ee *ExistsError
+	if !errors.As(err, &ee) || ee.Path != out {
+		t.Errorf("export over an existing OUT: %v, want an ExistsError", err)
+	}
+	wantContents(t, out, []byte("precious"))
+	if left := allFiles(t, filepath.Dir(out)); len(left) != 2 {
+		t.Errorf("files left: %v", left)
+	}
+	if _, _, err := run(t, nil, "export", src, out, "-q", "--overwrite"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() < 100 || fi.Mode().Perm() != 0o444 {
+		t.Errorf("after --overwrite: %v %v", fi, err)
+	}
+}
+
+// A killed export leaves its temporary file (it cannot help it); the next
+// export to the same OUT removes it, and nothing else: not another
+// program's file of a similar name, nor the temporary file of an export
+// still running (its lock is held).
+func TestExportRemovesStaleTemps(t *testing.T) {
+	src := writeSample(t, 4_000_000, 250_000)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.parquet")
+	cmd := dt64Subprocess(nil, "export", src, out, "-q", "--rows", "1000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stale []string
+	for deadline := time.Now().Add(20 * time.Second); len(stale) == 0 && time.Now().Before(deadline); {
+		stale, _ = filepath.Glob(filepath.Join(dir, ".out.parquet.tmp-*"))
+		time.Sleep(time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(stale) != 1 {
+		t.Fatalf("temporary files while exporting: %v", stale)
+	}
+	if _, err := os.Stat(stale[0]); err != nil {
+		t.Fatalf("the killed export left no temporary file: %v", err)
+	}
+	foreign := []string{filepath.Join(dir, ".out.parquet.tmp-mine"), filepath.Join(dir, "out.parquet.tmp-0123456789abcdef")}
+	for _, f := range foreign {
+		writeFileT(t, f).Close()
+	}
+	live := filepath.Join(dir, ".out.parquet.tmp-0123456789abcdef")
+	lf := writeFileT(t, live)
+	defer lf.Close()
+	if err := lockTemp(lf); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, nil, "export", src, out, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale[0]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale temporary file %s still there: %v", stale[0], err)
+	}
+	for _, f := range append(foreign, live) {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
+	}
+}
+
+func writeFileT(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -118,6 +118,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		return usageError{fmt.Errorf("--rows %d: want at least 1", f.rows)}
 	}
 	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows
+	to.Parquet = o.Format == zarrow.Parquet
 	to.Parallel = f.workers
 	if to.Parallel <= 0 {
 		to.Parallel = runtime.NumCPU()

@@ -149,6 +149,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	} else {
 		return err // the array's error says what is there
 	}
+	if err := transcode.CheckSparse(ctx, store, tab.Chunks()); err != nil {
+		return err
+	}
 	errw := cmd.ErrOrStderr()
 	if !f.quiet {
 		fmt.Fprintf(errw, "source:      %s  %d rows, %d columns\n", src, tab.Rows(), tab.Columns())

@@ -137,3 +137,28 @@ func writeFileT(t *testing.T, name string) *os.File {
 	}
 	return f
 }
+
+// export of an array declaring [2^62] elements in chunks of one, two of
+// them stored, is refused at once (a SparseError) rather than writing
+// nulls until killed.
+func TestExportSparseGridRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "big.zarr")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"zarr_format": 2, "shape": [4611686018427387904], "chunks": [1], "dtype": "<M8[ns]", "compressor": null, "fill_value": null, "filters": null, "order": "C"}`
+	for name, text := range map[string]string{".zarray": meta, "0": "\x05\x00\x00\x00\x00\x00\x00\x00", "1000": "\x07\x00\x00\x00\x00\x00\x00\x00"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	_, _, err := run(t, nil, "export", dir, filepath.Join(t.TempDir(), "out.arrow"), "-q")
+	var se *transcode.SparseError
+	if !errors.As(err, &se) || se.StoredChunks != 2 {
+		t.Errorf("export: %v, want a SparseError", err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("refusing took %s", el)
+	}
+}

@@ -96,14 +96,47 @@ func ColumnType(from dtype.DataType, u dtype.Unit) (dtype.DataType, arrow.DataTy
 	return to, &arrow.TimestampType{Unit: au}, nil
 }
 
-// columnType is ColumnType, with a seconds timestamp read in
-// milliseconds for Parquet (Options.Parquet).
-func (o Options) columnType(from dtype.DataType, u dtype.Unit) (dtype.DataType, arrow.DataType, error) {
-	to, at, err := ColumnType(from, u)
-	if err == nil && o.Parquet && to.Kind == dtype.Datetime && to.Unit == dtype.Second {
-		return ColumnType(from, dtype.Millisecond)
+// columnType is ColumnType, with the Arrow type of a seconds timestamp in
+// milliseconds for Parquet (Options.Parquet); toMS then converts the
+// values, floored to seconds, on to milliseconds.
+func (o Options) columnType(from dtype.DataType, u dtype.Unit) (to dtype.DataType, at arrow.DataType, toMS converter, err error) {
+	to, at, err = ColumnType(from, u)
+	if err != nil || !o.Parquet || to.Kind != dtype.Datetime || to.Unit != dtype.Second {
+		return to, at, nil, err
 	}
-	return to, at, err
+	ms := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Millisecond, Scale: 1}
+	conv, err := dtype.NewConversion(to, ms)
+	if err != nil {
+		return to, nil, nil, err
+	}
+	k, err := kernels.NewTranscoder(conv, kernels.Options{Overflow: o.Overflow})
+	if err != nil {
+		return to, nil, nil, err
+	}
+	return to, &arrow.TimestampType{Unit: arrow.Millisecond}, k, nil
+}
+
+// thenMS is a converter to seconds followed by the conversion of its
+// output, in place, to milliseconds: the values floor to seconds as asked,
+// and the writer, which stores no seconds, has nothing to cast.
+type thenMS struct{ seconds, toMS converter }
+
+func (c thenMS) Run(dst, src, validity []byte) (kernels.Stats, error) {
+	st, err := c.seconds.Run(dst, src, validity)
+	if err != nil {
+		return st, err
+	}
+	st2, err := c.toMS.Run(dst, dst, validity)
+	st.NaT, st.Valid, st.Overflowed = st2.NaT, st2.Valid, st.Overflowed+st2.Overflowed
+	return st, err
+}
+
+// chain adds toMS after k, when there is one.
+func chain(k, toMS converter) converter {
+	if toMS == nil {
+		return k
+	}
+	return thenMS{k, toMS}
 }
 
 // exactIn reports whether every value of type from is a whole number of
@@ -137,7 +170,7 @@ type converter interface {
 func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error) {
 	ko := kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact}
 	if a.IsTime() {
-		to, at, err := o.columnType(a.DataType(), o.Unit)
+		to, at, toMS, err := o.columnType(a.DataType(), o.Unit)
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 		}
@@ -149,7 +182,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 		}
-		return k, 8, at, nil
+		return chain(k, toMS), 8, at, nil
 	}
 	t, err := a.CFTime()
 	if err != nil || t == nil {
@@ -157,7 +190,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 	}
 	// The CF unit itself when every value is exact in it, as transcode
 	// decodes; then the coarsest Arrow unit exact for that.
-	to, at, err := o.columnType(t.DefaultType(), o.Unit)
+	to, at, toMS, err := o.columnType(t.DefaultType(), o.Unit)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 	}
@@ -165,7 +198,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 	}
-	return k, t.Stored.Size, at, nil
+	return chain(k, toMS), t.Stored.Size, at, nil
 }
 
 // Read reads the box [start, start+shape) of the time array a (C order,

@@ -108,3 +108,18 @@ func TestParquetForcedUnits(t *testing.T) {
 		}
 	}
 }
+
+// Asked for seconds, a Parquet column floors to seconds as NumPy does and
+// stores them as ms: -1.5 s is -2000 ms, not -1500.
+func TestParquetSecondsFloor(t *testing.T) {
+	ns := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
+	a := timeArray(t, ns, []int64{-1_500_000_000, 1_000_000_001, dtype.NaT}, binary.LittleEndian)
+	tab, err := ArrayTable(a, "t", TableOptions{Options: Options{Unit: dtype.Second, Parquet: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := exportParquet(t, a, tab)
+	if want := []int64{-2000, 1000, dtype.NaT}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("got %v, %v, want %v", got, err, want)
+	}
+}

@@ -56,7 +56,7 @@ func ParseOverflowPolicy(s string) (OverflowPolicy, error) {
 //
 // It is the one element error of dt64, in two layers: a kernel or a CF
 // decoder reports the element by its index in the slice it was given, and
-// the engine (transcode.ElementError) wraps it with the array, the chunk
+// the engine (zarr.ElementError) wraps it with the array, the chunk
 // key and the element's index in the whole array.
 type ElementError struct {
 	Reason   Reason

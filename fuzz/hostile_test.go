@@ -319,8 +319,9 @@ func hostileCases() []hostileCase {
 		{name: "v2 shape huge", build: v2("shape", `[9223372036854775807, 9223372036854775807]`, "chunks", `[1, 1]`), want: []string{".zarray", "shape"}},
 
 		// ---- JSON structure ----
-		{name: "deeply nested attributes", build: attributes(nested(100000)), want: []string{"zarr.json", "depth"}},
-		{name: "nested attributes under the limit", build: attributes(nested(5000)), accept: true},
+		{name: "deeply nested attributes", build: attributes(nested(100000)), want: []string{"zarr.json", "deeper", "512"}},
+		{name: "nested attributes under the limit", build: attributes(nested(500)), accept: true},
+		{name: "nested attributes over the limit", build: attributes(nested(600)), want: []string{"zarr.json", "deeper", "512"}},
 		{name: "BOM before zarr.json", build: func(t *testing.T, dir, _ string) {
 			makeArray(t, dir, zarr.Metadata{})
 			replaceIn(t, filepath.Join(dir, "zarr.json"), "{", "\ufeff{")

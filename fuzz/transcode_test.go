@@ -149,7 +149,7 @@ func FuzzTranscodeEngine(f *testing.F) {
 		}
 		sum, err := tr.Run(ctx)
 		if err != nil {
-			var ee *transcode.ElementError
+			var ee *zarr.ElementError
 			if !errors.As(err, &ee) {
 				t.Fatalf("%s -> %v %+v: Run: %v (not an *ElementError)", dc.describe, toDT, opts, err)
 			}

@@ -465,5 +465,5 @@ func (t *Job) chunkElementError(coords []int64, err error) error {
 		r /= cs[d]
 	}
 	key, _ := t.src.ChunkKey(coords)
-	return &ElementError{Array: storeName(t.srcStore), Key: key, Index: e.Index, ArrayIndex: idx, Value: e.Value, Err: &e}
+	return &zarr.ElementError{Array: storeName(t.srcStore), Key: key, Index: e.Index, ArrayIndex: idx, Value: e.Value, Err: &e}
 }

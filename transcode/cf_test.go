@@ -406,7 +406,7 @@ func TestCFPaddingAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = job.Run(ctx)
-	var ee *transcode.ElementError
+	var ee *zarr.ElementError
 	if !errors.As(err, &ee) || ee.Key != "1" || ee.Index != 0 || ee.ArrayIndex[0] != 4 || !strings.Contains(err.Error(), "9223372036854775807") {
 		t.Errorf("overflow: %v, want an ElementError at chunk 1 element 0 (array index 4) naming the value", err)
 	}

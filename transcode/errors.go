@@ -3,8 +3,6 @@ package transcode
 import (
 	"errors"
 	"fmt"
-
-	"github.com/zarr-dt64/dt64/dtype"
 )
 
 // Sentinel errors; errors returned by this package wrap them where they
@@ -35,38 +33,6 @@ var (
 func planErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrPlan, fmt.Sprintf(format, args...))
 }
-
-// ElementError names one source element that could not be converted: an
-// overflow under the error policy or a loss of precision in exact mode (Err
-// is a *dtype.ElementError saying which). The kernel error's Index is the
-// element's index within the source chunk, as here.
-type ElementError struct {
-	Array      string  // the source array's location
-	Key        string  // the source chunk's store key
-	Index      int     // index of the element within the chunk, C order
-	ArrayIndex []int64 // the element's index in the whole array
-	Value      int64   // the source value
-	Err        error
-}
-
-func (e *ElementError) Error() string {
-	what := "cannot be converted"
-	var ke *dtype.ElementError
-	if errors.As(e.Err, &ke) {
-		typ, val := ke.Describe()
-		switch ke.Reason {
-		case dtype.ReasonOverflow:
-			what = fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, ke.To)
-		case dtype.ReasonLoss:
-			what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, ke.To)
-		}
-	} else if e.Err != nil {
-		what = e.Err.Error()
-	}
-	return fmt.Sprintf("source %s chunk %q element %d (array index %v): %s", e.Array, e.Key, e.Index, e.ArrayIndex, what)
-}
-
-func (e *ElementError) Unwrap() error { return e.Err }
 
 // VerifyError names a destination element that differs from a fresh
 // conversion of the source.

@@ -195,6 +195,9 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 	if t.geo, err = newGeometry(sm.Shape, sm.ChunkShape, t.src.ChunkGrid(), dm.ChunkShape, t.dst.ChunkGrid()); err != nil {
 		return nil, err
 	}
+	if err := CheckSparse(ctx, src, t.geo.units); err != nil {
+		return nil, err
+	}
 	t.lo, t.hi = o.Part.units(t.geo.units)
 
 	fp, err := sourceFingerprint(ctx, src)

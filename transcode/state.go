@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -258,33 +257,17 @@ func (t *Job) cleanTemps(ctx context.Context, all bool) error {
 	return nil
 }
 
-// checkOverlap refuses a destination directory that is the source or lies
-// inside it (or contains it): writing or wiping it would change the source.
+// checkOverlap refuses a destination that is the source or lies inside it
+// (or contains it): writing or wiping it would change the source.
 func (t *Job) checkOverlap() error {
 	s, ok1 := dirStore(t.srcStore)
 	d, ok2 := dirStore(t.dstStore)
 	if !ok1 || !ok2 {
-		return checkURLOverlap(storeName(t.srcStore), storeName(t.dstStore))
+		sn, dn := storeName(t.srcStore), storeName(t.dstStore)
+		if !strings.Contains(sn, "://") || !strings.Contains(dn, "://") {
+			return nil // a memory store, or a store of each kind
+		}
+		return CheckOverlap(sn, dn)
 	}
-	sp, dp := canonical(s.String()), canonical(d.String())
-	inside := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) }
-	if inside(sp, dp) || inside(dp, sp) {
-		return fmt.Errorf("%w: destination %s and source %s overlap; the source is never modified", ErrPlan, d, s)
-	}
-	return nil
-}
-
-func canonical(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	if r, err := filepath.EvalSymlinks(a); err == nil {
-		return r
-	}
-	// The destination may not exist yet: resolve its parent.
-	if r, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
-		return filepath.Join(r, filepath.Base(a))
-	}
-	return a
+	return CheckOverlap(s.String(), d.String())
 }

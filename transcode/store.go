@@ -3,7 +3,6 @@ package transcode
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/zarr-dt64/dt64/zarr"
@@ -111,17 +110,3 @@ func (s *ioStore) Delete(ctx context.Context, key string) error {
 
 // dirStore returns the zarr.DirStore s is, or wraps through Unwrappers.
 func dirStore(s zarr.Store) (*zarr.DirStore, bool) { return zarr.Find[*zarr.DirStore](s) }
-
-// checkURLOverlap refuses a destination URL (an object store's String,
-// "s3://bucket/prefix") that is the source's or lies inside it, or
-// contains it.
-func checkURLOverlap(src, dst string) error {
-	if !strings.Contains(src, "://") || !strings.Contains(dst, "://") {
-		return nil
-	}
-	inside := func(a, b string) bool { return a == b || strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") }
-	if inside(src, dst) || inside(dst, src) {
-		return fmt.Errorf("%w: destination %s and source %s overlap; the source is never modified", ErrPlan, dst, src)
-	}
-	return nil
-}

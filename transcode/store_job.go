@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zarr-dt64/dt64/zarr"
@@ -227,6 +228,9 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 		}
 		s.arrays = append(s.arrays, a)
 	}
+	if err := unmatched(nodes, o.Include, o.Exclude); err != nil {
+		return nil, err
+	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
 		return nil, alsoIs{err, errors.Join(causes...)}
@@ -260,6 +264,37 @@ func selected(p string, include, exclude []string) bool {
 		return false
 	}
 	return (len(include) == 0 || match(include)) && !match(exclude)
+}
+
+// unmatched refuses a selection pattern that matches no array of the
+// hierarchy (a mistyped path would otherwise drop or keep arrays
+// silently), and a selection of no array at all.
+func unmatched(nodes []zarr.Node, include, exclude []string) error {
+	if len(include)+len(exclude) == 0 {
+		return nil
+	}
+	var none []string
+	for _, g := range append(slices.Clone(include), exclude...) {
+		hit := false
+		for _, n := range nodes {
+			if ok, _ := path.Match(g, n.Path); ok && n.Kind == zarr.ArrayNode {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			none = append(none, strconv.Quote(g))
+		}
+	}
+	if len(none) > 0 {
+		return planErr("pattern %s matches no array of the hierarchy", strings.Join(none, ", "))
+	}
+	for _, n := range nodes {
+		if n.Kind == zarr.ArrayNode && selected(n.Path, include, exclude) {
+			return nil
+		}
+	}
+	return planErr("include %q and exclude %q leave no array of the hierarchy", include, exclude)
 }
 
 // groupDocs are the destination documents of group n.

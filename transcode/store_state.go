@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -235,15 +236,9 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := s.opts.Part.count()
-	done := 0
-	for i := range n {
-		if slices.Contains(keys, storePartsPrefx+partName(Part{Index: i, Count: n})) {
-			done++
-		}
-	}
+	done, n, missing := partsDone(keys, storePartsPrefx, s.opts.Part.count())
 	if done < n {
-		return done, fmt.Errorf("%w: %d of %d parts of the hierarchy done", ErrIncomplete, done, n)
+		return done, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, done, n, missing, n)
 	}
 	// Every time array is complete (its last part finalized it); make sure
 	// of it, and finish a finalize killed midway.
@@ -388,4 +383,53 @@ func (s *StoreJob) cleanup(ctx context.Context) error {
 		return err
 	}
 	return s.sync(ctx)
+}
+
+// partsDone reads the part markers ("I-of-N.json" under prefix) among
+// keys: the count of the run whose parts are all done, or else of the one
+// with the most done (count n when there are none, as a part knows its
+// own count; a finalize, run without --part, learns it here), the parts
+// done and the missing ones, listed as the array finalize lists them.
+func partsDone(keys []string, prefix string, n int) (done, count int, missing string) {
+	runs := map[int]int{} // count → parts done
+	for _, k := range keys {
+		var i, c int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(k, prefix), "%d-of-%d.json", &i, &c); err != nil || c < 1 || i < 0 || i >= c {
+			continue
+		}
+		if k == prefix+partName(Part{Index: i, Count: c}) {
+			runs[c]++
+		}
+	}
+	count = n
+	if n <= 1 && len(runs) > 0 {
+		// A complete run first, then the most parts done, then the fewest
+		// parts (map order must not decide).
+		better := func(c, than int) bool {
+			if cc, ct := runs[c] == c, runs[than] == than; cc != ct {
+				return cc
+			}
+			if runs[c] != runs[than] {
+				return runs[c] > runs[than]
+			}
+			return c < than
+		}
+		first := true
+		for c := range runs {
+			if first || better(c, count) {
+				count, first = c, false
+			}
+		}
+	}
+	var list []string
+	for i := range count {
+		if slices.Contains(keys, prefix+partName(Part{Index: i, Count: count})) {
+			done++
+		} else if len(list) < 8 {
+			list = append(list, fmt.Sprint(i))
+		} else if len(list) == 8 {
+			list = append(list, "...")
+		}
+	}
+	return done, count, strings.Join(list, ", ")
 }

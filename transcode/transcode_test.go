@@ -254,7 +254,7 @@ func TestOverflowPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tr.Run(ctx)
-	var ee *transcode.ElementError
+	var ee *zarr.ElementError
 	var oe *dtype.ElementError
 	if !errors.As(err, &ee) || !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow {
 		t.Fatalf("got %v, want an ElementError wrapping a kernels overflow", err)
@@ -307,7 +307,7 @@ func TestExact(t *testing.T) {
 	}
 	_, err = tr.Run(ctx)
 	var le *dtype.ElementError
-	var ee *transcode.ElementError
+	var ee *zarr.ElementError
 	if !errors.As(err, &le) || le.Reason != dtype.ReasonLoss || !errors.As(err, &ee) || ee.Key != "c/1" || ee.Index != 1 || ee.Value != 5001 {
 		t.Fatalf("got %v", err)
 	}

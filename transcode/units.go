@@ -249,7 +249,7 @@ func (t *Job) elementError(origin []int64, err error) error {
 		return err
 	}
 	e := *ke
-	var ee ElementError
+	var ee zarr.ElementError
 	ee.ArrayIndex, ee.Key, e.Index = t.locate(origin, e.Index)
 	ee.Index, ee.Value, ee.Err = e.Index, e.Value, &e
 	ee.Array = storeName(t.srcStore)

@@ -3,6 +3,8 @@ package zarr
 import (
 	"errors"
 	"fmt"
+
+	"github.com/zarr-dt64/dt64/dtype"
 )
 
 // Sentinel errors. Errors returned by this package wrap them, so callers can
@@ -112,3 +114,29 @@ type unsupportedError string
 
 func (e unsupportedError) Error() string { return string(e) }
 func (e unsupportedError) Unwrap() error { return errors.ErrUnsupported }
+
+// ElementError places an element a conversion refused in its array: Err
+// is the kernel's or CF decoder's *dtype.ElementError (an overflow under
+// the error policy, or a value floored in exact mode), whose Index counts
+// the slice it converted; this adds the array, the chunk's key, the
+// element's index in the chunk and in the whole array. The transcode
+// engine and the Arrow bridge both report it.
+type ElementError struct {
+	Array      string  // the array's location
+	Key        string  // the chunk's store key
+	Index      int     // the element's index within the chunk, C order
+	ArrayIndex []int64 // the element's index in the whole array
+	Value      int64   // the stored value (Err's Text for CF numbers)
+	Err        *dtype.ElementError
+}
+
+func (e *ElementError) Error() string {
+	typ, val := e.Err.Describe()
+	what := fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, e.Err.To)
+	if e.Err.Reason == dtype.ReasonLoss {
+		what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, e.Err.To)
+	}
+	return fmt.Sprintf("array %s chunk %q element %d (array index %v): %s", e.Array, e.Key, e.Index, e.ArrayIndex, what)
+}
+
+func (e *ElementError) Unwrap() error { return e.Err }

@@ -29,6 +29,12 @@ type Options struct {
 	// or clamped. Exact makes any value floored to the unit an error.
 	Overflow dtype.OverflowPolicy
 	Exact    bool
+	// Parquet reads datetime columns in a unit a Parquet file stores:
+	// seconds become milliseconds (Parquet has no seconds timestamp), so
+	// dt64's kernels convert every value under Overflow and Exact, and
+	// the Parquet writer never casts (its cast fails on an overflow,
+	// naming no element, whatever the policy).
+	Parquet bool
 	// Parallel is how many chunks are read at once (0 or 1: one).
 	Parallel int
 	// Allocator allocates the columns' buffers; nil is
@@ -90,6 +96,49 @@ func ColumnType(from dtype.DataType, u dtype.Unit) (dtype.DataType, arrow.DataTy
 	return to, &arrow.TimestampType{Unit: au}, nil
 }
 
+// columnType is ColumnType, with the Arrow type of a seconds timestamp in
+// milliseconds for Parquet (Options.Parquet); toMS then converts the
+// values, floored to seconds, on to milliseconds.
+func (o Options) columnType(from dtype.DataType, u dtype.Unit) (to dtype.DataType, at arrow.DataType, toMS converter, err error) {
+	to, at, err = ColumnType(from, u)
+	if err != nil || !o.Parquet || to.Kind != dtype.Datetime || to.Unit != dtype.Second {
+		return to, at, nil, err
+	}
+	ms := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Millisecond, Scale: 1}
+	conv, err := dtype.NewConversion(to, ms)
+	if err != nil {
+		return to, nil, nil, err
+	}
+	k, err := kernels.NewTranscoder(conv, kernels.Options{Overflow: o.Overflow})
+	if err != nil {
+		return to, nil, nil, err
+	}
+	return to, &arrow.TimestampType{Unit: arrow.Millisecond}, k, nil
+}
+
+// thenMS is a converter to seconds followed by the conversion of its
+// output, in place, to milliseconds: the values floor to seconds as asked,
+// and the writer, which stores no seconds, has nothing to cast.
+type thenMS struct{ seconds, toMS converter }
+
+func (c thenMS) Run(dst, src, validity []byte) (kernels.Stats, error) {
+	st, err := c.seconds.Run(dst, src, validity)
+	if err != nil {
+		return st, err
+	}
+	st2, err := c.toMS.Run(dst, dst, validity)
+	st.NaT, st.Valid, st.Overflowed = st2.NaT, st2.Valid, st.Overflowed+st2.Overflowed
+	return st, err
+}
+
+// chain adds toMS after k, when there is one.
+func chain(k, toMS converter) converter {
+	if toMS == nil {
+		return k
+	}
+	return thenMS{k, toMS}
+}
+
 // exactIn reports whether every value of type from is a whole number of
 // to's unit: the conversion multiplies, or reads months and years as days.
 func exactIn(from, to dtype.DataType) bool {
@@ -121,7 +170,7 @@ type converter interface {
 func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error) {
 	ko := kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact}
 	if a.IsTime() {
-		to, at, err := ColumnType(a.DataType(), o.Unit)
+		to, at, toMS, err := o.columnType(a.DataType(), o.Unit)
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 		}
@@ -133,7 +182,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 		}
-		return k, 8, at, nil
+		return chain(k, toMS), 8, at, nil
 	}
 	t, err := a.CFTime()
 	if err != nil || t == nil {
@@ -141,7 +190,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 	}
 	// The CF unit itself when every value is exact in it, as transcode
 	// decodes; then the coarsest Arrow unit exact for that.
-	to, at, err := ColumnType(t.DefaultType(), o.Unit)
+	to, at, toMS, err := o.columnType(t.DefaultType(), o.Unit)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 	}
@@ -149,7 +198,7 @@ func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("%s: %w", a, err)
 	}
-	return k, t.Stored.Size, at, nil
+	return chain(k, toMS), t.Stored.Size, at, nil
 }
 
 // Read reads the box [start, start+shape) of the time array a (C order,
@@ -205,7 +254,12 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 // chunks at once, each converted as its bytes are read (convertChunk);
 // other boxes are read whole, then converted.
 func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, start, shape []int64, raw, bitmap []byte, parallel int) (kernels.Stats, error) {
-	fail := func(err error) error { return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err) }
+	fail := func(err error) error {
+		if err = regionElementError(a, start, shape, err); errors.As(err, new(*zarr.ElementError)) {
+			return err
+		}
+		return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err)
+	}
 	chunk := a.ChunkShape()[0]
 	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 {
 		stored := raw[:len(raw)/8*size]

@@ -21,7 +21,8 @@ const (
 	// among them) delta-encoded (DELTA_BINARY_PACKED), timestamps
 	// annotated with their unit (not adjusted to UTC: NumPy's datetimes
 	// are naive; Parquet has no seconds, so a seconds column is stored in
-	// ms), durations as int64 with the Arrow schema stored so that Arrow
+	// ms: read it with Options.Parquet, so that dt64 converts the values
+	// under its overflow policy and the writer has none to cast), durations as int64 with the Arrow schema stored so that Arrow
 	// readers get durations back.
 	Parquet ExportFormat = iota + 1
 	// IPC is the Arrow IPC file format (not the stream format).
@@ -65,7 +66,10 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		// faster to write than PLAIN pages for timestamps (the README has
 		// BenchmarkExportParquet's figures).
 		opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
-			parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem)}
+			parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem),
+			// 2.6 stores nanoseconds; older versions would make the writer
+			// cast ns to us itself, outside the overflow policy.
+			parquet.WithVersion(parquet.V2_6)}
 		for _, f := range r.Schema().Fields() {
 			if id := f.Type.ID(); arrow.IsInteger(id) || id == arrow.TIMESTAMP || id == arrow.DURATION {
 				opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))

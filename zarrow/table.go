@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"sync/atomic"
 
@@ -215,6 +216,16 @@ func (t *Table) Rows() int64 {
 	n := t.rows
 	for _, d := range t.inner {
 		n *= d
+	}
+	return n
+}
+
+// Chunks is the number of chunks of the columns' declared chunk grids, the
+// work of reading the table whole (missing chunks read as fill).
+func (t *Table) Chunks() int64 {
+	n := int64(0)
+	for _, c := range t.cols {
+		n = min(n+c.array.NumChunks(), math.MaxInt64/2) // saturate; only compared
 	}
 	return n
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
 )
 
 func init() { subcommands = append(subcommands, newCastCmd) }
@@ -132,10 +133,16 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 			if err := notSameFile(fi, outName); err != nil {
 				return kernels.Stats{}, err
 			}
+			if err := transcode.CheckOverlap(inName, outName); err != nil {
+				return kernels.Stats{}, err
+			}
 		}
 	}
 	if outName == "-" {
 		return castStream(cmdContext(cmd), tc, in, dataWriter(cmd.OutOrStdout()), inName)
+	}
+	if _, err := removeStaleTemps(outName); err != nil {
+		return kernels.Stats{}, err
 	}
 	tmp, err := createTemp(outName)
 	if err != nil {
@@ -152,11 +159,10 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 			err = fmt.Errorf("flushing %s to disk: %w", outName, err)
 		}
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), outName)
+		err = publish(tmp, outName, true)
+	} else {
+		tmp.Close()
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -202,7 +208,9 @@ func notSameFile(in os.FileInfo, outName string) error {
 // createTemp creates an empty file beside name, for writing name's new
 // contents. It has the permissions cp gives a file it creates, 0666 minus
 // the umask (os.CreateTemp's would be 0600), or those of the file it will
-// replace, as cp keeps them when it overwrites one.
+// replace, as cp keeps them when it overwrites one. It is locked until
+// closed, which tells a live write from one a killed process left behind
+// (removeStaleTemps).
 func createTemp(name string) (*os.File, error) {
 	perm, keep := os.FileMode(0o666), false
 	if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
@@ -218,6 +226,11 @@ func createTemp(name string) (*os.File, error) {
 			continue
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := lockTemp(f); err != nil {
+			f.Close()
+			os.Remove(tmp)
 			return nil, err
 		}
 		if keep { // the umask applied at creation; keep the mode exactly

@@ -21,7 +21,7 @@ func init() { subcommands = append(subcommands, newExportCmd) }
 
 type exportFlags struct {
 	unit, dim, compression, overflow string
-	exact, noSync, quiet             bool
+	exact, noSync, quiet, overwrite  bool
 	rows, rowGroup                   int64
 	workers                          int
 	layoutFlags
@@ -56,7 +56,9 @@ them, cannot read compressed batches).
 
 Memory is bounded by one batch of --rows rows. OUT appears only when
 complete: it is written under a temporary name, flushed to disk and
-renamed (--no-sync skips the flush).`,
+renamed (--no-sync skips the flush). An existing OUT is refused unless
+--overwrite; the temporary file of an export that was killed is removed
+by the next export to the same OUT.`,
 		Example: `  dt64 export era5.zarr era5.parquet --unit us
   dt64 export ds.zarr ds.arrow --dim time
   dt64 export era5.zarr era5-long.parquet --layout long --vars t2m,tp
@@ -75,6 +77,7 @@ renamed (--no-sync skips the flush).`,
 	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
 	fl.Int64Var(&f.rowGroup, "row-group", 1<<20, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "chunks read at once (default: the number of CPUs)")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	addLayoutFlags(fl, &f.layoutFlags)
@@ -119,9 +122,16 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		return usageError{fmt.Errorf("--rows %d: want at least 1", f.rows)}
 	}
 	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows
+	to.Parquet = o.Format == zarrow.Parquet
 	to.Parallel = f.workers
 	if to.Parallel <= 0 {
 		to.Parallel = runtime.NumCPU()
+	}
+	if err := transcode.CheckOverlap(src, out); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(out); err == nil && !f.overwrite {
+		return &ExistsError{Path: out}
 	}
 	store, err := openStore(ctx, src, true) // a path, file://, s3:// or http(s)://
 	if err != nil {
@@ -129,6 +139,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	}
 	tab, plan, err := openExportTable(ctx, store, src, &f.layoutFlags, to)
 	if err != nil {
+		return err
+	}
+	if err := transcode.CheckSparse(ctx, store, tab.Chunks()); err != nil {
 		return err
 	}
 	errw := cmd.ErrOrStderr()
@@ -147,6 +160,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	}
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("OUT %s is not a regular file", out)
+	}
+	if _, err := removeStaleTemps(out); err != nil {
+		return err
 	}
 	tmp, err := createTemp(out)
 	if err != nil {
@@ -169,11 +185,10 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err == nil && !f.noSync {
 		err = fsync(tmp)
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), out)
+		err = publish(tmp, out, f.overwrite)
+	} else {
+		tmp.Close()
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

@@ -233,6 +233,10 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string) error {
 			unchecked = append(unchecked, n.Path)
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: cannot check: %v\n", n.Path, err)
 			continue
+		case err != nil && undecodable(n, err) != "":
+			unchecked = append(unchecked, n.Path)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: not checked (%s)\n", n.Path, undecodable(n, err))
+			continue
 		case err != nil:
 			problems++
 			fmt.Fprintf(out, "%s: metadata: %v\n", n.Path, err)

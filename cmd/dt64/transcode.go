@@ -251,6 +251,9 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName s
 	if transcode.IsGroup(ctx, src) {
 		return runStoreTranscodeCmd(cmd, ctx, src, dst, srcName, dstName, o, f)
 	}
+	if err := refuseStoreFlags(cmd, srcName); err != nil {
+		return err
+	}
 	errw := cmd.ErrOrStderr()
 	t, err := transcode.New(ctx, src, dst, o)
 	if err != nil {

@@ -26,6 +26,17 @@ func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
 	fl.BoolVar(&f.consolidate, "consolidate", false, "with a group SRC: write consolidated metadata even when SRC has none")
 }
 
+// refuseStoreFlags refuses the group-only flags for an array SRC: they
+// would select nothing, or change nothing, silently.
+func refuseStoreFlags(cmd *cobra.Command, srcName string) error {
+	for _, name := range []string{"include", "exclude", "recode-all", "consolidate"} {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			return usageError{fmt.Errorf("--%s is for a group SRC; %s is an array", name, srcName)}
+		}
+	}
+	return nil
+}
+
 // runStoreTranscodeCmd transcodes a hierarchy: SRC is a group.
 func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	so := transcode.StoreOptions{Options: o, Include: f.store.include, Exclude: f.store.exclude,

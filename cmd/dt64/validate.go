@@ -22,7 +22,9 @@ func newValidateCmd() *cobra.Command {
 strictly), and that every stored chunk decodes: checksums (crc32c codec, zstd
 and gzip frame checksums), compressed streams, decoded sizes, shard indexes.
 When PATH is a group, every array of the hierarchy is checked so (an array
-whose codecs dt64 does not implement is named as not checked).
+whose codecs, data type or order dt64 does not decode is "not checked
+(reason)", a warning: strings, objects, structured and Fortran-order
+arrays, numcodecs filters).
 
 Every problem found is reported, not just the first: one line per problem on
 standard output, "KEY: reason", naming the chunk's store key ("metadata" for

@@ -4,9 +4,9 @@ import "encoding/binary"
 
 const (
 	// The fast loop runs while one iteration cannot run out of input or
-	// output: two refills of up to 8 bytes each, and up to three
-	// literals and one 258-byte match written in 8-byte words that may
-	// overshoot the match end by 7 bytes.
+	// output: two refills loading 8 bytes each, and up to three literals
+	// and one 258-byte match written in 8-byte words that may overshoot
+	// the match end by 7 bytes (or four literals).
 	fastIn  = 16
 	fastOut = 3 + 258 + 8
 
@@ -15,66 +15,96 @@ const (
 )
 
 // huffBlock decodes the symbols of one Huffman-coded block with the
-// tables lt and dt into dst from op, up to and including the end-of-block
-// code, and returns the new output position.
-func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[distSize]uint32) (int, error) {
+// tables t into dst from op, up to and including the end-of-block code,
+// and returns the new output position.
+func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 	in := br.in
-	bb, nb, ip := br.bb, br.nb, br.ip
-	var e uint32
+	pos := br.consumed()
+	ip := pos >> 3
+	// The set-up below takes two refills (up to 14 bytes) before the
+	// first iteration's check.
+	if ip > len(in)-fastIn-14 || op > len(dst)-fastOut {
+		return huffBlockSlow(br, dst, op, t)
+	}
 
-	// Fast loop. nb is kept only modulo 64: consumptions subtract whole
-	// entries, whose bits above the low byte only disturb nb's bits above
-	// its low byte (borrows go up), and every use masks nb to 6 bits.
-	// This saves a mask per symbol. Refills load 8 bytes unaligned and branch-free, leaving
-	// 56 to 63 bits, enough for a length code with its extra bits (20
-	// bits at most) and then, after another refill, a distance code with
-	// its extra bits (28). Literals come up to three per refill (15 bits
-	// each). Table indexes are masked to the table sizes, which only
-	// removes bounds checks: valid entries point inside.
-	for ip <= len(in)-fastIn && op <= len(dst)-fastOut {
-		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-		ip += int(7 - (nb>>3)&7)
-		nb |= 56
-
-		e = lt[bb&litMask]
+	// Fast loop. A refill ORs the 8 input bytes at ip in above the nb
+	// valid bits (an unaligned load, branch-free) and advances ip by the
+	// whole bytes that added: bb then holds 64 true bits, of which nb (56
+	// to 63) are counted. nb is kept only modulo 64: consuming subtracts
+	// whole entries, whose bits above the low byte only disturb nb's bits
+	// above its low 6 (borrows go up), and every use masks nb to 6 bits.
+	// At most 56 bits are consumed between refills; lookups may look at
+	// all 64.
+	//
+	// Each iteration starts with e, the entry of the next symbol, already
+	// looked up (libdeflate's preload: the lookup from the bits left
+	// before a refill does not wait for the refill's load). Per refill: up
+	// to four root-table literals (44 bits, the next lookup 11 more), or
+	// up to three and a subtable literal (33 + 15, + 11), or up to three
+	// and a length (33 + 20), after which a refill comes before the
+	// distance (28 bits, + 11). Table indexes are masked to the table
+	// sizes, which only removes bounds checks: valid entries point inside.
+	// Two refills per iteration advance ip by at most 14 bytes; the check
+	// before each iteration's first keeps both loads inside in.
+	inEnd := len(in) - fastIn
+	outEnd := len(dst) - fastOut
+	bb := load64(in, ip) >> (pos & 7)
+	nb := uint(56 - pos&7)
+	ip += 7
+	bb |= load64(in, ip) << (nb & 63)
+	ip += int(7 - (nb>>3)&7)
+	nb |= 56
+	e := t[bb&litMask]
+	var length, dist int
+	for {
 		if e&fLit != 0 {
 			bb >>= e & 63
 			nb -= uint(e)
 			dst[op] = byte(e >> 16)
 			op++
-			e = lt[bb&litMask]
+			e = t[bb&litMask]
 			if e&fLit != 0 {
 				bb >>= e & 63
 				nb -= uint(e)
 				dst[op] = byte(e >> 16)
 				op++
-				e = lt[bb&litMask]
+				e = t[bb&litMask]
 				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e)
 					dst[op] = byte(e >> 16)
 					op++
-					continue
+					e = t[bb&litMask]
+					if e&fLit != 0 {
+						bb >>= e & 63
+						nb -= uint(e)
+						dst[op] = byte(e >> 16)
+						op++
+						e = t[bb&litMask]
+						goto refill
+					}
 				}
 			}
 		}
 		if e&fExc != 0 {
 			if e&fSub != 0 {
+				// The root bits are consumed; the subtable entry's
+				// lengths count from its start.
 				bb >>= litRoot
 				nb -= litRoot
-				e = lt[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
+				e = t[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
 				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e)
 					dst[op] = byte(e >> 16)
 					op++
-					continue
+					e = t[bb&litMask]
+					goto refill
 				}
 			}
 			if e&fExc != 0 {
-				bb >>= e & 63
 				nb -= uint(e)
-				br.bb, br.nb, br.ip = bb, nb&63, ip
+				br.setPos(ip*8 - int(nb&63))
 				if e&fEOB != 0 {
 					return op, nil
 				}
@@ -82,60 +112,83 @@ func huffBlock(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[dist
 			}
 		}
 		// A length: base plus extra bits, which sit above the codeword.
-		length := int(e>>16) + int((bb&(1<<(e&63)-1))>>((e>>8)&15))
+		length = int(e >> 16)
+		if e&fExtra != 0 {
+			length += int((bb & (1<<(e&63) - 1)) >> ((e >> 8) & 63))
+		}
+		// Refill before consuming the length, so that the refill is off
+		// the path from this entry to the distance entry.
+		bb |= load64(in, ip) << (nb & 63)
+		ip += int(7 - (nb>>3)&7)
+		nb |= 56
 		bb >>= e & 63
 		nb -= uint(e)
 
-		bb |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-		ip += int(7 - (nb>>3)&7)
-		nb |= 56
-
-		e = dt[bb&distMask]
+		e = t[litSize+bb&distMask]
 		if e&fExc != 0 {
 			if e&fSub != 0 {
 				bb >>= distRoot
 				nb -= distRoot
-				e = dt[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
+				e = t[litSize+(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
 			}
 			if e&fExc != 0 {
-				br.bb, br.nb, br.ip = bb, nb&63, ip
+				br.setPos(ip*8 - int(nb&63))
 				return op, br.fail(ErrCorrupt, "invalid distance symbol")
 			}
 		}
-		dist := int(e>>16) + int((bb&(1<<(e&63)-1))>>((e>>8)&15))
+		dist = int(e >> 16)
+		if e&fExtra != 0 {
+			dist += int((bb & (1<<(e&63) - 1)) >> ((e >> 8) & 63))
+		}
 		bb >>= e & 63
 		nb -= uint(e)
 		if dist > op {
-			br.bb, br.nb, br.ip = bb, nb&63, ip
+			br.setPos(ip*8 - int(nb&63))
 			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
 		}
+		e = t[bb&litMask]
 
 		// The match: 8-byte words that may overrun its end by up to 7
 		// bytes (fastOut leaves room). Words copy forward correctly when
 		// dist ≥ 8, each reading bytes already final. Most matches are
 		// short: the first word often is the whole match.
-		src := op - dist
-		end := op + length
-		if dist >= 8 {
-			binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
-			for op+8 < end {
-				op += 8
-				src += 8
+		{
+			src := op - dist
+			end := op + length
+			if dist >= 8 {
 				binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
+				for op+8 < end {
+					op += 8
+					src += 8
+					binary.LittleEndian.PutUint64(dst[op:], binary.LittleEndian.Uint64(dst[src:]))
+				}
+			} else if dist == 1 {
+				// A run: the byte repeated, as words.
+				v := uint64(dst[src]) * 0x0101010101010101
+				for ; op < end; op += 8 {
+					binary.LittleEndian.PutUint64(dst[op:], v)
+				}
+			} else {
+				copyShort(dst, op, src, end)
 			}
-		} else if dist == 1 {
-			// A run: the byte repeated, as words.
-			v := uint64(dst[src]) * 0x0101010101010101
-			for ; op < end; op += 8 {
-				binary.LittleEndian.PutUint64(dst[op:], v)
-			}
-		} else {
-			copyShort(dst, op, src, end)
+			op = end
 		}
-		op = end
+
+	refill:
+		if ip > inEnd || op > outEnd {
+			break
+		}
+		bb |= load64(in, ip) << (nb & 63)
+		ip += int(7 - (nb>>3)&7)
+		nb |= 56
 	}
-	br.bb, br.nb, br.ip = bb, nb&63, ip
-	return huffBlockSlow(br, dst, op, lt, dt)
+	br.setPos(ip*8 - int(nb&63))
+	return huffBlockSlow(br, dst, op, t)
+}
+
+// load64 is the 8 bytes of in at i, little endian.
+func load64(in []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(in[i : i+8])
 }
 
 // copyShort copies a match of distance 2 to 7 byte by byte: each byte may
@@ -151,16 +204,16 @@ func copyShort(dst []byte, op, src, end int) {
 // huffBlockSlow is huffBlock near the end of the input or the output:
 // byte-wise refills (zero padding past the input's end, see bitReader)
 // and every write checked.
-func huffBlockSlow(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[distSize]uint32) (int, error) {
+func huffBlockSlow(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 	for {
 		if br.overread() {
 			return op, br.fail(ErrTruncated, "")
 		}
 		br.refill()
-		e := lt[br.bb&litMask]
+		e := t[br.bb&litMask]
 		if e&fSub != 0 {
 			br.bits(litRoot)
-			e = lt[(e>>16+uint32(br.bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
+			e = t[(e>>16+uint32(br.bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
 		}
 		if e&fLit != 0 {
 			if op >= len(dst) {
@@ -181,10 +234,10 @@ func huffBlockSlow(br *bitReader, dst []byte, op int, lt *[litSize]uint32, dt *[
 		length := int(e>>16) + int((br.bb&(1<<(e&63)-1))>>((e>>8)&15))
 		br.bits(uint(e & 63))
 		br.refill()
-		e = dt[br.bb&distMask]
+		e = t[litSize+br.bb&distMask]
 		if e&fSub != 0 {
 			br.bits(distRoot)
-			e = dt[(e>>16+uint32(br.bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
+			e = t[litSize+(e>>16+uint32(br.bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
 		}
 		if e&fBad != 0 {
 			return op, br.fail(ErrCorrupt, "invalid distance symbol")

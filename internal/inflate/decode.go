@@ -8,8 +8,7 @@ import (
 // decoder holds the tables of a dynamic block and the scratch to build
 // them: about 12 KiB, pooled so that a decode allocates nothing.
 type decoder struct {
-	lit     [litSize]uint32
-	dist    [distSize]uint32
+	tab     tables
 	cl      [1 << clRoot]uint32
 	lens    [maxLit + maxDist]uint8
 	scratch buildScratch
@@ -39,6 +38,14 @@ func (b *bitReader) refill() {
 		b.ip++
 		b.nb += 8
 	}
+}
+
+// setPos positions the reader at input bit pos (≤ 8*len(in)), as the
+// fast loop leaves it.
+func (b *bitReader) setPos(pos int) {
+	b.ip, b.bb, b.nb = pos>>3, 0, 0
+	b.refill()
+	b.bits(uint(pos & 7))
 }
 
 // consumed is the number of input bits read so far.
@@ -83,10 +90,10 @@ func (d *decoder) inflate(dst, src []byte) (n, used int, err error) {
 		case 0:
 			op, err = storedBlock(&br, dst, op)
 		case 1:
-			op, err = huffBlock(&br, dst, op, fixedLit, fixedDist)
+			op, err = huffBlock(&br, dst, op, fixedTable)
 		case 2:
 			if err = d.readDynamic(&br); err == nil {
-				op, err = huffBlock(&br, dst, op, &d.lit, &d.dist)
+				op, err = huffBlock(&br, dst, op, &d.tab)
 			}
 		default:
 			err = br.fail(ErrCorrupt, "reserved block type 3")
@@ -134,8 +141,8 @@ func storedBlock(br *bitReader, dst []byte, op int) (int, error) {
 // clOrder is the order of the code-length code lengths (RFC 1951 3.2.7).
 var clOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 
-// readDynamic reads a dynamic block's code lengths and builds d.lit and
-// d.dist, with compress/flate's rules: at most 286 literal/length and 30
+// readDynamic reads a dynamic block's code lengths and builds d.tab's
+// literal/length and distance tables, with compress/flate's rules: at most 286 literal/length and 30
 // distance codes, and the codes complete or a single 1-bit code.
 func (d *decoder) readDynamic(br *bitReader) error {
 	br.refill()
@@ -198,10 +205,10 @@ func (d *decoder) readDynamic(br *bitReader) error {
 	if br.overread() {
 		return br.fail(ErrTruncated, "")
 	}
-	if !build(d.lit[:litEnough], lens[:nlit], litRoot, kindLit, &d.scratch) {
+	if !build(d.tab[:litEnough], lens[:nlit], litRoot, kindLit, &d.scratch) {
 		return br.fail(ErrCorrupt, "invalid literal/length code")
 	}
-	if !build(d.dist[:distEnough], lens[nlit:], distRoot, kindDist, &d.scratch) {
+	if !build(d.tab[litSize:litSize+distEnough], lens[nlit:], distRoot, kindDist, &d.scratch) {
 		return br.fail(ErrCorrupt, "invalid distance code")
 	}
 	return nil

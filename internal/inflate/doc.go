@@ -21,16 +21,33 @@
 // Hostile input never makes the decoders read or write out of bounds,
 // loop, or panic: every loop consumes input or produces bounded output.
 //
+// Why by hand: no Go library decodes DEFLATE at libdeflate's speed.
+// compress/flate and klauspost/compress are streaming decoders, built
+// around an io.Reader and a 32 KiB window with copies into and out of it;
+// a Zarr chunk is whole in memory with a known decoded size, so none of
+// that is needed, and output goes straight into the chunk buffer.
+//
 // The decoder follows libdeflate's design, in pure Go: a 64-bit bit
 // buffer refilled branch-free from unaligned 8-byte loads while at least
 // 16 input bytes remain (a byte-wise path, padding with zeros and
 // detecting over-read, serves the end); one table lookup of 11 bits (8 for
 // distances), with subtables for longer codes, decodes a literal or a
-// length base with its extra-bit count; up to three literals per refill;
-// matches are copied as overlapping 8-byte words, distance 1 as a
-// repeated byte, while a match of 258 bytes plus 8 still fits in dst (a
-// checked byte-wise path serves the end). Trailers are checked: Adler-32
-// with a 16-bytes-per-step implementation, CRC-32 with hash/crc32.
+// length base with its extra-bit count, or the whole length or distance
+// where its extra bits fit in the index; the next symbol's entry is
+// looked up before each refill; up to four literals per refill; matches
+// are copied as overlapping 8-byte words, distance 1 as a repeated byte,
+// while a match of 258 bytes plus 8 still fits in dst (a checked
+// byte-wise path serves the end). Trailers are checked: Adler-32 with a
+// 16-bytes-per-step implementation, CRC-32 with hash/crc32.
+//
+// Measured (2026-12-02, 2-vCPU AMD EPYC VM under load 5-13, Go 1.26,
+// GOAMD64=v1) on 1 MiB gzip:5 chunks of jittered int64 ns timestamps:
+// 546 MB/s per CPU second (best of 100 decodes; median 469) against
+// klauspost's 301 (269), 1.82x; tools/inflate/bench.sh's CPU medians
+// 483 against 262, 1.84x; 25.6 instructions per decoded byte against
+// 62.8. A 1-worker gzip:5 -> zstd:3 transcode takes 0.82x the CPU time it
+// takes with klauspost. Method, all figures and what did not pay:
+// docs/inflate.md.
 //
 // What is accepted matches compress/flate: Huffman codes must be complete,
 // except a code of a single 1-bit codeword and an empty distance code;

@@ -10,8 +10,10 @@ import "math/bits"
 //
 // An entry is a uint32:
 //
-//	bits  0-7   bits to consume: codeword length plus extra bits
+//	bits  0-5   bits to consume: codeword length plus extra bits
 //	            (pointer: rootBits)
+//	bit   7     extra bits to add (a length or distance whose extra bits
+//	            are not folded into the entry, see below)
 //	bits  8-11  codeword length alone, to shift the extra bits down
 //	            (pointer: the subtable's index bits)
 //	bit   12    literal
@@ -20,12 +22,19 @@ import "math/bits"
 //	bit   15    invalid symbol or unused code
 //	bits 16-31  literal byte, length or distance base, subtable start,
 //	            or code-length symbol
+//
+// A length or distance code whose codeword and extra bits fit in its
+// table's index bits has one entry per value of the extra bits, holding
+// the final length or distance, bit 7 clear and, as its codeword length,
+// all the bits it consumes: extracting extra bits from it yields zero, and
+// the hot loop skips the extraction on bit 7.
 const (
-	fLit = 1 << 12
-	fSub = 1 << 13
-	fEOB = 1 << 14
-	fBad = 1 << 15
-	fExc = fSub | fEOB | fBad // not a literal and not a length or distance
+	fExtra = 1 << 7
+	fLit   = 1 << 12
+	fSub   = 1 << 13
+	fEOB   = 1 << 14
+	fBad   = 1 << 15
+	fExc   = fSub | fEOB | fBad // not a literal and not a length or distance
 
 	litRoot  = 11
 	distRoot = 8
@@ -41,6 +50,7 @@ const (
 	// index masked to their size needs no bounds check in the hot loop.
 	litSize  = 4096
 	distSize = 512
+	tabSize  = litSize + distSize
 
 	maxLit  = 286 // HLIT at most 286 (RFC 1951 3.2.7)
 	maxDist = 30
@@ -74,11 +84,11 @@ func entry(kind tableKind, sym int, l uint32) uint32 {
 			return fEOB | l<<8 | l
 		case sym < 286:
 			s := sym - 257
-			return uint32(lenBase[s])<<16 | l<<8 | (l + uint32(lenExtra[s]))
+			return uint32(lenBase[s])<<16 | l<<8 | (l + uint32(lenExtra[s])) | extraFlag(lenExtra[s])
 		}
 	case kindDist:
 		if sym < 30 {
-			return uint32(distBase[sym])<<16 | l<<8 | (l + uint32(distExtra[sym]))
+			return uint32(distBase[sym])<<16 | l<<8 | (l + uint32(distExtra[sym])) | extraFlag(distExtra[sym])
 		}
 	case kindCL:
 		return uint32(sym)<<16 | l<<8 | l
@@ -86,6 +96,44 @@ func entry(kind tableKind, sym int, l uint32) uint32 {
 	// Symbols 286, 287 and distances 30, 31 have codes in the fixed
 	// tables but are invalid in a stream.
 	return fBad | l<<8 | l
+}
+
+func extraFlag(n uint8) uint32 {
+	if n == 0 {
+		return 0
+	}
+	return fExtra
+}
+
+// extraBits is the number of extra bits of sym's code in a table of kind
+// (0 for literals, end of block, invalid symbols and code-length codes).
+func extraBits(kind tableKind, sym int) uint32 {
+	switch {
+	case kind == kindLit && sym > 256 && sym < 286:
+		return uint32(lenExtra[sym-257])
+	case kind == kindDist && sym < 30:
+		return uint32(distExtra[sym])
+	}
+	return 0
+}
+
+// fill writes sym's entries for a codeword of l bits, bit-reversed r,
+// into tab, a root table or a subtable of 1<<n entries: every index whose
+// low l bits are r. Where the extra bits fit in the n bits too, each
+// index gets the entry for its value of them (see entry's format).
+func fill(tab []uint32, kind tableKind, sym int, r int, l, n uint32) {
+	e := entry(kind, sym, l)
+	x := extraBits(kind, sym)
+	if x == 0 || l+x > n {
+		for i := r; i < len(tab); i += 1 << l {
+			tab[i] = e
+		}
+		return
+	}
+	t := l + x
+	for i := r; i < len(tab); i += 1 << l {
+		tab[i] = (e>>16+uint32(i>>l)&(1<<x-1))<<16 | t<<8 | t
+	}
 }
 
 // scratch for build, kept in the decoder so that building allocates
@@ -179,26 +227,24 @@ func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScra
 		}
 		r := int(s.rev[sym])
 		if uint(l) <= root {
-			e := entry(kind, sym, uint32(l))
-			for i := r; i < rootSize; i += 1 << l {
-				table[i] = e
-			}
+			fill(table[:rootSize], kind, sym, r, uint32(l), uint32(root))
 			continue
 		}
 		p := r & int(rootMask)
 		sb := uint(s.subMax[p]) - root
 		ll := uint(l) - root
-		e := entry(kind, sym, uint32(ll))
 		sub := table[s.subOff[p] : int(s.subOff[p])+1<<sb]
-		for i := r >> root; i < len(sub); i += 1 << ll {
-			sub[i] = e
-		}
+		fill(sub, kind, sym, r>>root, uint32(ll), uint32(sb))
 	}
 	return true
 }
 
+// tables is a block's literal/length table followed by its distance table
+// (at litSize): one base pointer for both in the hot loop.
+type tables [tabSize]uint32
+
 // The fixed Huffman tables of RFC 1951 3.2.6, built once.
-var fixedLit, fixedDist = func() (*[litSize]uint32, *[distSize]uint32) {
+var fixedTable = func() *tables {
 	var lens [288]uint8
 	for i := range lens {
 		switch {
@@ -213,17 +259,16 @@ var fixedLit, fixedDist = func() (*[litSize]uint32, *[distSize]uint32) {
 		}
 	}
 	var s buildScratch
-	lit := new([litSize]uint32)
-	if !build(lit[:litEnough], lens[:], litRoot, kindLit, &s) {
+	t := new(tables)
+	if !build(t[:litEnough], lens[:], litRoot, kindLit, &s) {
 		panic("inflate: fixed literal/length code rejected")
 	}
 	var dl [32]uint8
 	for i := range dl {
 		dl[i] = 5
 	}
-	dist := new([distSize]uint32)
-	if !build(dist[:distEnough], dl[:], distRoot, kindDist, &s) {
+	if !build(t[litSize:litSize+distEnough], dl[:], distRoot, kindDist, &s) {
 		panic("inflate: fixed distance code rejected")
 	}
-	return lit, dist
+	return t
 }()

@@ -4,6 +4,10 @@
 # median MB/s per sub-benchmark (wall clock, and per CPU second: cpuMB/s)
 # and the dt64/klauspost ratios.
 #   tools/inflate/bench.sh ['data=jitter-ns/level=5']
+# The filter names both levels ('data=jitter-ns/level=.' for all three
+# gzip levels). For steadier figures on a loaded machine see TestTime
+# (best of single decodes by thread CPU) and icount.sh (instructions per
+# byte); docs/inflate.md has the method and the figures.
 set -eu
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-5}

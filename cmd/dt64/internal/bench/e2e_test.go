@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/inflate"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -261,6 +262,46 @@ func BenchmarkE2ERatio(b *testing.B) {
 			b.ReportMetric(medianOf(cpuT2), "cpu-ms-transcode-w2")
 		})
 	}
+}
+
+// BenchmarkE2EInflate times the 1-worker transcode of a gzip:5 source
+// (big-endian ns -> zstd:3 µs) with this module's inflate and with
+// klauspost's (inflate.UseKlauspost, as DT64_INFLATE=klauspost sets it),
+// alternating by round, and reports the medians of the wall and CPU
+// times and of their ratios within a round (dt64/klauspost; issue #28's
+// target is <= 0.8):
+//
+//	go test -run '^$' -bench E2EInflate -benchtime 7x ./internal/bench/
+func BenchmarkE2EInflate(b *testing.B) {
+	c := e2eCase{"gzip5-zstd3", []zarr.Codec{zarr.GzipCodec{Level: 5}}, binary.BigEndian, transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}}
+	src := e2eSource(b, c)
+	defer func(v bool) { inflate.UseKlauspost = v }(inflate.UseKlauspost)
+	var wall, cpu [2][]float64
+	var wallRatio, cpuRatio []float64
+	for i := 0; b.Loop(); i++ {
+		var w, u [2]time.Duration
+		for k := range 2 {
+			dec := (i + k) % 2 // 0 dt64, 1 klauspost; the order alternates
+			inflate.UseKlauspost = dec == 1
+			out := filepath.Join(b.TempDir(), "t")
+			w[dec], u[dec] = timed("t1", func() { runTranscode(b, src, out, c, 1) })
+			b.StopTimer()
+			os.RemoveAll(out) // see BenchmarkE2ERatio
+			b.StartTimer()
+		}
+		for dec := range 2 {
+			wall[dec] = append(wall[dec], w[dec].Seconds()*1e3)
+			cpu[dec] = append(cpu[dec], u[dec].Seconds()*1e3)
+		}
+		wallRatio = append(wallRatio, w[0].Seconds()/w[1].Seconds())
+		cpuRatio = append(cpuRatio, u[0].Seconds()/u[1].Seconds())
+	}
+	b.ReportMetric(medianOf(wall[0]), "wall-ms-dt64")
+	b.ReportMetric(medianOf(wall[1]), "wall-ms-klauspost")
+	b.ReportMetric(medianOf(cpu[0]), "cpu-ms-dt64")
+	b.ReportMetric(medianOf(cpu[1]), "cpu-ms-klauspost")
+	b.ReportMetric(medianOf(wallRatio), "wall-ratio")
+	b.ReportMetric(medianOf(cpuRatio), "cpu-ratio")
 }
 
 func BenchmarkE2E(b *testing.B) {

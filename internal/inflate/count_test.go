@@ -1,0 +1,114 @@
+package inflate
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	kgzip "github.com/klauspost/compress/gzip"
+)
+
+// TestCount decodes one benchmark chunk N times with one decoder, inside
+// countDecode, for counting instructions under valgrind (see
+// tools/inflate/icount.sh). INFLATE_COUNT is "data/level/decoder/N",
+// e.g. "jitter-ns/5/dt64/3"; without it the test is skipped.
+func TestCount(t *testing.T) {
+	spec := os.Getenv("INFLATE_COUNT")
+	if spec == "" {
+		t.Skip("INFLATE_COUNT not set")
+	}
+	f := strings.Split(spec, "/")
+	if len(f) != 4 {
+		t.Fatalf("INFLATE_COUNT=%q: want data/level/decoder/N", spec)
+	}
+	level, _ := strconv.Atoi(f[1])
+	n, _ := strconv.Atoi(f[3])
+	for _, d := range benchData() {
+		if d.name != f[0] {
+			continue
+		}
+		src := kGzip(d.p, level)
+		dst := make([]byte, len(d.p))
+		var zr *kgzip.Reader
+		if f[2] == "klauspost" {
+			zr, _ = kgzip.NewReader(bytes.NewReader(src))
+		}
+		for range n {
+			if err := countDecode(f[2], zr, dst, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(dst, d.p) {
+			t.Fatal("decoded bytes differ")
+		}
+		fmt.Printf("count %s: %d bytes in, %d out, %d times\n", spec, len(src), len(dst), n)
+		return
+	}
+	t.Fatalf("no data %q", f[0])
+}
+
+//go:noinline
+func countDecode(dec string, zr *kgzip.Reader, dst, src []byte) error {
+	if dec == "klauspost" {
+		if err := zr.Reset(bytes.NewReader(src)); err != nil {
+			return err
+		}
+		_, err := io.ReadFull(zr, dst)
+		return err
+	}
+	n, err := Gzip(dst, src)
+	if err == nil && n != len(dst) {
+		err = fmt.Errorf("decoded %d bytes, want %d", n, len(dst))
+	}
+	return err
+}
+
+// TestTime decodes one benchmark chunk N times with one decoder, timing
+// each decode by the thread's CPU clock, and prints the best and the
+// median as MB/s: on a loaded machine the best decode is the one least
+// disturbed. INFLATE_TIME is "data/level/decoder/N".
+func TestTime(t *testing.T) {
+	spec := os.Getenv("INFLATE_TIME")
+	if spec == "" {
+		t.Skip("INFLATE_TIME not set")
+	}
+	f := strings.Split(spec, "/")
+	if len(f) != 4 {
+		t.Fatalf("INFLATE_TIME=%q: want data/level/decoder/N", spec)
+	}
+	level, _ := strconv.Atoi(f[1])
+	n, _ := strconv.Atoi(f[3])
+	for _, d := range benchData() {
+		if d.name != f[0] {
+			continue
+		}
+		src := kGzip(d.p, level)
+		dst := make([]byte, len(d.p))
+		var zr *kgzip.Reader
+		if f[2] == "klauspost" {
+			zr, _ = kgzip.NewReader(bytes.NewReader(src))
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		ts := make([]time.Duration, n)
+		for i := range ts {
+			c0 := threadCPU()
+			if err := countDecode(f[2], zr, dst, src); err != nil {
+				t.Fatal(err)
+			}
+			ts[i] = threadCPU() - c0
+		}
+		slices.Sort(ts)
+		mb := func(d time.Duration) float64 { return float64(len(dst)) / 1e6 / d.Seconds() }
+		fmt.Printf("time %s: best %.1f p25 %.1f median %.1f MB/s\n", spec, mb(ts[0]), mb(ts[n/4]), mb(ts[n/2]))
+		return
+	}
+	t.Fatalf("no data %q", f[0])
+}

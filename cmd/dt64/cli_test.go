@@ -89,3 +89,13 @@ func TestUnitSpellingsAgree(t *testing.T) {
 		}
 	}
 }
+
+func TestCountPlurals(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{{count(1, "chunk"), "1 chunk"}, {count(0, "chunk"), "0 chunks"}, {count(int64(2), "worker"), "2 workers"}, {count(1, "work unit"), "1 work unit"}} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+}

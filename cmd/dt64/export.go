@@ -205,8 +205,8 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if fi, err := os.Stat(out); err == nil {
 		size = fi.Size()
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "exported %d rows × %d columns to %s (%s) in %s: %d null (NaT), %d overflowed, %d floored\n",
-		done.Load(), tab.Columns(), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, st.Overflowed, st.Lossy)
+	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT), %d overflowed, %d lossy (a remainder floored away)\n",
+		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, st.Overflowed, st.Lossy)
 	return nil
 }
 

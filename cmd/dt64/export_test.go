@@ -65,7 +65,7 @@ func TestExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout, "exported 6 rows × 2 columns") || !strings.Contains(stdout, "1 null (NaT)") || !strings.Contains(stdout, "2 floored") {
+	if !strings.Contains(stdout, "exported 6 rows × 2 columns") || !strings.Contains(stdout, "1 null (NaT)") || !strings.Contains(stdout, "2 lossy") {
 		t.Fatalf("summary: %s", stdout)
 	}
 	js, _ := filepath.Abs("../../tools/js")

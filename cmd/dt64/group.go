@@ -266,7 +266,7 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string) error {
 		slices.Sort(unchecked)
 		note = fmt.Sprintf(" (%d not checked: %s)", len(unchecked), strings.Join(unchecked, ", "))
 	}
-	fmt.Fprintf(out, "ok: %d arrays valid%s\n", arrays-len(unchecked), note)
+	fmt.Fprintf(out, "ok: %s valid%s\n", count(arrays-len(unchecked), "array"), note)
 	return nil
 }
 
@@ -303,7 +303,7 @@ func validateNumeric(ctx context.Context, out io.Writer, name, sub string, a *za
 		}
 	}
 	if problems == 0 {
-		fmt.Fprintf(out, "%s: ok: %d chunks (%d present) valid\n", name, a.NumChunks(), len(files.chunks))
+		fmt.Fprintf(out, "%s: ok: %s (%d present) valid\n", name, count(a.NumChunks(), "chunk"), len(files.chunks))
 	}
 	return problems, nil
 }

@@ -63,7 +63,7 @@ func TestTranscodeNothingLost(t *testing.T) {
 
 	// --in-flight below --workers: honoured, and the plan says so.
 	_, errOut, err := run(t, nil, "transcode", src, filepath.Join(t.TempDir(), "d"), "--unit", "ms", "--workers", "2", "--in-flight", "1", "--no-sync")
-	if err != nil || !strings.Contains(errOut, "1 workers, 1 in flight") {
+	if err != nil || !strings.Contains(errOut, "1 worker, 1 in flight") {
 		t.Errorf("--workers 2 --in-flight 1: %v\n%s", err, errOut)
 	}
 }

@@ -81,3 +81,11 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// count says n things in English: "1 chunk", "3 chunks", "0 arrays".
+func count[T ~int | ~int64](n T, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -362,8 +362,8 @@ func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) 
 	if p.CF != "" {
 		what = p.CF
 	}
-	fmt.Fprintf(w, "plan:        %s; %d work units of %v%s; %d workers, %d in flight, buffers at most %s (plus ~20 MiB for the program)\n",
-		what, p.Units, p.UnitShape, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
+	fmt.Fprintf(w, "plan:        %s; %s of %v%s; %s, %d in flight, buffers at most %s (plus ~20 MiB for the program)\n",
+		what, count(p.Units, "work unit"), p.UnitShape, part, count(p.Workers, "worker"), p.InFlight, transcodeBytes(p.MemoryBound))
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note:        %s\n", n)
 	}
@@ -423,8 +423,8 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	if secs > 0 {
 		gbps = decoded / secs / 1e9
 	}
-	fmt.Fprintf(w, "summary: %d chunks (%d stored, %d all fill)%s, %d elements, NaT %d, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
-		s.Chunks, s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
+	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %d elements, NaT %d, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
+		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), ratio(s.BytesRead), ratio(s.BytesWritten),
 		s.Elapsed.Round(time.Millisecond), gbps)
 }

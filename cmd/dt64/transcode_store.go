@@ -99,21 +99,21 @@ func printStorePlan(w io.Writer, p transcode.StorePlan, srcName, dstName string)
 	if p.Consolidated {
 		cons = ", consolidated metadata last"
 	}
-	fmt.Fprintf(w, "source:      %s  a hierarchy: %d groups, %d arrays selected\n", srcName, p.Groups, len(p.Arrays))
+	fmt.Fprintf(w, "source:      %s  a hierarchy: %s, %s selected\n", srcName, count(p.Groups, "group"), count(len(p.Arrays), "array"))
 	fmt.Fprintf(w, "destination: %s  Zarr v%d%s\n", dstName, p.Format, cons)
 	for _, a := range p.Arrays {
 		what := a.Action
 		if a.Plan != nil {
 			what = fmt.Sprintf("transcode %s -> %s, %s", planType(a.Plan.Source, a.Plan.SourceOrder), planType(a.Plan.Destination, a.Plan.DestinationOrder), transcodeCodecs(a.Plan.Destination.Codecs))
 		}
-		fmt.Fprintf(w, "  array:     %-20s %s %v: %s, %d units\n", a.Path, a.DataType, a.Shape, what, a.Units)
+		fmt.Fprintf(w, "  array:     %-20s %s %v: %s, %s\n", a.Path, a.DataType, a.Shape, what, count(a.Units, "unit"))
 	}
 	part := ""
 	if p.PartUnits != p.Units {
 		part = fmt.Sprintf(", this part %d", p.PartUnits)
 	}
-	fmt.Fprintf(w, "plan:        %d work units in all%s; %d workers, %d in flight, buffers at most %s (the largest array's; plus ~20 MiB for the program)\n",
-		p.Units, part, p.Workers, p.InFlight, transcodeBytes(p.MemoryBound))
+	fmt.Fprintf(w, "plan:        %s in all%s; %s, %d in flight, buffers at most %s (the largest array's; plus ~20 MiB for the program)\n",
+		count(p.Units, "work unit"), part, count(p.Workers, "worker"), p.InFlight, transcodeBytes(p.MemoryBound))
 	for _, a := range p.Arrays {
 		if a.Note != "" {
 			fmt.Fprintf(w, "note:        %s: %s\n", a.Path, a.Note)
@@ -131,11 +131,16 @@ func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 		fmt.Fprintln(w, "destination already complete: nothing to do")
 		return
 	}
-	fmt.Fprintf(w, "summary: %d arrays, %d chunks (%d stored), %d already done; time elements %d, NaT %d, overflowed %d, lossy %d; read %s, wrote %s; %s\n",
-		len(s.Arrays), s.Chunks, s.Stored, s.Resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
+	fmt.Fprintf(w, "summary: %s, %s (%d stored), %d already done; time elements %d, NaT %d, overflowed %d, lossy %d; read %s, wrote %s; %s\n",
+		count(len(s.Arrays), "array"), count(s.Chunks, "chunk"), s.Stored, s.Resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), s.Elapsed.Round(time.Millisecond))
 	for _, a := range s.Arrays {
-		fmt.Fprintf(w, "  %-20s %-9s %d chunks (%d stored, %d already done), read %s, wrote %s\n",
-			a.Path, a.Action, a.Chunks, a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten))
+		// The element counts per array, where a run covers several.
+		counts := ""
+		if a.Elements > 0 {
+			counts = fmt.Sprintf("; NaT %d, overflowed %d, lossy %d", a.NaT, a.Overflowed, a.Lossy)
+		}
+		fmt.Fprintf(w, "  %-20s %-9s %s (%d stored, %d already done), read %s, wrote %s%s\n",
+			a.Path, a.Action, count(a.Chunks, "chunk"), a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten), counts)
 	}
 }

@@ -145,6 +145,6 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 	if problems > 0 {
 		return &problemsError{dir, problems}
 	}
-	fmt.Fprintf(out, "ok: %d chunks (%d present) valid\n", a.NumChunks(), len(files.chunks))
+	fmt.Fprintf(out, "ok: %s (%d present) valid\n", count(a.NumChunks(), "chunk"), len(files.chunks))
 	return nil
 }

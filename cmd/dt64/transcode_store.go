@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -17,6 +18,7 @@ import (
 type storeFlags struct {
 	include, exclude       []string
 	recodeAll, consolidate bool
+	skipUnconvertible      bool
 }
 
 func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
@@ -24,13 +26,18 @@ func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "with a group SRC: leave out the arrays whose path matches this glob (repeatable)")
 	fl.BoolVar(&f.recodeAll, "recode-all", false, "with a group SRC: re-encode the arrays that are not time arrays with --codec (and --endian, --crc32c) too")
 	fl.BoolVar(&f.consolidate, "consolidate", false, "with a group SRC: write consolidated metadata even when SRC has none")
+	fl.BoolVar(&f.skipUnconvertible, "skip-unconvertible", false, "with a group SRC: carry over as they are the time arrays (native or CF) the other flags cannot convert, with a note, instead of failing")
 }
 
 // runStoreTranscodeCmd transcodes a hierarchy: SRC is a group.
 func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	so := transcode.StoreOptions{Options: o, Include: f.store.include, Exclude: f.store.exclude,
-		RecodeAll: f.store.recodeAll, Consolidate: f.store.consolidate}
+		RecodeAll: f.store.recodeAll, Consolidate: f.store.consolidate, SkipUnconvertible: f.store.skipUnconvertible}
 	j, err := transcode.NewStore(ctx, src, dst, so)
+	var ue *transcode.UnconvertibleError
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%w (--skip-unconvertible carries such arrays over as they are)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -121,7 +128,11 @@ func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 		len(s.Arrays), s.Chunks, s.Stored, s.Resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), s.Elapsed.Round(time.Millisecond))
 	for _, a := range s.Arrays {
-		fmt.Fprintf(w, "  %-20s %-9s %d chunks (%d stored, %d already done), read %s, wrote %s\n",
-			a.Path, a.Action, a.Chunks, a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten))
+		skipped := ""
+		if a.Note != "" {
+			skipped = " (not converted, see the note)"
+		}
+		fmt.Fprintf(w, "  %-20s %-9s %d chunks (%d stored, %d already done), read %s, wrote %s%s\n",
+			a.Path, a.Action, a.Chunks, a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten), skipped)
 	}
 }

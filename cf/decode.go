@@ -34,11 +34,35 @@ type Decoder struct {
 	c            uint64
 	aBits, bBits int      // bit lengths of |A| and |B|
 	missing      []uint64 // sorted
+	// Floats (shortest.go): the rule; reference skips the fast check.
+	rule      FloatRule
+	reference bool
+	grids     []*big.Rat // the grids of FloatShortest, in destination units
+	perSecond int64      // destination units in a second, 0 if not whole
+	steps     []int64    // the grids at least the destination unit, in it; nil if one is not whole
+	// A/C and B/C in float64: the value's estimate, to tell overflows
+	// far out of range without the exact search.
+	scaleF, offsetF float64
+}
+
+// DecoderOptions are NewDecoderWith's choices.
+type DecoderOptions struct {
+	Overflow dtype.OverflowPolicy
+	Float    FloatRule
+	// Reference decodes every float on the exact rational path, without
+	// the fast check: a second opinion for verifying.
+	Reference bool
 }
 
 // NewDecoder plans decoding t's numbers to datetime64 values of type to
-// (any unit but Y, M and generic), with the given overflow policy.
+// (any unit but Y, M and generic), with the given overflow policy, floats
+// by FloatShortest.
 func NewDecoder(t *Time, to dtype.DataType, overflow dtype.OverflowPolicy) (*Decoder, error) {
+	return NewDecoderWith(t, to, DecoderOptions{Overflow: overflow})
+}
+
+// NewDecoderWith is NewDecoder with every choice.
+func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, error) {
 	if err := t.Stored.Validate(); err != nil {
 		return nil, err
 	}
@@ -46,7 +70,12 @@ func NewDecoder(t *Time, to dtype.DataType, overflow dtype.OverflowPolicy) (*Dec
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{t: *t, to: to, aff: aff, overflow: overflow, missing: slices.Clone(t.Missing)}
+	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: slices.Clone(t.Missing), rule: o.Float, reference: o.Reference}
+	if t.Stored.Kind == StoredFloat && o.Float == FloatShortest {
+		if err := d.planShortest(to); err != nil {
+			return nil, err
+		}
+	}
 	slices.Sort(d.missing)
 	if aff.A.IsInt64() && aff.B.IsInt64() && aff.C.IsUint64() {
 		d.fast, d.a, d.b, d.c = true, aff.A.Int64(), aff.B.Int64(), aff.C.Uint64()
@@ -152,8 +181,9 @@ func (d *Decoder) format(v uint64) string {
 }
 
 // DecodeInt, DecodeUint and DecodeFloat decode one value that is not
-// missing: the exact floor, its classification, and for an overflow
-// whether the exact value is negative.
+// missing: the exact floor (a float by the decoder's FloatRule), its
+// classification, and for an overflow whether the exact value is
+// negative.
 func (d *Decoder) DecodeInt(v int64) (int64, Result, bool) {
 	return d.fastOrBig(v < 0, absU(v), 0, nil)
 }
@@ -166,6 +196,14 @@ func (d *Decoder) DecodeFloat(f float64) (int64, Result, bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return 0, Overflow, f < 0
 	}
+	if d.rule == FloatShortest {
+		return d.decodeShortest(f)
+	}
+	return d.floorFloat(f)
+}
+
+// floorFloat is FloatExact: the floor of the float's exact value.
+func (d *Decoder) floorFloat(f float64) (int64, Result, bool) {
 	if f == 0 {
 		return d.fastOrBig(false, 0, 0, nil)
 	}

@@ -84,7 +84,7 @@ func TestDecoderExact(t *testing.T) {
 		for _, to := range []dtype.DataType{dtNs, dtUs10, dtS, dtD, dtAs} {
 			for _, stored := range []Stored{{StoredInt, 8}, {StoredUint, 8}, {StoredFloat, 8}} {
 				tm := mustTime(t, a, stored)
-				d, err := NewDecoder(tm, to, dtype.OverflowError)
+				d, err := NewDecoderWith(tm, to, DecoderOptions{Float: FloatExact})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -148,11 +148,12 @@ func TestDecoderExact(t *testing.T) {
 	}
 }
 
-// TestDecodeHalfDay: a float is its exact binary value: 0.5 days is 12
-// hours exactly, and 1/3 day is floored (and counted as lossy).
+// TestDecodeHalfDay: under FloatExact a float is its exact binary value:
+// 0.5 days is 12 hours exactly, and 1/3 day is floored (and counted as
+// lossy).
 func TestDecodeHalfDay(t *testing.T) {
 	tm := mustTime(t, `{"units": "days since 2000-01-01"}`, Stored{StoredFloat, 8})
-	d, _ := NewDecoder(tm, dtNs, dtype.OverflowError)
+	d, _ := NewDecoderWith(tm, dtNs, DecoderOptions{Float: FloatExact})
 	raw := make([]byte, 16)
 	binary.LittleEndian.PutUint64(raw, math.Float64bits(0.5))
 	binary.LittleEndian.PutUint64(raw[8:], math.Float64bits(1.0/3))
@@ -324,10 +325,18 @@ func TestDecodeAllocs(t *testing.T) {
 		t.Errorf("int fast path: %v allocations", n)
 	}
 	tf := mustTime(t, `{"units": "days since 2019-12-31T23:59:59.5"}`, Stored{StoredFloat, 8})
-	df, _ := NewDecoder(tf, dtNs, dtype.OverflowError)
+	df, _ := NewDecoderWith(tf, dtNs, DecoderOptions{Float: FloatExact})
 	rawf := encode(Stored{StoredFloat, 8}, binary.LittleEndian, 0.5, 1.0/48, math.NaN(), 1e4)
 	if n := testing.AllocsPerRun(100, func() { _, _ = df.Decode(out, rawf, binary.LittleEndian) }); n != 0 {
-		t.Errorf("float fast path: %v allocations", n)
+		t.Errorf("float fast path (exact rule): %v allocations", n)
+	}
+	// FloatShortest's whole-second check decides values on whole seconds
+	// without allocating.
+	tf = mustTime(t, `{"units": "days since 2019-12-31T23:59:59"}`, Stored{StoredFloat, 8})
+	df, _ = NewDecoder(tf, dtNs, dtype.OverflowError)
+	rawf = encode(Stored{StoredFloat, 8}, binary.LittleEndian, 0.5, 1.0/48, math.NaN(), 1e4+1.0/24)
+	if n := testing.AllocsPerRun(100, func() { _, _ = df.Decode(out, rawf, binary.LittleEndian) }); n != 0 {
+		t.Errorf("float whole-second check: %v allocations", n)
 	}
 }
 

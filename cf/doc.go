@@ -21,9 +21,12 @@
 // missing_value, the stored numeric type) from its attributes as JSON.
 // NewDecoder plans decoding its numbers to a datetime64 type and Decoder
 // decodes them exactly, element by element: value = reference +
-// (v × scale + offset) × unit, a float taken as the exact binary value it
-// is, floored to the destination unit; NaN and missing values become NaT,
-// overflow follows an dtype.OverflowPolicy, and NaT, lossy and overflowed
+// (v × scale + offset) × unit, floored to the destination unit. A float
+// stands for the instants whose nearest float it is and decodes to the
+// coarsest of them (FloatShortest: whole days, hours, minutes, seconds,
+// then decimal subseconds), rounded to the destination unit; FloatExact
+// takes its exact binary value, floored. NaN and missing values become NaT,
+// overflow follows a dtype.OverflowPolicy, and NaT, lossy and overflowed
 // elements are counted. It is the reference fast kernels are tested
 // against: 128-bit integer arithmetic when the plan's constants fit,
 // math/big otherwise.

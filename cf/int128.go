@@ -76,3 +76,38 @@ func floorDiv128(x int128, d uint64) (q int64, lossy, ok, negative bool) {
 	}
 	return -int64(uq), r != 0, true, true
 }
+
+// bitLen is the bit length of |x|.
+func (x int128) bitLen() int {
+	if x.negative() {
+		x = x.neg()
+	}
+	if x.hi != 0 {
+		return 64 + bits.Len64(x.hi)
+	}
+	return bits.Len64(x.lo)
+}
+
+// shlBig shifts left by 0 <= k < 128 (the caller checks it does not
+// overflow).
+func (x int128) shlBig(k uint) int128 {
+	if k >= 64 {
+		return int128{x.lo << (k - 64), 0}
+	}
+	return x.shl(k)
+}
+
+// cmp compares x and y as signed integers: -1, 0 or +1.
+func (x int128) cmp(y int128) int {
+	switch {
+	case int64(x.hi) < int64(y.hi):
+		return -1
+	case int64(x.hi) > int64(y.hi):
+		return 1
+	case x.lo < y.lo:
+		return -1
+	case x.lo > y.lo:
+		return 1
+	}
+	return 0
+}

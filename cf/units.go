@@ -14,11 +14,14 @@ type AttributeError struct {
 	Attribute string // "units" or "calendar"
 	Text      string
 	Reason    string
+	Err       error // the cause, when it is an error value (a *ZoneError)
 }
 
 func (e *AttributeError) Error() string {
 	return fmt.Sprintf("CF time attribute %s %q: %s", e.Attribute, e.Text, e.Reason)
 }
+
+func (e *AttributeError) Unwrap() error { return e.Err }
 
 // Units is a parsed CF time units attribute, "<unit> since <reference>".
 type Units struct {
@@ -93,7 +96,7 @@ func ParseUnits(text string, calendar Calendar) (Units, error) {
 	rest = strings.TrimSpace(rest[len(fields[1]):])
 	ref, err := parseReference(rest, calendar)
 	if err != nil {
-		return bad("reference date %q: %v", rest, err)
+		return Units{}, &AttributeError{Attribute: "units", Text: text, Reason: fmt.Sprintf("reference date %q: %v", rest, err), Err: err}
 	}
 	return Units{Unit: u, Reference: ref, Calendar: calendar, Text: text}, nil
 }
@@ -270,25 +273,26 @@ func (r *reader) timeOfDay() (*big.Rat, error) {
 	return t, nil
 }
 
-// zone reads an optional time zone: "Z", "UTC", "+hh:mm", "-hhmm", "+hh"
-// or "+h"; it returns the offset east of UTC in seconds.
+// zone reads an optional time zone: "Z", "UTC", "GMT", "+hh:mm", "-hhmm"
+// or "+hh"; it returns the offset east of UTC in seconds. Spellings the
+// reference readers read differently are refused (*ZoneError).
 func (r *reader) zone() (int64, error) {
+	start := r.i
 	rest := r.s[r.i:]
+	named := false
 	switch {
 	case rest == "":
 		return 0, nil
 	case rest[0] == 'Z' || rest[0] == 'z':
 		r.i++
 		return 0, nil
-	case len(rest) >= 3 && strings.EqualFold(rest[:3], "UTC"):
+	case len(rest) >= 3 && (strings.EqualFold(rest[:3], "UTC") || strings.EqualFold(rest[:3], "GMT")):
+		named = true
 		r.i += 3
 		if c := r.peek(); c != '+' && c != '-' {
-			return 0, nil // "UTC" alone; "UTC+01:00" is read as an offset
+			return 0, nil // "UTC" alone
 		}
 		rest = r.s[r.i:]
-	case len(rest) >= 3 && strings.EqualFold(rest[:3], "GMT"):
-		r.i += 3
-		return 0, nil
 	}
 	if rest[0] != '+' && rest[0] != '-' {
 		return 0, nil // not a zone: parseReference reports what follows
@@ -318,10 +322,46 @@ func (r *reader) zone() (int64, error) {
 	default:
 		return 0, fmt.Errorf("zone offset %q: want hh:mm, hhmm, hh or h", rest)
 	}
+	text := r.s[start:r.i]
 	if h > 23 || m > 59 {
-		return 0, fmt.Errorf("zone offset %q is out of range", rest[:len(rest)-len(r.s[r.i:])])
+		return 0, fmt.Errorf("zone offset %q is out of range", text)
 	}
-	return sign * (h*3600 + m*60), nil
+	offset := sign * (h*3600 + m*60)
+	if offset != 0 && (named || len(hd) == 1) {
+		return 0, &ZoneError{Text: text, Offset: offset, Named: named}
+	}
+	return offset, nil
+}
+
+// ZoneError is a zone offset the reference readers read differently, so
+// dt64 reads it no way and never writes it. xarray 2023.01 (pandas,
+// through dateutil) reads "UTC+1" and "GMT+1" the POSIX way, one hour
+// west of UTC (and ignores the offset in "utc+1"), while cftime ignores
+// the offset; a one-digit hour ("+1")
+// xarray reads as one hour east and cftime ignores. "+hh:mm", "+hhmm",
+// "+hh" and "Z" read alike everywhere.
+type ZoneError struct {
+	Text   string // the zone as written, e.g. "UTC+1"
+	Offset int64  // what ISO 8601 would make of it: seconds east of UTC
+	Named  bool   // "UTC" or "GMT" with an offset (else a one-digit hour)
+}
+
+func (e *ZoneError) Error() string {
+	east, west := isoOffset(e.Offset), isoOffset(-e.Offset)
+	if e.Named {
+		return fmt.Sprintf("zone %q is ambiguous: xarray (pandas/dateutil) reads it the POSIX way, as %s (in upper case; in other cases it ignores the offset), "+
+			"cftime ignores the offset, and ISO 8601 would read %s; write %s or %s instead", e.Text, west, east, east, west)
+	}
+	return fmt.Sprintf("zone %q is ambiguous: xarray reads it as %s, cftime ignores a one-digit hour; write %s instead", e.Text, east, east)
+}
+
+// isoOffset writes seconds east of UTC as "+hh:mm".
+func isoOffset(s int64) string {
+	sign := "+"
+	if s < 0 {
+		sign, s = "-", -s
+	}
+	return fmt.Sprintf("%s%02d:%02d", sign, s/3600, s/60%60)
 }
 
 func parseInt(d string, ok bool) (int64, bool) {

@@ -79,7 +79,7 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 	if o.Overflow > dtype.OverflowClamp {
 		return nil, fmt.Errorf("kernels: invalid overflow policy %d", uint8(o.Overflow))
 	}
-	dec, err := cf.NewDecoder(t, to, o.Overflow)
+	dec, err := cf.NewDecoderWith(t, to, cf.DecoderOptions{Overflow: o.Overflow, Float: o.CFFloat, Reference: o.Reference})
 	if err != nil {
 		return nil, fmt.Errorf("kernels: CF decoding to %s: %w", to, err)
 	}
@@ -139,13 +139,18 @@ const (
 	cfLoopMulAdd                      // integers, C == 1: v×A + B
 	cfLoopMulAddDiv                   // integers, C >= 2: floor((v×A + B)/C)
 	cfLoopFloat                       // floats: floor(f×A) exactly, then as above
+	cfLoopShortest                    // floats under cf.FloatShortest
 )
 
-var cfLoopNames = [...]string{"exact", "multiply-add", "multiply-add-divide", "float"}
+var cfLoopNames = [...]string{"exact", "multiply-add", "multiply-add-divide", "float", "shortest"}
 
 // compile derives the fast loop and its parameters from the affine map.
 func (k *cfKernel) compile() {
 	a, b, c := k.aff.A, k.aff.B, k.aff.C
+	if !k.opts.Reference && k.kind == cfFloat && k.dec != nil && k.opts.CFFloat == cf.FloatShortest {
+		k.loop = cfLoopShortest
+		return
+	}
 	if k.opts.Reference || !a.IsInt64() || !b.IsInt64() || !c.IsUint64() || c.Sign() <= 0 || a.Sign() == 0 {
 		return
 	}

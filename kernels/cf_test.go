@@ -31,6 +31,9 @@ type cfCase struct {
 	from   dtype.DataType
 	units  string
 	pool   []uint64
+	// shortest decodes floats by cf.FloatShortest; the other float cases
+	// test the exact floor (cf.FloatExact) and its SIMD kernels.
+	shortest bool
 }
 
 var (
@@ -76,6 +79,11 @@ func cfCases() []cfCase {
 		{name: "float64 seconds us zone", attrs: `{"units": "seconds since 2000-01-01 12:00:00+05:30"}`, stored: f64, to: us},
 		{name: "float64 days D", attrs: `{"units": "days since 2000-01-01 06:00"}`, stored: f64, to: days},
 		{name: "float32 hours s", attrs: `{"units": "hours since 2000-01-01", "_FillValue": 1e20}`, stored: f32, to: secs},
+		{name: "float64 days ns shortest", attrs: `{"units": "days since 1800-01-01", "_FillValue": "NaN"}`, stored: f64, to: ns, shortest: true},
+		{name: "float64 hours s fill shortest", attrs: `{"units": "hours since 2000-01-01", "missing_value": -9999.0}`, stored: f64, to: secs, shortest: true},
+		{name: "float64 seconds us zone shortest", attrs: `{"units": "seconds since 2000-01-01 12:00:00+05:30"}`, stored: f64, to: us, shortest: true},
+		{name: "float32 hours s shortest", attrs: `{"units": "hours since 2000-01-01", "_FillValue": 1e20}`, stored: f32, to: secs, shortest: true},
+		{name: "float32 days ms shortest", attrs: `{"units": "days since 1970-01-01"}`, stored: f32, to: ms, shortest: true},
 		{name: "encode ns hours", encode: true, from: ns, units: "hours since 1900-01-01 00:00:00"},
 		{name: "encode s days", encode: true, from: secs, units: "days since 2000-01-01"},
 		{name: "encode us seconds half", encode: true, from: us, units: "seconds since 2000-01-01T00:00:00.5"},
@@ -113,7 +121,7 @@ func compileCase(t *testing.T, c cfCase) *cfCompiled {
 		t.Fatalf("%s: %v %v", c.name, tm, err)
 	}
 	cc.t = tm
-	if cc.dec, err = cf.NewDecoder(tm, c.to, dtype.OverflowClamp); err != nil {
+	if cc.dec, err = cf.NewDecoderWith(tm, c.to, cf.DecoderOptions{Overflow: dtype.OverflowClamp, Float: cc.rule(), Reference: true}); err != nil {
 		t.Fatal(err)
 	}
 	return cc
@@ -131,11 +139,19 @@ func (cc *cfCompiled) kernel(t *testing.T, o Options) interface {
 		}
 		return e
 	}
+	o.CFFloat = cc.rule()
 	d, err := NewCFDecoder(cc.t, cc.c.to, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+func (cc *cfCompiled) rule() cf.FloatRule {
+	if cc.c.shortest {
+		return cf.FloatShortest
+	}
+	return cf.FloatExact
 }
 
 // core returns the compiled parameters (for the bounds in the pool).

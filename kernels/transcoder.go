@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/bits"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
@@ -49,6 +50,10 @@ type Options struct {
 	// second opinion, several times slower, for verifying what the fast
 	// paths wrote.
 	Reference bool
+	// CFFloat is how a CFDecoder decodes stored floats: the coarsest
+	// instant each stands for (cf.FloatShortest, the default) or its
+	// exact binary value floored (cf.FloatExact). Other kernels ignore it.
+	CFFloat cf.FloatRule
 }
 
 // Transcoder is a compiled conversion: the fused one-pass kernel for one

@@ -261,7 +261,7 @@ func (p Plan) XarrayRounding(s Summary) (reason, exact string) {
 // sets the fill values and turns dm into the CF destination's metadata
 // when o.CF.
 func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error {
-	ko := kernels.Options{From: sm.ByteOrder(), To: dm.ByteOrder(), Overflow: o.Overflow, Exact: o.Exact}
+	ko := kernels.Options{From: sm.ByteOrder(), To: dm.ByteOrder(), Overflow: o.Overflow, Exact: o.Exact, CFFloat: o.CFFloat}
 	if o.CF {
 		u, err := cfDestinationUnits(o.CFUnits, dm.DataType)
 		if err != nil {
@@ -357,7 +357,7 @@ func (t *Job) planDecode(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 	// What missing chunks read as: the fill value, decoded. It is NaT
 	// unless the fill is a v2 null that is no missing value (zeros).
 	fill := sm.Numeric.Element(sm.NumericFill, ko.From)
-	fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: ko.From, To: dtype.NativeOrder()})
+	fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: ko.From, To: dtype.NativeOrder(), CFFloat: ko.CFFloat})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPlan, err)
 	}
@@ -384,7 +384,11 @@ func (t *Job) conversionText() string {
 func (t *Job) cfText() string {
 	var parts []string
 	if t.cf.src != nil {
-		parts = append(parts, "CF time: "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String())
+		floats := ""
+		if t.cf.src.Stored.Kind == cf.StoredFloat {
+			floats = " (floats: " + t.opts.CFFloat.String() + ")"
+		}
+		parts = append(parts, "CF time: "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String()+floats)
 	}
 	if u := t.cf.dstUnits; u != nil {
 		parts = append(parts, fmt.Sprintf("CF destination: int64 %s, calendar proleptic_gregorian, NaT as _FillValue %d", strings.TrimSpace(u.Text), dtype.NaT))

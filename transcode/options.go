@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zarr-dt64/dt64/blosc"
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -48,6 +49,10 @@ type Options struct {
 	// CFUnits are the CF destination's units, "<unit> since <date>"
 	// (implies CF), e.g. "seconds since 2000-01-01".
 	CFUnits string
+	// CFFloat is how a CF source's floats decode: the coarsest instant
+	// each stands for, rounded to the destination unit (cf.FloatShortest,
+	// the default), or the exact binary value floored (cf.FloatExact).
+	CFFloat cf.FloatRule
 
 	// Overflow is what happens to an element whose converted value does
 	// not fit in an int64: stop the run (default), store NaT, or clamp.

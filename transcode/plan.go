@@ -50,6 +50,11 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 	if o.Endian != nil {
 		order = o.Endian
 	}
+	if order == nil {
+		// One-byte elements (a CF int8 or uint8 source) have no byte
+		// order; the 8-byte destination needs one: Zarr's default.
+		order = binary.LittleEndian
+	}
 
 	// Take the source's chain apart: optional sharding around transpose,
 	// bytes and bytes->bytes codecs. Transpose is dropped: chunks are

@@ -31,6 +31,13 @@ type StoreOptions struct {
 	// Consolidate writes consolidated metadata even when the source has
 	// none (it is written whenever the source has it).
 	Consolidate bool
+	// SkipUnconvertible carries over as they are (numbers, or datetime64
+	// values, with their attributes) the time arrays, native or CF, whose
+	// plan fails under Options, each with a note in the plan and the
+	// summary saying why. Without it such an array makes NewStore fail,
+	// naming it and the reason, as the array alone would: no time array is
+	// left unconverted in silence.
+	SkipUnconvertible bool
 }
 
 // StoreJob is a planned re-encode of a hierarchy (a group and everything
@@ -120,24 +127,47 @@ type StoreSummary struct {
 type ArraySummary struct {
 	Path   string
 	Action string
+	// Note is the plan's note of a time array carried over unconverted
+	// (StoreOptions.SkipUnconvertible); "" for the others.
+	Note string
 	Summary
 }
 
 // timeJob is the one place that decides whether an array is a time array
 // the engine converts (by a Job, returned) or one it carries over (nil):
-// it is one when New plans it. So every array New accepts joins (a CF
-// time array, once Job converts CF time), and a native time array whose
-// plan fails is an error, never silently copied.
-func timeJob(ctx context.Context, a *zarr.Array, src, dst zarr.Store, o Options) (*Job, error) {
-	j, err := New(ctx, src, dst, o)
-	switch {
-	case err == nil:
-		return j, nil
-	case a.IsTime():
-		return nil, err
+// it is one when New plans it. An array that is time (datetime64, or CF
+// attributes, even ones dt64 refuses) but does not plan is an error, so
+// never copied in silence; under skip it is carried over, and note says
+// why.
+func timeJob(ctx context.Context, a *zarr.Array, src, dst zarr.Store, o Options, skip bool) (j *Job, note string, err error) {
+	j, err = New(ctx, src, dst, o)
+	if err == nil {
+		return j, "", nil
 	}
-	return nil, nil
+	t, cerr := a.CFTime()
+	switch {
+	case !a.IsTime() && t == nil && cerr == nil:
+		return nil, "", nil // not time: numbers, carried over
+	case !skip:
+		return nil, "", &UnconvertibleError{Err: err}
+	}
+	// Its numbers (or values) and attributes go over as they are, so
+	// xarray still decodes them as before.
+	return nil, fmt.Sprintf("not converted (unconvertible time arrays are skipped), carried over as it is: %v", err), nil
 }
+
+// UnconvertibleError is a time array of a hierarchy (native or CF) that
+// does not plan under the options, so the hierarchy does not either
+// (unless StoreOptions.SkipUnconvertible).
+type UnconvertibleError struct {
+	Err error // why its plan failed, as for the array alone
+}
+
+func (e *UnconvertibleError) Error() string {
+	return "a time array that cannot be converted: " + e.Err.Error()
+}
+
+func (e *UnconvertibleError) Unwrap() error { return e.Err }
 
 // IsGroup reports whether the store's root is a group (a hierarchy for
 // NewStore) rather than an array.
@@ -233,7 +263,7 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
-		return nil, alsoIs{err, errors.Join(causes...)}
+		return nil, alsoIs{err, causes}
 	}
 	// The consolidated metadata is written last, but made now, so that one
 	// dt64 could not read back (too large) stops the job before it writes.
@@ -245,14 +275,14 @@ func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJ
 	return s, nil
 }
 
-// alsoIs is an error that also matches target (errors.Is), without
-// repeating its text.
+// alsoIs is an error that also matches its causes (errors.Is, errors.As),
+// without repeating their text.
 type alsoIs struct {
 	error
-	target error
+	causes []error
 }
 
-func (e alsoIs) Unwrap() []error { return []error{e.error, e.target} }
+func (e alsoIs) Unwrap() []error { return append([]error{e.error}, e.causes...) }
 
 func selected(p string, include, exclude []string) bool {
 	match := func(globs []string) bool {
@@ -346,23 +376,16 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		return nil, err
 	}
 	a, openErr := zarr.Open(ctx, sv)
+	note := ""
 	if openErr == nil {
-		j, err := timeJob(ctx, a, sv, dv, jo)
+		j, why, err := timeJob(ctx, a, sv, dv, jo, s.opts.SkipUnconvertible)
 		if err != nil {
 			return nil, err
 		}
 		if j != nil {
 			return &storeArray{path: n.Path, time: j}, nil
 		}
-	}
-	note := ""
-	if openErr == nil {
-		if _, cerr := a.CFTime(); cerr != nil {
-			// Its attributes say CF time, in a form dt64 does not convert:
-			// the numbers and the attributes go over as they are, so
-			// xarray still decodes them as before.
-			note = fmt.Sprintf("not converted, carried over as numbers with its attributes: %v", cerr)
-		}
+		note = why
 	}
 	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
 	if c != nil && s.srcListing != nil {

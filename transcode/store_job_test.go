@@ -502,14 +502,18 @@ func TestStoreResumeOtherPlan(t *testing.T) {
 }
 
 // TestStoreCFRefusedCopied: a CF time array dt64 does not convert (the
-// noleap calendar, which datetime64 cannot hold) is carried over as its
-// numbers and attributes, byte for byte, and the plan says why, so the
-// user is never left to guess why it is not datetime64.
+// noleap calendar, which datetime64 cannot hold) fails the plan unless
+// skipped; skipped, it is carried over as its numbers and attributes,
+// byte for byte, and the plan says why, so the user is never left to
+// guess why it is not datetime64.
 func TestStoreCFRefusedCopied(t *testing.T) {
 	srcDir := filepath.Join("..", "testdata", "xarray", "noleap.zarr")
 	src := zarr.Dir(srcDir)
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{})
+	if _, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{}); err == nil || !strings.Contains(err.Error(), `calendar "noleap"`) {
+		t.Fatalf("a noleap array, not skipped: %v", err)
+	}
+	j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{SkipUnconvertible: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 	sum.Arrays = make([]ArraySummary, len(s.arrays))
 	for _, i := range order {
 		a := s.arrays[i]
-		as := ArraySummary{Path: a.path}
+		as := ArraySummary{Path: a.path, Note: a.note}
 		if a.time != nil {
 			as.Action = "transcode"
 			as.Summary, err = a.time.Run(ctx)

@@ -440,9 +440,13 @@ func TestReadByChunk(t *testing.T) {
 // Debian's xarray 2023.01) read as timestamp columns equal to xarray's own
 // decoding where that is exact (integer encodings), missing values null;
 // a noleap calendar is refused naming it.
+// TestTableCF: CF fixtures xarray wrote read as Arrow columns of the
+// instants xarray decodes; the float64 "days since 1500-01-01" one by
+// the float rule (its hours, which the binary value floored would put a
+// few hundred ns early).
 func TestTableCF(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{"hourly_int", "hours_int_fill", "minutes_int32_standard", "seconds_int_zone"} {
+	for _, name := range []string{"hourly_int", "hours_int_fill", "minutes_int32_standard", "seconds_int_zone", "days_float_standard_1500"} {
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("..", "testdata", "xarray", name+".values.json"))
 			if err != nil {

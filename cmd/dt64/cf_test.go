@@ -312,14 +312,15 @@ func TestCFXarrayReadsOutput(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(g, ".zgroup"), []byte(`{"zarr_format": 2}`), 0o666); err != nil {
 				t.Fatal(err)
 			}
-			// The values, back through dt64: the destination's units floor them.
+			// The values, back through dt64: the destination's units floor
+			// them (a float source's instants are rounded to the unit).
 			back := filepath.Join(tmp, "back", strings.Repeat("b", i+1)+string(rune('a'+attempt))+".zarr")
 			if _, _, err := run(t, nil, "transcode", dst, back, "--unit", "ns", "-q"); err != nil {
 				t.Fatal(err)
 			}
 			floored := readNanoseconds(t, back)
 			for k := range floored {
-				if (floored[k] == dtype.NaT) != (wantNs[k] == dtype.NaT) || floored[k] > wantNs[k] || (wantNs[k] != dtype.NaT && wantNs[k]-floored[k] >= 1e9) {
+				if (floored[k] == dtype.NaT) != (wantNs[k] == dtype.NaT) || (wantNs[k] != dtype.NaT && (wantNs[k]-floored[k] >= 1e9 || floored[k]-wantNs[k] >= 1e9)) {
 					t.Fatalf("%s %v: element %d decodes to %d through the CF destination, %d directly", j.src, flags, k, floored[k], wantNs[k])
 				}
 			}
@@ -536,5 +537,38 @@ func TestCFFlags(t *testing.T) {
 		if err == nil || isUsage(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want a plan error naming %q", args, err, want)
 		}
+	}
+}
+
+// TestCFFloatFlag: --cf-float chooses the float rule: by default the
+// float64 day counts xarray wrote for whole hours decode to those hours;
+// --cf-float exact floors their binary values (a few hundred ns early);
+// another word is a usage error naming the flag.
+func TestCFFloatFlag(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "xarray", "days_float_standard_1500.zarr", "time")
+	dir := t.TempDir()
+	short, exact := filepath.Join(dir, "short.zarr"), filepath.Join(dir, "exact.zarr")
+	if _, _, err := run(t, nil, "transcode", src, short, "--unit", "ns", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, nil, "transcode", src, exact, "--unit", "ns", "--cf-float", "exact", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	s, e := readNanoseconds(t, short), readNanoseconds(t, exact)
+	hours, early := 0, 0
+	for i := range s {
+		if s[i]%3600e9 == 0 {
+			hours++
+		}
+		if e[i] < s[i] && s[i]-e[i] < 1e6 {
+			early++
+		}
+	}
+	if hours != len(s) || early == 0 {
+		t.Errorf("%d of %d whole hours by default, %d a little early under exact: %v / %v", hours, len(s), early, s[:3], e[:3])
+	}
+	_, _, err := run(t, nil, "transcode", src, filepath.Join(dir, "x.zarr"), "--cf-float", "nearest")
+	if err == nil || !strings.Contains(err.Error(), "--cf-float") {
+		t.Errorf("--cf-float nearest: %v", err)
 	}
 }

@@ -230,11 +230,19 @@ func TestGroupPlanCF(t *testing.T) {
 		t.Errorf("plan of a CF time array:\n%s", errOut)
 	}
 	dst = filepath.Join(t.TempDir(), "noleap.zarr")
-	_, errOut, err = run(t, nil, "transcode", filepath.Join("..", "..", "testdata", "xarray", "noleap.zarr"), dst)
+	noleap := filepath.Join("..", "..", "testdata", "xarray", "noleap.zarr")
+	_, _, err = run(t, nil, "transcode", noleap, dst)
+	if err == nil || !strings.Contains(err.Error(), `time: a time array that cannot be converted`) || !strings.Contains(err.Error(), "--skip-unconvertible") {
+		t.Errorf("a refused CF array, not skipped: %v", err)
+	}
+	out, errOut, err := run(t, nil, "transcode", noleap, dst, "--skip-unconvertible")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(errOut, "note:        time: not converted") || !strings.Contains(errOut, `calendar "noleap"`) {
 		t.Errorf("plan of a refused CF array:\n%s", errOut)
+	}
+	if !regexp.MustCompile(`time +copy .*\(not converted, see the note\)`).MatchString(out) {
+		t.Errorf("summary of a refused CF array:\n%s", out)
 	}
 }

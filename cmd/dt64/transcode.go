@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -38,6 +39,7 @@ type transcodeFlags struct {
 	resume, overwrite, quiet, noSync           bool
 	cf                                         bool
 	cfUnits                                    string
+	cfFloat                                    string
 	store                                      storeFlags // a group SRC
 }
 
@@ -157,6 +159,7 @@ last. --include and --exclude select arrays by a glob on their path.`,
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace the array (or interrupted run) in DST")
 	fl.BoolVar(&f.cf, "cf", false, `write DST CF-encoded (int64 "<unit> since 1970-01-01 00:00:00", proleptic_gregorian, _FillValue for NaT), as xarray reads it`)
 	fl.StringVar(&f.cfUnits, "cf-units", "", `the CF units of DST, e.g. "seconds since 2000-01-01" (implies --cf)`)
+	fl.StringVar(&f.cfFloat, "cf-float", "shortest", "how a CF source's floats decode: shortest (the coarsest instant each float stands for, rounded to the unit) or exact (the binary value, floored)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	addStoreFlags(fl, &f.store)
 	return cmd
@@ -235,6 +238,11 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 		return o, usageError{errors.New("--cf-units sets the unit of a CF destination: leave out --unit and --scale")}
 	}
 	o.CF, o.CFUnits = f.cf || f.cfUnits != "", f.cfUnits
+	rule, err := cf.ParseFloatRule(f.cfFloat)
+	if err != nil {
+		return o, usageError{fmt.Errorf("--cf-float: %w", err)}
+	}
+	o.CFFloat = rule
 	return o, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -17,6 +18,7 @@ import (
 type storeFlags struct {
 	include, exclude       []string
 	recodeAll, consolidate bool
+	skipUnconvertible      bool
 }
 
 func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
@@ -24,6 +26,7 @@ func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "with a group SRC: leave out the arrays whose path matches this glob (repeatable)")
 	fl.BoolVar(&f.recodeAll, "recode-all", false, "with a group SRC: re-encode the arrays that are not time arrays with --codec (and --endian, --crc32c) too")
 	fl.BoolVar(&f.consolidate, "consolidate", false, "with a group SRC: write consolidated metadata even when SRC has none")
+	fl.BoolVar(&f.skipUnconvertible, "skip-unconvertible", false, "with a group SRC: carry over as they are the time arrays (native or CF) the other flags cannot convert, with a note, instead of failing")
 }
 
 // refuseStoreFlags refuses the group-only flags for an array SRC: they
@@ -40,8 +43,12 @@ func refuseStoreFlags(cmd *cobra.Command, srcName string) error {
 // runStoreTranscodeCmd transcodes a hierarchy: SRC is a group.
 func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	so := transcode.StoreOptions{Options: o, Include: f.store.include, Exclude: f.store.exclude,
-		RecodeAll: f.store.recodeAll, Consolidate: f.store.consolidate}
+		RecodeAll: f.store.recodeAll, Consolidate: f.store.consolidate, SkipUnconvertible: f.store.skipUnconvertible}
 	j, err := transcode.NewStore(ctx, src, dst, so)
+	var ue *transcode.UnconvertibleError
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%w (--skip-unconvertible carries such arrays over as they are)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -139,6 +146,9 @@ func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 		counts := ""
 		if a.Elements > 0 {
 			counts = fmt.Sprintf("; NaT %d, overflowed %d, lossy %d", a.NaT, a.Overflowed, a.Lossy)
+		}
+		if a.Note != "" {
+			counts += " (not converted, see the note)"
 		}
 		fmt.Fprintf(w, "  %-20s %-9s %s (%d stored, %d already done), read %s, wrote %s%s\n",
 			a.Path, a.Action, count(a.Chunks, "chunk"), a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten), counts)

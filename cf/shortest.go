@@ -1,0 +1,358 @@
+package cf
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"strings"
+
+	"github.com/zarr-dt64/dt64/dtype"
+)
+
+// FloatRule is how a stored float becomes an instant. A float stands for
+// an interval: the instants whose nearest float (in the stored type and
+// unit) it is.
+type FloatRule uint8
+
+const (
+	// FloatShortest decodes a float to the coarsest instant of its
+	// interval, trying whole days, hours, minutes, seconds, then 100 ms,
+	// 10 ms, … 1 ns (and finer grids down to the destination unit when it
+	// is finer): the first grid with a point inside wins, its point
+	// nearest the exact value. That is shortest round-trip printing
+	// (strconv's 'g', -1) applied to instants: the float64 nearest 1/24
+	// day is 01:00 exactly. The instant is then rounded to the nearest
+	// destination unit (half to even); an element that still lost a
+	// remainder is lossy. Where no grid has a point inside, the exact
+	// value is rounded.
+	FloatShortest FloatRule = iota
+	// FloatExact takes a float as the exact binary value it is and floors
+	// it to the destination unit, as integers are (the float64 nearest
+	// 1/24 day is 00:59:59.999999999…).
+	FloatExact
+)
+
+func (r FloatRule) String() string {
+	if r == FloatExact {
+		return "exact"
+	}
+	return "shortest"
+}
+
+// ParseFloatRule parses "shortest" or "exact".
+func ParseFloatRule(s string) (FloatRule, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "shortest", "":
+		return FloatShortest, nil
+	case "exact":
+		return FloatExact, nil
+	}
+	return 0, fmt.Errorf("float rule %q: want shortest or exact", s)
+}
+
+// secondGrids are the grids FloatShortest tries, in seconds, coarse to
+// fine, down to 1 ns.
+var secondGrids = func() []*big.Rat {
+	g := []*big.Rat{big.NewRat(86400, 1), big.NewRat(3600, 1), big.NewRat(60, 1), big.NewRat(1, 1)}
+	for d := int64(10); d <= 1_000_000_000; d *= 10 {
+		g = append(g, big.NewRat(1, d))
+	}
+	return g
+}()
+
+// planShortest derives the rule's constants for the destination type to:
+// the grids in destination units and, when a second is a whole number of
+// them, that number (the fast check's).
+func (d *Decoder) planShortest(to dtype.DataType) error {
+	ds, err := unitSeconds(to)
+	if err != nil {
+		return err
+	}
+	grids := secondGrids
+	for g := big.NewRat(1, 10_000_000_000); g.Cmp(ds) >= 0; g = new(big.Rat).Quo(g, big.NewRat(10, 1)) {
+		grids = append(grids[:len(grids):len(grids)], g)
+	}
+	whole := true
+	for _, g := range grids {
+		dg := new(big.Rat).Quo(g, ds)
+		d.grids = append(d.grids, dg)
+		// The integer ladder's steps: every grid at least the
+		// destination unit, each a whole number of it.
+		if dg.Cmp(big.NewRat(1, 1)) >= 0 {
+			whole = whole && dg.IsInt() && dg.Num().IsInt64()
+			if whole {
+				d.steps = append(d.steps, dg.Num().Int64())
+			}
+		}
+	}
+	if !whole || len(d.steps) == 0 || d.steps[0] > math.MaxInt64/4 {
+		d.steps = nil
+	}
+	d.scaleF, _ = new(big.Rat).SetFrac(d.aff.A, d.aff.C).Float64()
+	d.offsetF, _ = new(big.Rat).SetFrac(d.aff.B, d.aff.C).Float64()
+	if per := new(big.Rat).Inv(ds); per.IsInt() && per.Num().IsInt64() {
+		d.perSecond = per.Num().Int64()
+	}
+	return nil
+}
+
+// decodeShortest decodes a finite float under FloatShortest: the integer
+// ladder when it decides, else the search on exact rationals.
+func (d *Decoder) decodeShortest(f float64) (int64, Result, bool) {
+	if !d.reference {
+		if q, ok := d.ladder(f); ok {
+			return q, Exact, q < 0
+		}
+	}
+	// Far beyond the range (|value| > 1.9e19 destination units, while
+	// the interval is narrower than 2^-23 of it) nothing inside fits: an
+	// overflow, without the search's huge rationals.
+	if est := f*d.scaleF + d.offsetF; math.Abs(est) > 1.9e19 {
+		return 0, Overflow, est < 0
+	}
+	return d.shortestExact(f)
+}
+
+// significand returns |f| = m × 2^e in the stored float type, and the
+// sign.
+func (d *Decoder) significand(f float64) (m uint64, e int, neg bool) {
+	if d.t.Stored.Size == 4 {
+		b := math.Float32bits(float32(f))
+		m, e = uint64(b&(1<<23-1)), int(b>>23&0xff)
+		if e == 0 {
+			e = 1
+		} else {
+			m |= 1 << 23
+		}
+		return m, e - 150, b>>31 != 0
+	}
+	b := math.Float64bits(f)
+	m, e = b&(1<<52-1), int(b>>52&0x7ff)
+	if e == 0 {
+		e = 1
+	} else {
+		m |= 1 << 52
+	}
+	return m, e - 1075, b>>63 != 0
+}
+
+// floatBits describes a stored float for the integer checks: |f| = m ×
+// 2^e, its sign, and the half-widths of its interval in units of
+// 2^(e-2): 2 away from zero, near (2, or 1 for a power of two above the
+// smallest normal) towards zero.
+type floatBits struct {
+	m    uint64
+	e    int
+	neg  bool
+	near int64
+}
+
+func (d *Decoder) floatBits(f float64) floatBits {
+	m, e, neg := d.significand(f)
+	p := 52
+	if d.t.Stored.Size == 4 {
+		p = 23
+	}
+	near := int64(2)
+	if m == 1<<p && e > minExponent(d.t.Stored.Size) {
+		near = 1
+	}
+	return floatBits{m, e, neg, near}
+}
+
+// inside reports whether the instant t (destination units) lies in the
+// float's interval, in exact 128-bit integers: diff = (t×C − B)×2^(2−e)
+// − (±4m)×A must be within the half-widths times |A| (strictly unless m
+// is even: a tie rounds to the even float). Towards zero in the stored
+// number is diff's sign opposite to sign(f)×sign(A). dist is |diff|, to
+// compare candidates; ok is false when the operands do not fit.
+func (d *Decoder) inside(fb floatBits, t int64) (in bool, dist int128, ok bool) {
+	n := mulMag(t < 0, absU(t), int64(d.c)).add(int128Of(d.b).neg())
+	shift := 2 - fb.e
+	if n.bitLen()+shift > 124 || bits.Len64(fb.m)+2+d.aBits > 124 {
+		return false, int128{}, false
+	}
+	diff := n.shlBig(uint(shift)).add(mulMag(fb.neg, 4*fb.m, d.a).neg())
+	half := int64(2)
+	if diff.negative() != (fb.neg != (d.a < 0)) {
+		half = fb.near
+	}
+	if diff.negative() {
+		diff = diff.neg()
+	}
+	hi, lo := bits.Mul64(absU(d.a), uint64(half))
+	c := diff.cmp(int128{hi, lo})
+	return c < 0 || c == 0 && fb.m&1 == 0, diff, true
+}
+
+// ladder is FloatShortest in 128-bit integers, for destinations every
+// grid down to whose unit is a whole number of (d.steps): on each grid,
+// coarse to fine, the two points around the exact value, the nearer one
+// inside winning. ok is false when it does not decide (a grid finer than
+// the destination unit is reached, or the operands do not fit), and the
+// exact search decides.
+func (d *Decoder) ladder(f float64) (int64, bool) {
+	if !d.fast || d.steps == nil || d.c > math.MaxInt64 {
+		return 0, false
+	}
+	fb := d.floatBits(f)
+	if fb.m == 0 {
+		// Zero's interval is 2^-1075 stored units wide (2^-150 in
+		// float32): the reference itself, when it is a whole number of
+		// destination units, is its only grid point.
+		q, res, _ := d.floorFloat(0)
+		return q, res == Exact
+	}
+	if fb.e >= 0 {
+		return 0, false // no fraction bits: the exact search decides
+	}
+	q0, res, _ := d.floorFloat(f)
+	// The candidates are at most a grid step (steps[0], the largest, at
+	// most MaxInt64/4) from q0: they stay in range.
+	if room := math.MaxInt64 - 2*d.steps[0]; res == Overflow || q0 < -room || q0 > room {
+		return 0, false
+	}
+	// Most real values sit on a whole second: when the interval is
+	// narrower than one, the second nearest the value decides at once
+	// (a coarser grid's point inside would be that same instant).
+	if k := d.perSecond; k != 0 && d.narrowerThan(fb, k) {
+		t := q0 - floorMod(q0, k)
+		if 2*(q0-t) >= k {
+			t += k
+		}
+		if in, _, ok := d.inside(fb, t); ok && in {
+			return t, true
+		}
+	}
+	for _, g := range d.steps {
+		t1 := q0 - floorMod(q0, g)
+		in1, d1, ok1 := d.inside(fb, t1)
+		in2, d2, ok2 := d.inside(fb, t1+g)
+		switch {
+		case !ok1 || !ok2:
+			return 0, false
+		case in1 && (!in2 || d1.cmp(d2) <= 0):
+			return t1, true
+		case in2:
+			return t1 + g, true
+		}
+	}
+	return 0, false
+}
+
+// narrowerThan reports whether the float's interval, at most 2^e stored
+// units, is narrower than k destination units: 2^e × |A| < k × C.
+func (d *Decoder) narrowerThan(fb floatBits, k int64) bool {
+	hi, lo := bits.Mul64(uint64(k), d.c)
+	if hi != 0 || -fb.e >= 64 || bits.Len64(lo)-fb.e > 64 {
+		return true // k×C×2^(-e) >= 2^64 > |A|
+	}
+	return absU(d.a) < lo<<uint(-fb.e)
+}
+
+func floorMod(a, b int64) int64 {
+	r := a % b
+	if r < 0 {
+		r += b
+	}
+	return r
+}
+
+// shortestExact is FloatShortest on exact rationals: the reference the
+// fast check and the kernels are tested against.
+func (d *Decoder) shortestExact(f float64) (int64, Result, bool) {
+	m, e, neg := d.significand(f)
+	// The interval's ends, midway to the neighbouring floats of the
+	// stored type (the one towards zero is half as far for a power of
+	// two above the smallest normal).
+	x := new(big.Rat).SetFloat64(f)
+	var ulp *big.Rat
+	if e >= 0 {
+		ulp = new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(e)))
+	} else {
+		ulp = new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), uint(-e)))
+	}
+	half := new(big.Rat).Quo(ulp, big.NewRat(2, 1))
+	below := half
+	p := 52
+	if d.t.Stored.Size == 4 {
+		p = 23
+	}
+	if m == 1<<p && e > minExponent(d.t.Stored.Size) {
+		below = new(big.Rat).Quo(half, big.NewRat(2, 1))
+	}
+	lo, hi := new(big.Rat).Sub(x, below), new(big.Rat).Add(x, half)
+	if neg {
+		lo, hi = new(big.Rat).Sub(x, half), new(big.Rat).Add(x, below)
+	}
+	closed := m&1 == 0
+	v, l, h := d.aff.exact(x), d.aff.exact(lo), d.aff.exact(hi)
+	if l.Cmp(h) > 0 {
+		l, h = h, l
+	}
+	inside := func(t *big.Rat) bool {
+		cl, ch := t.Cmp(l), t.Cmp(h)
+		return cl > 0 && ch < 0 || closed && cl >= 0 && ch <= 0
+	}
+	t := v
+	for _, g := range d.grids {
+		n := new(big.Rat).Quo(v, g)
+		fl := new(big.Int).Div(n.Num(), n.Denom()) // floor: the denominator is positive
+		var best *big.Rat
+		for _, c := range []*big.Int{fl, new(big.Int).Add(fl, big.NewInt(1))} {
+			pt := new(big.Rat).Mul(new(big.Rat).SetInt(c), g)
+			if inside(pt) && (best == nil || distance(pt, v).Cmp(distance(best, v)) < 0) {
+				best = pt
+			}
+		}
+		if best != nil {
+			t = best
+			break
+		}
+	}
+	q, frac := roundHalfEven(t)
+	switch {
+	case q.Cmp(minValue) < 0 || q.Cmp(maxValue) > 0:
+		return 0, Overflow, t.Sign() < 0
+	case frac:
+		return q.Int64(), Lossy, q.Sign() < 0
+	}
+	return q.Int64(), Exact, q.Sign() < 0
+}
+
+// minExponent is e of the smallest normal float of the stored type
+// (m × 2^e, m of 53 or 24 bits).
+func minExponent(size int) int {
+	if size == 4 {
+		return -149
+	}
+	return -1074
+}
+
+func distance(a, b *big.Rat) *big.Rat { return new(big.Rat).Abs(new(big.Rat).Sub(a, b)) }
+
+// roundHalfEven rounds t to the nearest integer, a half to the even one;
+// frac says whether t had a fraction.
+func roundHalfEven(t *big.Rat) (*big.Int, bool) {
+	q, r := new(big.Int).DivMod(t.Num(), t.Denom(), new(big.Int)) // floor, 0 <= r < den
+	if r.Sign() == 0 {
+		return q, false
+	}
+	switch new(big.Int).Lsh(r, 1).Cmp(t.Denom()) {
+	case 1:
+		q.Add(q, big.NewInt(1))
+	case 0:
+		if q.Bit(0) == 1 {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q, true
+}
+
+// exact is (x × A + B) / C as an exact rational.
+func (f Affine) exact(x *big.Rat) *big.Rat {
+	n := new(big.Int).Mul(x.Num(), f.A)
+	n.Add(n, new(big.Int).Mul(x.Denom(), f.B))
+	return new(big.Rat).SetFrac(n, new(big.Int).Mul(x.Denom(), f.C))
+}

@@ -45,9 +45,20 @@ func FuzzCFDecode(f *testing.F) {
 			return
 		}
 		to := dtype.DataType{Kind: dtype.Datetime, Unit: units[int(unit)%len(units)], Scale: 1}
-		d, err := cf.NewDecoder(tm, to, dtype.OverflowClamp)
+		// The exact rule is checked against the exact floor below; the
+		// default rule (shortest) against its own reference path, which
+		// decides every float on exact rationals.
+		d, err := cf.NewDecoderWith(tm, to, cf.DecoderOptions{Overflow: dtype.OverflowClamp, Float: cf.FloatExact})
 		if err != nil {
 			return // a reference too far for big arithmetic to plan is an error, not a panic
+		}
+		fast, err := cf.NewDecoder(tm, to, dtype.OverflowClamp)
+		if err != nil {
+			t.Fatalf("the exact rule plans, the shortest one fails: %v", err)
+		}
+		ref, err := cf.NewDecoderWith(tm, to, cf.DecoderOptions{Overflow: dtype.OverflowClamp, Reference: true})
+		if err != nil {
+			t.Fatal(err)
 		}
 		raw := make([]byte, st.Size)
 		var x *big.Rat
@@ -77,6 +88,12 @@ func FuzzCFDecode(f *testing.F) {
 			}
 		}
 		out := make([]int64, 1)
+		gf, gr := make([]int64, 1), make([]int64, 1)
+		sf, errF := fast.Decode(gf, raw, binary.LittleEndian)
+		sr, errR := ref.Decode(gr, raw, binary.LittleEndian)
+		if errF != nil || errR != nil || gf[0] != gr[0] || sf != sr {
+			t.Fatalf("%s %s %d → %s: shortest rule %d %+v %v, its reference %d %+v %v", attrs, st, v, to, gf[0], sf, errF, gr[0], sr, errR)
+		}
 		stats, err := d.Decode(out, raw, binary.LittleEndian)
 		if err != nil {
 			t.Fatal(err)

@@ -46,7 +46,10 @@ func TestCFTimeXarrayFixtures(t *testing.T) {
 			if err != nil || ct == nil {
 				t.Fatalf("CFTime: %v, %v", ct, err)
 			}
-			dec, err := cf.NewDecoder(ct, ns, dtype.OverflowError)
+			// The exact rule, checked below against the exact floor
+			// (transcode's TestCFFloatShortestXarray checks the default
+			// rule against the instants xarray wrote).
+			dec, err := cf.NewDecoderWith(ct, ns, cf.DecoderOptions{Float: cf.FloatExact})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -81,7 +81,7 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 	}
 	dec, err := cf.NewDecoderWith(t, to, cf.DecoderOptions{Overflow: o.Overflow, Float: o.CFFloat, Reference: o.Reference})
 	if err != nil {
-		return nil, fmt.Errorf("kernels: CF decoding to %s: %w", to, err)
+		return nil, fmt.Errorf("CF decoding to %s: %w", to, err)
 	}
 	k := cfKernel{opts: o, size: t.Stored.Size, srcLittle: isLittle(o.From),
 		swapIn: swapFor(o.From), swapOut: swapFor(o.To), stored: t.Stored, to: to,

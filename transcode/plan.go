@@ -143,7 +143,7 @@ func destMetadata(src zarr.Metadata, o *Options) (zarr.Metadata, []string, error
 		m.Codecs = chunkCodecs
 	case ShardAdd:
 		if len(o.Sharding.Chunks) != len(src.Shape) {
-			return m, nil, planErr("--shard-chunks %v has %d numbers; the array has %d dimensions", o.Sharding.Chunks, len(o.Sharding.Chunks), len(src.Shape))
+			return m, nil, planErr("--shard-chunks %v gives %d of the array's %d dimensions", o.Sharding.Chunks, len(o.Sharding.Chunks), len(src.Shape))
 		}
 		m.ChunkShape = make([]int64, len(srcInner))
 		for d := range srcInner {

@@ -164,7 +164,9 @@ type UnconvertibleError struct {
 }
 
 func (e *UnconvertibleError) Error() string {
-	return "a time array that cannot be converted: " + e.Err.Error()
+	// The hierarchy's error says it cannot plan; the array's reason need
+	// not say it again.
+	return "a time array that cannot be converted: " + strings.TrimPrefix(e.Err.Error(), ErrPlan.Error()+": ")
 }
 
 func (e *UnconvertibleError) Unwrap() error { return e.Err }

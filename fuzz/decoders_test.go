@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -172,7 +173,7 @@ func countCodecs(cs []zarr.Codec) int {
 	return n
 }
 
-// boundedStore is a store in memory that, like zarr.DirStore, refuses a
+// boundedStore is a store in memory that, like storage.Dir, refuses a
 // value longer than the reader's limit before copying it: what a read
 // allocates is then the decoder's doing, not the store's.
 type boundedStore struct {
@@ -239,7 +240,7 @@ func FuzzChunkDecode(f *testing.F) {
 	// Warm up package-level state (the shared zstd decoder) outside the
 	// measured reads.
 	warm := caseFrom(0, 1<<16|1<<19|2<<8|4)
-	if a, err := zarr.Create(context.Background(), zarr.NewMemory(), warm.meta); err == nil {
+	if a, err := zarr.Create(context.Background(), storage.NewMemory(), warm.meta); err == nil {
 		_ = a.WriteChunk(context.Background(), []int64{0}, make([]int64, a.ChunkLen()))
 	}
 	for _, s := range []struct {
@@ -349,7 +350,7 @@ func FuzzChunkDecode(f *testing.F) {
 			}
 		}
 		// Whatever decodes is a chunk: it writes back and reads back the same.
-		st2 := zarr.NewMemory()
+		st2 := storage.NewMemory()
 		b, err := zarr.Create(ctx, st2, dc.meta)
 		if err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -64,7 +65,7 @@ func makeArray(t *testing.T, dir string, m zarr.Metadata) *zarr.Array {
 	if m.DataType == (dtype.DataType{}) {
 		m.DataType = ns
 	}
-	st := zarr.Dir(dir)
+	st := storage.NewDir(dir)
 	defer st.Close()
 	a, err := zarr.Create(ctx, st, m)
 	if err != nil {
@@ -530,7 +531,7 @@ func hostileCases() []hostileCase {
 			// worst case), 67 MB; a 100-byte file must not make the
 			// reader allocate that bound up front.
 			ctx := context.Background()
-			a, err := zarr.Create(ctx, zarr.Dir(dir), zarr.Metadata{DataType: ns, Shape: []int64{16384}, ChunkShape: []int64{16384},
+			a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{DataType: ns, Shape: []int64{16384}, ChunkShape: []int64{16384},
 				Codecs: []zarr.Codec{zarr.ShardingCodec{ChunkShape: []int64{1}, Codecs: []zarr.Codec{le(), zarr.GzipCodec{Level: 1}}, IndexCodecs: []zarr.Codec{le()}}}})
 			if err != nil {
 				t.Fatal(err)
@@ -593,7 +594,7 @@ func treeHash(t *testing.T, root string) string {
 // coords is nil), measuring allocation outside the caller's buffers.
 func openAndRead(dir string, coords [][]int64) (alloc uint64, err error) {
 	ctx := context.Background()
-	st := zarr.Dir(dir)
+	st := storage.NewDir(dir)
 	defer st.Close()
 	var m0, m1 runtime.MemStats
 	runtime.GC()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -55,7 +56,7 @@ func memoryBound(n int) uint64 { return 64*uint64(n) + 4<<20 }
 func openDoc(t *testing.T, docs map[string][]byte) (*zarr.Array, error) {
 	t.Helper()
 	ctx := context.Background()
-	st := zarr.NewMemory()
+	st := storage.NewMemory()
 	total := 0
 	for k, v := range docs {
 		if v == nil {
@@ -70,7 +71,7 @@ func openDoc(t *testing.T, docs map[string][]byte) (*zarr.Array, error) {
 	runtime.ReadMemStats(&m0)
 	a, err := zarr.Open(ctx, st)
 	runtime.ReadMemStats(&m1)
-	// MemoryStore.Get copies the value, hence 2× the documents at least.
+	// storage.Memory.Get copies the value, hence 2× the documents at least.
 	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > memoryBound(total) {
 		t.Fatalf("Open of %d bytes of metadata allocated %d bytes", total, alloc)
 	}
@@ -93,7 +94,7 @@ func checkReopen(t *testing.T, a *zarr.Array) {
 	t.Helper()
 	ctx := context.Background()
 	m := a.Metadata()
-	st := zarr.NewMemory()
+	st := storage.NewMemory()
 	b, err := zarr.Create(ctx, st, m)
 	if err != nil {
 		t.Fatalf("Create with the metadata Open returned: %v\n%+v", err, m)
@@ -114,7 +115,7 @@ func checkReopen(t *testing.T, a *zarr.Array) {
 	if got := c.Metadata(); !reflect.DeepEqual(normalize(got), normalize(m)) {
 		t.Fatalf("metadata changed through write+open:\n was %+v\n now %+v", m, got)
 	}
-	st2 := zarr.NewMemory()
+	st2 := storage.NewMemory()
 	d, err := zarr.Create(ctx, st2, c.Metadata())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -74,7 +75,7 @@ func FuzzTranscodeEngine(f *testing.F) {
 			dc.meta.DataType.Unit = dtype.Second
 		}
 		dc.meta.FillValue = specials[int(flags>>6)%len(specials)]
-		src := zarr.NewMemory()
+		src := storage.NewMemory()
 		a, err := zarr.Create(ctx, src, dc.meta)
 		if err != nil {
 			t.Fatalf("%s: Create: %v", dc.describe, err)
@@ -135,7 +136,7 @@ func FuzzTranscodeEngine(f *testing.F) {
 			}
 		}
 
-		dst := zarr.NewMemory()
+		dst := storage.NewMemory()
 		tr, err := transcode.New(ctx, src, dst, opts)
 		if err != nil {
 			if errors.Is(err, transcode.ErrPlan) {

@@ -14,6 +14,7 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/objstore/s3test"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -40,15 +41,15 @@ func BenchmarkS3E2E(b *testing.B) {
 	bucket := srv.Bucket(b)
 	ctx := context.Background()
 	srcDir := filepath.Join(b.TempDir(), "src.zarr")
-	writeSampleArray(b, zarr.Dir(srcDir), elements, chunk, []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}, 1)
-	open := func(prefix string) zarr.Store {
+	writeSampleArray(b, storage.NewDir(srcDir), elements, chunk, []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}, 1)
+	open := func(prefix string) storage.Store {
 		s, err := objstore.OpenS3(ctx, "s3://"+bucket+"/"+prefix, objstore.S3Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		return s
 	}
-	copyJob, err := transcode.New(ctx, zarr.Dir(srcDir), open("src.zarr"), transcode.Options{})
+	copyJob, err := transcode.New(ctx, storage.NewDir(srcDir), open("src.zarr"), transcode.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,12 +59,12 @@ func BenchmarkS3E2E(b *testing.B) {
 	workers := 2
 	// A directory destination as the CLI opens it: durable, each chunk's
 	// flush overlapping the next chunk's conversion (or --no-sync).
-	dirDst := func(path string, noSync bool) *zarr.DirStore {
-		d := zarr.Dir(path)
+	dirDst := func(path string, noSync bool) *storage.Dir {
+		d := storage.NewDir(path)
 		d.FlushAhead, d.NoSync = 16, noSync
 		return d
 	}
-	job := func(src, dst zarr.Store) time.Duration {
+	job := func(src, dst storage.Store) time.Duration {
 		comp := transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}
 		t, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Microsecond, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: workers})
 		if err != nil {
@@ -73,7 +74,7 @@ func BenchmarkS3E2E(b *testing.B) {
 		if _, err := t.Run(ctx); err != nil {
 			b.Fatal(err)
 		}
-		if d, ok := dst.(*zarr.DirStore); ok {
+		if d, ok := dst.(*storage.Dir); ok {
 			d.Close()
 		}
 		return time.Since(start)
@@ -87,10 +88,10 @@ func BenchmarkS3E2E(b *testing.B) {
 	for i := range b.N {
 		round := fmt.Sprint(i)
 		dd := filepath.Join(tmp, "dir-"+round)
-		base := job(zarr.Dir(srcDir), dirDst(dd, false))
+		base := job(storage.NewDir(srcDir), dirDst(dd, false))
 		dirMBps = append(dirMBps, float64(elements*8)/1e6/base.Seconds())
 		for _, v := range variants {
-			var src, dst zarr.Store = zarr.Dir(srcDir), dirDst(filepath.Join(tmp, v+"-"+round), v == "dir-dir-nosync")
+			var src, dst storage.Store = storage.NewDir(srcDir), dirDst(filepath.Join(tmp, v+"-"+round), v == "dir-dir-nosync")
 			if v[:2] == "s3" {
 				src = open("src.zarr")
 			}
@@ -120,7 +121,7 @@ func BenchmarkS3E2E(b *testing.B) {
 // writeSampleArray writes a v2 datetime64[ns] array of n timestamps in
 // chunks of chunk, as bench's end-to-end benchmark does: a 1 s cadence
 // from 2024 with ±0.5 ms jitter and 0.5 % NaT.
-func writeSampleArray(b *testing.B, s zarr.Store, n, chunk int64, codecs []zarr.Codec, seed uint64) {
+func writeSampleArray(b *testing.B, s storage.Store, n, chunk int64, codecs []zarr.Codec, seed uint64) {
 	ctx := context.Background()
 	a, err := zarr.Create(ctx, s, zarr.Metadata{
 		Format: 2, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},

@@ -15,7 +15,7 @@
 //
 //   - one PUT per value: an object is replaced whole, atomically, so a
 //     reader sees the old value or the new one, never a mix;
-//   - Version is the object's ETag (a zarr.Versioner);
+//   - Version is the object's ETag (a storage.Versioner);
 //   - List is a prefix listing (S3 ListObjectsV2); an HTTP location
 //     cannot list, and a missing key is found by its 404;
 //   - SetIfAbsent is a conditional PUT (If-None-Match: *), which the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -24,7 +25,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	a, err := zarr.Create(ctx, zarr.Dir(filepath.Join(dir, "t.zarr")), zarr.Metadata{
+	a, err := zarr.Create(ctx, storage.NewDir(filepath.Join(dir, "t.zarr")), zarr.Metadata{
 		DataType:   dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 1},
 		Shape:      []int64{4},
 		ChunkShape: []int64{2},

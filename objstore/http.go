@@ -10,21 +10,22 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// HTTP is a read-only zarr.Store at an http:// or https:// URL: key
+// HTTP is a read-only storage.Store at an http:// or https:// URL: key
 // "c/0/1" is a GET of URL/c/0/1. A server lists nothing, so a missing key
 // is found by its 404 (or 410): List fails with ErrNoListing, and a reader
 // that walks the chunk grid (the transcode engine) takes a 404 for a chunk
 // that is not stored. Set and Delete fail with ErrReadOnly. Versions
-// (zarr.Versioner) are the ETag, else Last-Modified and the length.
+// (storage.Versioner) are the ETag, else Last-Modified and the length.
 type HTTP struct {
 	base   string // ends in "/"
 	name   string // base with any user information redacted
 	client *http.Client
 	retry  Retry
-	reads  *zarr.ReadVersions // the ETags GETs saw (shared by requestHeader's copy)
+	reads  *storage.ReadVersions // the ETags GETs saw (shared by requestHeader's copy)
 }
 
 var (
@@ -47,7 +48,7 @@ func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 		t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
 		client = &http.Client{Transport: t}
 	}
-	return &HTTP{base: base, name: strings.TrimSuffix(RedactURL(p.String()), "/"), client: client, retry: r, reads: new(zarr.ReadVersions)}, nil
+	return &HTTP{base: base, name: strings.TrimSuffix(RedactURL(p.String()), "/"), client: client, retry: r, reads: new(storage.ReadVersions)}, nil
 }
 
 // RedactURL returns u for messages: any user information and query
@@ -89,7 +90,7 @@ func (h *HTTP) url(key string) string {
 // request sends one method to key and hands a 2xx response to ok; it
 // reports a 404 or 410 as missing.
 func (h *HTTP) request(ctx context.Context, method, op, key string, ok func(*http.Response) error) (missing bool, err error) {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return false, err
 	}
 	err = h.retry.do(ctx, h.name, op, key, httpPermanent, func(ctx context.Context) error {
@@ -126,7 +127,7 @@ func (h *HTTP) Get(ctx context.Context, key string) ([]byte, error) {
 	return h.GetInto(ctx, key, nil, -1)
 }
 
-// GetInto implements zarr.BufferGetter. A negative limit means no limit.
+// GetInto implements storage.BufferGetter. A negative limit means no limit.
 func (h *HTTP) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
 	var out []byte
 	missing, err := h.request(ctx, http.MethodGet, "get", key, func(r *http.Response) error {
@@ -171,7 +172,7 @@ func (h *HTTP) TrackReadVersions() { h.reads.TrackReadVersions() }
 func (h *HTTP) ReadVersion(key string) (string, bool) { return h.reads.ReadVersion(key) }
 
 // GetRange reads the n bytes at offset off of key (its last n bytes when
-// off is negative) with one range request, as zarr.RangeGetter asks: a
+// off is negative) with one range request, as storage.RangeGetter asks: a
 // value shorter than the range is an error wrapping io.ErrUnexpectedEOF.
 // A server that ignores the range (200 instead of 206) is answered from
 // the whole body.
@@ -232,7 +233,7 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return rt.RoundTrip(r)
 }
 
-// Version implements zarr.Versioner with a HEAD: the ETag, else
+// Version implements storage.Versioner with a HEAD: the ETag, else
 // Last-Modified and Content-Length; "" for a missing key.
 func (h *HTTP) Version(ctx context.Context, key string) (string, error) {
 	var v string

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // ErrLocation marks a location Open cannot turn into a store: an unknown
@@ -31,14 +31,14 @@ type OpenOptions struct {
 // Open returns the store a location names, the one place a location
 // becomes a store:
 //
-//	PATH, file:///PATH         a directory (zarr.DirStore)
+//	PATH, file:///PATH         a directory (storage.Dir)
 //	s3://BUCKET/PREFIX         an S3 bucket or S3-compatible server (S3)
 //	http://…, https://…        read-only, GET and range requests (HTTP)
 //	gs://…, azblob://…         not built in: refused, saying what to use instead
 //
 // A refused location gives an error wrapping ErrLocation; messages never
 // show a location's credentials (RedactURL).
-func Open(ctx context.Context, location string, o OpenOptions) (zarr.Store, error) {
+func Open(ctx context.Context, location string, o OpenOptions) (storage.Store, error) {
 	path := location
 	switch k := Scheme(location); k {
 	case "":
@@ -66,7 +66,7 @@ func Open(ctx context.Context, location string, o OpenOptions) (zarr.Store, erro
 			return nil, err
 		}
 	}
-	return zarr.Dir(path), nil
+	return storage.NewDir(path), nil
 }
 
 // Scheme is the lower-case URL scheme of a location, or "" for a path

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Open turns every location a command takes into its store, and refuses
@@ -18,7 +18,7 @@ func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	for _, loc := range []string{dir, "file://" + dir, "file://localhost" + dir} {
 		s, err := Open(ctx, loc, OpenOptions{MustExist: true})
-		if _, ok := s.(*zarr.DirStore); err != nil || !ok {
+		if _, ok := s.(*storage.Dir); err != nil || !ok {
 			t.Errorf("%s: %T, %v; want a directory store", loc, s, err)
 		}
 	}

@@ -8,14 +8,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // rangeHeader is the HTTP Range of n bytes at off, or of the last n bytes
 // when off is negative.
 func rangeHeader(key string, off, n int64) (string, error) {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return "", err
 	}
 	if n <= 0 {
@@ -37,7 +36,7 @@ func rangeShort(key string, off, n, size int64) error {
 }
 
 // GetRange reads the n bytes at offset off of key (its last n bytes when
-// off is negative) with one ranged GET, as zarr.RangeGetter asks, so a
+// off is negative) with one ranged GET, as storage.RangeGetter asks, so a
 // sharded array reads a shard's index and the inner chunks it needs, not
 // the whole shard. A value shorter than the range is an error wrapping
 // io.ErrUnexpectedEOF.
@@ -78,10 +77,10 @@ func (s *S3) GetRange(ctx context.Context, key string, off, n int64) ([]byte, er
 }
 
 var (
-	_ zarr.RangeGetter  = (*S3)(nil)
-	_ zarr.RangeGetter  = (*HTTP)(nil)
-	_ zarr.BufferGetter = (*S3)(nil)
-	_ zarr.Versioner    = (*S3)(nil)
-	_ zarr.Versioner    = (*HTTP)(nil)
-	_ zarr.EntryLister  = (*S3)(nil)
+	_ storage.RangeGetter  = (*S3)(nil)
+	_ storage.RangeGetter  = (*HTTP)(nil)
+	_ storage.BufferGetter = (*S3)(nil)
+	_ storage.Versioner    = (*S3)(nil)
+	_ storage.Versioner    = (*HTTP)(nil)
+	_ storage.EntryLister  = (*S3)(nil)
 )

@@ -18,18 +18,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
-// S3 is a zarr.Store under a key prefix in an S3 bucket: key "c/0/1" of
+// S3 is a storage.Store under a key prefix in an S3 bucket: key "c/0/1" of
 // s3://bucket/a.zarr is the object "a.zarr/c/0/1". It implements
-// zarr.BufferGetter, zarr.Versioner (the ETag) and zarr.EntryLister.
+// storage.BufferGetter, storage.Versioner (the ETag) and storage.EntryLister.
 type S3 struct {
 	client         *s3.Client
 	bucket, prefix string // prefix is "" or ends in "/"
 	name           string
 	retry          Retry
-	reads          zarr.ReadVersions // the ETags GETs saw (readversions.go)
+	reads          storage.ReadVersions // the ETags GETs saw (readversions.go)
 }
 
 // S3Options configure OpenS3. The zero value takes everything from the
@@ -58,7 +59,7 @@ func ParseS3URL(u string) (bucket, prefix string, err error) {
 	}
 	prefix = strings.Trim(prefix, "/")
 	if prefix != "" {
-		if err := zarr.ValidKey(prefix); err != nil {
+		if err := storage.ValidKey(prefix); err != nil {
 			return "", "", fmt.Errorf("%q: prefix: %w", RedactURL(u), err)
 		}
 		prefix += "/"
@@ -169,10 +170,10 @@ func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
 	return s.GetInto(ctx, key, nil, -1)
 }
 
-// GetInto implements zarr.BufferGetter: one GET, the body read into buf
+// GetInto implements storage.BufferGetter: one GET, the body read into buf
 // when it fits. A negative limit means no limit.
 func (s *S3) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return nil, err
 	}
 	var out []byte
@@ -227,7 +228,7 @@ func readBody(body io.Reader, n int64, buf []byte) ([]byte, error) {
 
 // Set stores value with one PUT: the object is replaced whole.
 func (s *S3) Set(ctx context.Context, key string, value []byte) error {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return err
 	}
 	return s.do(ctx, "put", key, func(ctx context.Context) error {
@@ -248,7 +249,7 @@ var ErrNoConditionalWrite = fmt.Errorf("the store does not support conditional w
 // the object. A retried PUT whose first attempt did succeed reports false:
 // the caller tells its own value from another writer's by reading it.
 func (s *S3) SetIfAbsent(ctx context.Context, key string, value []byte) (bool, error) {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return false, err
 	}
 	created := true
@@ -273,9 +274,9 @@ func (s *S3) SetIfAbsent(ctx context.Context, key string, value []byte) (bool, e
 	return created && err == nil, err
 }
 
-// Version implements zarr.Versioner: the object's ETag, from a HEAD.
+// Version implements storage.Versioner: the object's ETag, from a HEAD.
 func (s *S3) Version(ctx context.Context, key string) (string, error) {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return "", err
 	}
 	var etag string
@@ -296,7 +297,7 @@ func (s *S3) Version(ctx context.Context, key string) (string, error) {
 
 // Delete removes key; a missing key is not an error.
 func (s *S3) Delete(ctx context.Context, key string) error {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return err
 	}
 	return s.do(ctx, "delete", key, func(ctx context.Context) error {
@@ -317,10 +318,10 @@ func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, err
 }
 
-// Entries implements zarr.EntryLister. Objects whose names are not valid
+// Entries implements storage.EntryLister. Objects whose names are not valid
 // store keys (a "dir/" marker some tools create) are left out.
-func (s *S3) Entries(ctx context.Context, prefix string) ([]zarr.Entry, error) {
-	var out []zarr.Entry
+func (s *S3) Entries(ctx context.Context, prefix string) ([]storage.Entry, error) {
+	var out []storage.Entry
 	var token *string
 	for {
 		var page *s3.ListObjectsV2Output
@@ -336,10 +337,10 @@ func (s *S3) Entries(ctx context.Context, prefix string) ([]zarr.Entry, error) {
 		}
 		for _, o := range page.Contents {
 			k := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
-			if zarr.ValidKey(k) != nil {
+			if storage.ValidKey(k) != nil {
 				continue
 			}
-			out = append(out, zarr.Entry{Key: k, Size: aws.ToInt64(o.Size)})
+			out = append(out, storage.Entry{Key: k, Size: aws.ToInt64(o.Size)})
 		}
 		if !aws.ToBool(page.IsTruncated) || page.NextContinuationToken == nil {
 			break
@@ -356,7 +357,7 @@ func (s *S3) Temps(ctx context.Context) (map[string]string, error) { return nil,
 
 // Versions returns the version (as Version gives it: the ETag) of every
 // object under prefix, from a listing: one request per 1000 keys instead
-// of a HEAD per key (zarr.VersionLister).
+// of a HEAD per key (storage.VersionLister).
 func (s *S3) Versions(ctx context.Context, prefix string) (map[string]string, error) {
 	out := map[string]string{}
 	var token *string

@@ -12,6 +12,7 @@ import (
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -469,5 +470,5 @@ func (t *Job) chunkElementError(coords []int64, err error) error {
 		r /= cs[d]
 	}
 	key, _ := t.src.ChunkKey(coords)
-	return &zarr.ElementError{Array: storeName(t.srcStore), Key: key, Index: e.Index, ArrayIndex: idx, Value: e.Value, Err: &e}
+	return &zarr.ElementError{Array: storage.Name(t.srcStore), Key: key, Index: e.Index, ArrayIndex: idx, Value: e.Value, Err: &e}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // coarsestNs is the index of the coarsest grid of the float rule's
@@ -45,14 +45,14 @@ func TestCFFloatShortestXarray(t *testing.T) {
 	}
 	noise := 0
 	for name, fx := range fixtures {
-		src := zarr.Dir(filepath.Join(dir, name+".zarr", "time"))
+		src := storage.NewDir(filepath.Join(dir, name+".zarr", "time"))
 		for _, o := range []transcode.Options{
 			{Unit: dtype.Nanosecond, Workers: 1},
 			{Unit: dtype.Nanosecond, Format: 3, Endian: binary.BigEndian, Workers: 2},
 			{Unit: dtype.Nanosecond, Endian: binary.LittleEndian, Workers: 2, Exact: true},
 			{Unit: dtype.Second, Workers: 2, Exact: true},
 		} {
-			dst := zarr.NewMemory()
+			dst := storage.NewMemory()
 			job, err := transcode.New(ctx, src, dst, o)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)

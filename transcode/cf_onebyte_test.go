@@ -4,16 +4,16 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // oneByteCF is a v2 CF time array of one-byte elements (dtype "|i1" or
 // "|u1"), chunks of 2, days since 2000-01-01, under prefix ("day/" in a
 // group, "" alone).
-func oneByteCF(t *testing.T, dtypeText string, raw []byte, prefix string) zarr.Store {
+func oneByteCF(t *testing.T, dtypeText string, raw []byte, prefix string) storage.Store {
 	t.Helper()
-	s := zarr.NewMemory()
+	s := storage.NewMemory()
 	docs := map[string]string{
 		"day/.zarray": `{"zarr_format": 2, "shape": [3], "chunks": [2], "dtype": "` + dtypeText + `", "compressor": null,
 			"fill_value": null, "filters": null, "order": "C"}`,
@@ -49,7 +49,7 @@ func TestCFOneByte(t *testing.T) {
 		{"|i1", []byte{0, 0xff, 0x80}, []int64{0, -1, -128}},
 	} {
 		for _, format := range []int{2, 3} {
-			dst := zarr.NewMemory()
+			dst := storage.NewMemory()
 			j, err := transcode.New(ctx, oneByteCF(t, c.dtype, c.raw, ""), dst, transcode.Options{Format: format, Unit: dtype.Second})
 			if err != nil {
 				t.Fatalf("%s to v%d: %v", c.dtype, format, err)
@@ -64,7 +64,7 @@ func TestCFOneByte(t *testing.T) {
 				}
 			}
 		}
-		g, err := transcode.NewStore(ctx, oneByteCF(t, c.dtype, c.raw, "day/"), zarr.NewMemory(), transcode.StoreOptions{})
+		g, err := transcode.NewStore(ctx, oneByteCF(t, c.dtype, c.raw, "day/"), storage.NewMemory(), transcode.StoreOptions{})
 		if err != nil {
 			t.Fatalf("%s in a group: %v", c.dtype, err)
 		}

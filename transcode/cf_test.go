@@ -15,6 +15,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -51,8 +52,8 @@ func xarrayCases(t *testing.T) []xarrayCase {
 	return cases
 }
 
-func (c xarrayCase) source() zarr.Store {
-	return zarr.Dir(filepath.Join("../testdata/xarray", c.Name+".zarr", "time"))
+func (c xarrayCase) source() storage.Store {
+	return storage.NewDir(filepath.Join("../testdata/xarray", c.Name+".zarr", "time"))
 }
 
 func (c xarrayCase) xarray() []int64 {
@@ -210,7 +211,7 @@ func TestCFXarrayFixtures(t *testing.T) {
 	for _, c := range xarrayCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			if c.Error != "" {
-				_, err := transcode.New(ctx, c.source(), zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+				_, err := transcode.New(ctx, c.source(), storage.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
 				if err == nil || !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), c.Calendar) {
 					t.Fatalf("xarray refuses it (%s); dt64 says %v, want a plan error naming calendar %q", c.Error, err, c.Calendar)
 				}
@@ -218,7 +219,7 @@ func TestCFXarrayFixtures(t *testing.T) {
 			}
 			// The exact rule: the fixtures' math/big values are exact floors.
 			for _, o := range []transcode.Options{{Unit: dtype.Nanosecond, Workers: 1, CFFloat: cf.FloatExact}, {Workers: 2, CFFloat: cf.FloatExact}, {Format: 3, Workers: 2, CFFloat: cf.FloatExact}} {
-				dst := zarr.NewMemory()
+				dst := storage.NewMemory()
 				job, err := transcode.New(ctx, c.source(), dst, o)
 				if err != nil {
 					t.Fatal(err)
@@ -285,7 +286,7 @@ func TestCFDestination(t *testing.T) {
 				{CFUnits: "nanoseconds since 2000-01-01T00:00:00.5", CFFloat: cf.FloatExact},
 				{CFUnits: "seconds since 2000-01-01 00:00:00.5", Overflow: 0, CFFloat: cf.FloatExact},
 			} {
-				mid := zarr.NewMemory()
+				mid := storage.NewMemory()
 				job, err := transcode.New(ctx, c.source(), mid, o)
 				if err != nil {
 					t.Fatal(err)
@@ -310,7 +311,7 @@ func TestCFDestination(t *testing.T) {
 				if attrs["calendar"] != "proleptic_gregorian" || attrs["_FillValue"] == nil || attrs["_ARRAY_DIMENSIONS"] == nil {
 					t.Errorf("attributes %v", attrs)
 				}
-				back := zarr.NewMemory()
+				back := storage.NewMemory()
 				job, err = transcode.New(ctx, mid, back, transcode.Options{Unit: dtype.Nanosecond})
 				if err != nil {
 					t.Fatal(err)
@@ -344,9 +345,9 @@ func floorTo(v, k int64) int64 {
 // cfSource writes a 1-D v2 CF array of int64 (or float64) elements to a
 // memory store, chunks stored as given (raw little-endian bytes, padding
 // included, as a writer may leave it), and returns the store.
-func cfSource(t *testing.T, attrs string, float bool, n int64, chunk int64, chunks map[string][]uint64) zarr.Store {
+func cfSource(t *testing.T, attrs string, float bool, n int64, chunk int64, chunks map[string][]uint64) storage.Store {
 	t.Helper()
-	s := zarr.NewMemory()
+	s := storage.NewMemory()
 	m := zarr.Metadata{
 		Format: 2, Shape: []int64{n}, ChunkShape: []int64{chunk}, FillNull: true,
 		Numeric:    zarr.NumericType{Kind: zarr.Int, Size: 8},
@@ -383,7 +384,7 @@ func TestCFPaddingAndErrors(t *testing.T) {
 	days := `{"units": "days since 1970-01-01", "calendar": "proleptic_gregorian", "_ARRAY_DIMENSIONS": ["time"]}`
 	garbage := uint64(math.MaxInt64)
 	src := cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}, "1": {4, 5, garbage, garbage}})
-	dst := zarr.NewMemory()
+	dst := storage.NewMemory()
 	job, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +405,7 @@ func TestCFPaddingAndErrors(t *testing.T) {
 
 	// An overflowing value (the first element of chunk 1), and +Inf.
 	src = cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}, "1": {garbage, 5, 0, 0}})
-	if job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); err != nil {
+	if job, err = transcode.New(ctx, src, storage.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = job.Run(ctx)
@@ -413,14 +414,14 @@ func TestCFPaddingAndErrors(t *testing.T) {
 		t.Errorf("overflow: %v, want an ElementError at chunk 1 element 0 (array index 4) naming the value", err)
 	}
 	src = cfSource(t, days, true, 6, 4, map[string][]uint64{"0": {0, math.Float64bits(math.Inf(1)), 0, 0}})
-	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+	job, err = transcode.New(ctx, src, storage.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := job.Run(ctx); !errors.As(err, &ee) || !strings.Contains(err.Error(), "+Inf") || ee.Index != 1 {
 		t.Errorf("+Inf: %v", err)
 	}
-	job, err = transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT})
+	job, err = transcode.New(ctx, src, storage.NewMemory(), transcode.Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +432,7 @@ func TestCFPaddingAndErrors(t *testing.T) {
 
 	// A resume of a run with other CF units is another plan.
 	src = cfSource(t, days, false, 6, 4, map[string][]uint64{"0": {0, 1, 2, 3}})
-	dst = zarr.NewMemory()
+	dst = storage.NewMemory()
 	job, err = transcode.New(ctx, src, dst, transcode.Options{CFUnits: "hours since 2000-01-01"})
 	if err != nil {
 		t.Fatal(err)
@@ -475,7 +476,7 @@ func TestCFResumeCounts(t *testing.T) {
 	}
 	src := cfSource(t, `{"units": "days since 1970-01-01", "_ARRAY_DIMENSIONS": ["time"]}`, true, 1000, 25, chunks)
 	// The same array in a directory (failStore and sameTrees work there).
-	mem := src.(*zarr.MemoryStore)
+	mem := src.(*storage.Memory)
 	keys, err := mem.List(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -485,7 +486,7 @@ func TestCFResumeCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := zarr.Dir(srcDir).Set(ctx, k, b); err != nil {
+		if err := storage.NewDir(srcDir).Set(ctx, k, b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -495,7 +496,7 @@ func TestCFResumeCounts(t *testing.T) {
 		{Unit: dtype.Second, Overflow: dtype.OverflowNaT, Workers: 2}, // FloatShortest, rounding
 	} {
 		ref := filepath.Join(t.TempDir(), "ref")
-		job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+		job, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(ref), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,13 +506,13 @@ func TestCFResumeCounts(t *testing.T) {
 		}
 		for _, after := range []int64{4, 13, 27} {
 			dst := filepath.Join(t.TempDir(), "d")
-			job, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+			job, _ := transcode.New(ctx, storage.NewDir(srcDir), &failStore{Store: storage.NewDir(dst), after: after}, o)
 			if _, err := job.Run(ctx); err == nil {
 				t.Fatalf("after %d: no failure", after)
 			}
 			r := o
 			r.Resume = true
-			job, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+			job, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), r)
 			if err != nil {
 				t.Fatal(err)
 			}

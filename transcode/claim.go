@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
-// On a zarr.ConditionalSetter the part that finds every part done claims the finalize
+// On a storage.ConditionalSetter the part that finds every part done claims the finalize
 // by creating its record (finalKey) conditionally, so that of several
 // parts finishing at once exactly one writes the metadata and removes the
 // state; the others leave it to that one. A claim is the part's: the same
@@ -25,7 +25,7 @@ import (
 func (t *Job) claimFinalize(ctx context.Context, sum Summary, explicit bool) (bool, error) {
 	me := strings.TrimSuffix(partName(t.opts.Part), ".json") // "3-of-8"
 	doc := finalDoc{Tool: "dt64 transcode", Summary: sum, Claim: me}
-	cs, ok := zarr.Find[zarr.ConditionalSetter](t.dstStore)
+	cs, ok := storage.Find[storage.ConditionalSetter](t.dstStore)
 	if !ok || explicit {
 		return true, t.writeState(ctx, finalKey, &doc)
 	}
@@ -65,5 +65,5 @@ func finalizeClaimed(t *Job, sum Summary) error {
 	if held.Claim != "" {
 		who = "part " + held.Claim
 	}
-	return fmt.Errorf("%w: %d of %d parts done; %s is writing the metadata of %s (if it died, run --finalize)", ErrIncomplete, sum.PartsDone, sum.Parts, who, storeName(t.dstStore))
+	return fmt.Errorf("%w: %d of %d parts done; %s is writing the metadata of %s (if it died, run --finalize)", ErrIncomplete, sum.PartsDone, sum.Parts, who, storage.Name(t.dstStore))
 }

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // condStore is a MemoryStore with conditional writes, as an object store
 // has them (ConditionalSetter).
 type condStore struct {
-	*zarr.MemoryStore
+	*storage.Memory
 	mu sync.Mutex
 }
 
@@ -28,14 +29,14 @@ func (s *condStore) SetIfAbsent(ctx context.Context, key string, v []byte) (bool
 	return true, s.Set(ctx, key, v)
 }
 
-func (s *condStore) Unwrap() zarr.Store { return s.MemoryStore }
+func (s *condStore) Unwrap() storage.Store { return s.Memory }
 
 // On a store with conditional writes a part that finds every part done
 // but another's finalize claim leaves the metadata to it; the same part
 // run again takes its own claim back; Finalize takes any claim over.
 func TestFinalizeClaim(t *testing.T) {
 	ctx := context.Background()
-	src := zarr.NewMemory()
+	src := storage.NewMemory()
 	a, err := zarr.Create(ctx, src, zarr.Metadata{
 		Format: 2, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
 		Shape: []int64{63}, ChunkShape: []int64{8}, FillValue: dtype.NaT,
@@ -56,7 +57,7 @@ func TestFinalizeClaim(t *testing.T) {
 	if err := a.WriteMetadata(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dst := &condStore{MemoryStore: zarr.NewMemory()}
+	dst := &condStore{Memory: storage.NewMemory()}
 	job := func(i int) *Job {
 		j, err := New(ctx, src, dst, Options{Part: Part{Index: i, Count: 2}, Workers: 1})
 		if err != nil {
@@ -93,7 +94,7 @@ func TestFinalizeClaim(t *testing.T) {
 	}
 
 	// A claim by a part that never comes back: Finalize takes it over.
-	dst2 := &condStore{MemoryStore: zarr.NewMemory()}
+	dst2 := &condStore{Memory: storage.NewMemory()}
 	for i := range 2 {
 		j, err := New(ctx, src, dst2, Options{Part: Part{Index: i, Count: 2}, Workers: 1})
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -31,7 +32,7 @@ type copyJob struct {
 	path     string
 	action   string
 	node     zarr.Node
-	src, dst zarr.Store // views of the node
+	src, dst storage.Store // views of the node
 	// keys are the source's chunk keys, sorted, while the array is being
 	// planned, copied or verified (partKeys lists them again, so that a
 	// store of many arrays holds one array's keys at a time); count is
@@ -56,7 +57,7 @@ type copyJob struct {
 	done         atomic.Int64
 }
 
-func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst zarr.Store, format int, rootKeys []string, o Options, recode bool) (*copyJob, error) {
+func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst storage.Store, format int, rootKeys []string, o Options, recode bool) (*copyJob, error) {
 	c := &copyJob{path: n.Path, node: n, inFlight: max(o.InFlight, 1), part: o.Part,
 		srcIO: &ioStore{Store: src}, dstIO: &ioStore{Store: dst}}
 	c.src, c.dst = c.srcIO, c.dstIO
@@ -176,7 +177,7 @@ func (c *copyJob) partKeys(ctx context.Context) ([]string, error) {
 		}
 		slices.Sort(keys)
 		if len(keys) != c.count || c.lo < c.hi && (keys[c.lo] != c.first || keys[c.hi-1] != c.last) {
-			return nil, &SourceChangedError{Source: storeName(c.src), Key: c.first,
+			return nil, &SourceChangedError{Source: storage.Name(c.src), Key: c.first,
 				Was: fmt.Sprintf("%d chunks listed when planned", c.count), Now: fmt.Sprintf("%d listed", len(keys))}
 		}
 		c.keys = keys

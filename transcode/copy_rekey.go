@@ -3,6 +3,7 @@ package transcode
 import (
 	"context"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -19,14 +20,14 @@ import (
 // array are the destination's: any other key (metadata, dt64's state, a
 // destination chunk key) passes through unchanged.
 type renamedChunks struct {
-	zarr.Store
+	storage.Store
 	src, dst zarr.KeyEncoding
 	ndim     int
 }
 
 // withRenamedChunks is dst, renaming the chunk keys of an ndim-dimensional
 // array from src's encoding to dstEnc's; dst itself when they are the same.
-func withRenamedChunks(dst zarr.Store, src, dstEnc zarr.KeyEncoding, ndim int) zarr.Store {
+func withRenamedChunks(dst storage.Store, src, dstEnc zarr.KeyEncoding, ndim int) storage.Store {
 	if src == dstEnc {
 		return dst
 	}
@@ -50,9 +51,9 @@ func (r *renamedChunks) toSrc(k string) string {
 	return ""
 }
 
-func (r *renamedChunks) Unwrap() zarr.Store { return r.Store }
+func (r *renamedChunks) Unwrap() storage.Store { return r.Store }
 
-func (r *renamedChunks) String() string { return storeName(r.Store) }
+func (r *renamedChunks) String() string { return storage.Name(r.Store) }
 
 func (r *renamedChunks) Get(ctx context.Context, key string) ([]byte, error) {
 	return r.Store.Get(ctx, r.toDst(key))
@@ -60,7 +61,7 @@ func (r *renamedChunks) Get(ctx context.Context, key string) ([]byte, error) {
 
 // GetInto keeps pooled reads (embedding hides the method).
 func (r *renamedChunks) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
-	return zarr.GetInto(ctx, r.Store, r.toDst(key), buf, limit)
+	return storage.GetInto(ctx, r.Store, r.toDst(key), buf, limit)
 }
 
 func (r *renamedChunks) Set(ctx context.Context, key string, value []byte) error {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // The versions of a copied array's source chunks, recorded as a Job
@@ -26,7 +26,7 @@ func (c *copyJob) sourcesKey() string { return copySourcesPrefix + partName(c.pa
 // recordSources records (fresh) or checks (resume) the versions of this
 // part's source chunks and keeps them for the per-chunk checks.
 func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
-	v, ok := zarr.Find[zarr.Versioner](c.src)
+	v, ok := storage.Find[storage.Versioner](c.src)
 	if !ok {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 		if found {
 			for k, ver := range now {
 				if d.Versions[k] != ver {
-					return &SourceChangedError{Source: storeName(c.src), Key: k, Was: d.Versions[k], Now: ver}
+					return &SourceChangedError{Source: storage.Name(c.src), Key: k, Was: d.Versions[k], Now: ver}
 				}
 			}
 			c.sources = d.Versions
@@ -62,7 +62,7 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 
 // versions are the versions of this part's source chunks, from one
 // listing when that costs fewer requests (bulkVersioner).
-func (c *copyJob) versions(ctx context.Context, v zarr.Versioner) (map[string]string, error) {
+func (c *copyJob) versions(ctx context.Context, v storage.Versioner) (map[string]string, error) {
 	v, err := bulkVersioner(ctx, c.src, v, int64(c.hi-c.lo), int64(c.count))
 	if err != nil {
 		return nil, err
@@ -84,14 +84,14 @@ func (c *copyJob) checkSource(ctx context.Context, key string) error {
 	}
 	now, ok := readVersion(c.src, key) // the version the read itself saw
 	if !ok {
-		v, _ := zarr.Find[zarr.Versioner](c.src)
+		v, _ := storage.Find[storage.Versioner](c.src)
 		var err error
 		if now, err = v.Version(ctx, key); err != nil {
 			return err
 		}
 	}
 	if was := c.sources[key]; now != was {
-		return &SourceChangedError{Source: storeName(c.src), Key: key, Was: was, Now: now}
+		return &SourceChangedError{Source: storage.Name(c.src), Key: key, Was: was, Now: now}
 	}
 	return nil
 }

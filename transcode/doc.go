@@ -34,7 +34,7 @@
 //
 // # Nothing lost
 //
-// Destination chunks are written by the store atomically (zarr.DirStore
+// Destination chunks are written by the store atomically (storage.Dir
 // writes a temporary file, fsyncs it and renames it). The destination's
 // metadata is written last, after every chunk, so a reader never takes a
 // half-done destination for an array. While a run is in progress the
@@ -43,7 +43,7 @@
 // destination metadata, the overflow policy), the versions of the source
 // chunks each part reads (.dt64-sources/), a marker per finished part
 // (.dt64-parts/), and, while it finalizes, the summed summary
-// (.dt64-finalize.json). On a store that is a zarr.Syncer every marker is
+// (.dt64-finalize.json). On a store that is a storage.Syncer every marker is
 // written only after what it vouches for is durable, so the same holds
 // after a machine crash (see Run).
 //
@@ -85,7 +85,7 @@
 //
 // NewStore plans a hierarchy (a group: an xarray dataset) as one run
 // (store_job.go): a Job per time array, seeing its node through an
-// arrayView (zarr.Sub plus the root's temporary files, sync and versions
+// arrayView (storage.Sub plus the root's temporary files, sync and versions
 // under the node); every other array carried over by a copy (copy.go:
 // chunk bytes as they are, metadata as stored or migrated to v3 as
 // zarr-python 3.1 does; recode.go with StoreOptions.RecodeAll). The

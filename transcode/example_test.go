@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -14,7 +15,7 @@ import (
 // little-endian microseconds compressed with zstd.
 func Example() {
 	ctx := context.Background()
-	src, dst := zarr.NewMemory(), zarr.NewMemory()
+	src, dst := storage.NewMemory(), storage.NewMemory()
 
 	// A small v2 source: ">M8[ns]", gzip, chunks of 4.
 	a, _ := zarr.Create(ctx, src, zarr.Metadata{

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -49,7 +50,7 @@ func (m torn) String() string {
 // writers fill as fast as we free it), and a Set that does not fit fails
 // with ENOSPC after leaving what mode says.
 type diskStore struct {
-	*zarr.DirStore
+	*storage.Dir
 	mode torn
 
 	mu   sync.Mutex
@@ -57,11 +58,11 @@ type diskStore struct {
 	used int64
 }
 
-// Unwrap lets the engine find the directory store beneath (zarr.Unwrapper).
-func (s *diskStore) Unwrap() zarr.Store { return s.DirStore }
+// Unwrap lets the engine find the directory store beneath (storage.Unwrapper).
+func (s *diskStore) Unwrap() storage.Store { return s.Dir }
 
 func newDisk(dir string, free int64, mode torn) *diskStore {
-	return &diskStore{DirStore: zarr.Dir(dir), free: free, mode: mode}
+	return &diskStore{Dir: storage.NewDir(dir), free: free, mode: mode}
 }
 
 func (s *diskStore) Set(ctx context.Context, key string, v []byte) error {
@@ -76,7 +77,7 @@ func (s *diskStore) Set(ctx context.Context, key string, v []byte) error {
 	}
 	s.mu.Unlock()
 	if fits {
-		return s.DirStore.Set(ctx, key, v)
+		return s.Dir.Set(ctx, key, v)
 	}
 	switch {
 	case s.mode == tornTemp:
@@ -89,7 +90,7 @@ func (s *diskStore) Set(ctx context.Context, key string, v []byte) error {
 			return err
 		}
 	case s.mode == tornInPlace && !strings.HasPrefix(key, ".dt64-") && !strings.HasPrefix(path.Base(key), ".") && !isMetadataKey(key):
-		if err := s.DirStore.Set(ctx, key, v[:part]); err != nil {
+		if err := s.Dir.Set(ctx, key, v[:part]); err != nil {
 			return err
 		}
 	}
@@ -109,7 +110,7 @@ func isMetadataKey(key string) bool {
 func faultSource(t *testing.T, dir string) {
 	t.Helper()
 	vals := sampleValues(40*50, 11)
-	writeArray(t, zarr.Dir(dir), zarr.Metadata{
+	writeArray(t, storage.NewDir(dir), zarr.Metadata{
 		Format: 2, DataType: ns, Shape: []int64{40, 50}, ChunkShape: []int64{8, 10}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.ZstdCodec{Level: 1}},
 	}, vals, func(c []int64) bool { return (c[0]+2*c[1])%9 == 4 })
@@ -117,7 +118,7 @@ func faultSource(t *testing.T, dir string) {
 
 // looksComplete reports whether dst opens as a Zarr array.
 func looksComplete(dst string) bool {
-	_, err := zarr.Open(ctx, zarr.Dir(dst))
+	_, err := zarr.Open(ctx, storage.NewDir(dst))
 	return err == nil
 }
 
@@ -171,7 +172,7 @@ func TestDiskFull(t *testing.T) {
 			before := treeHash(t, srcDir)
 			ref := filepath.Join(t.TempDir(), "ref")
 			counted := newDisk(ref, 1<<62, tornNothing)
-			tr, err := transcode.New(ctx, zarr.Dir(srcDir), counted, c.opts)
+			tr, err := transcode.New(ctx, storage.NewDir(srcDir), counted, c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +183,7 @@ func TestDiskFull(t *testing.T) {
 			for _, mode := range []torn{tornNothing, tornTemp, tornInPlace} {
 				for _, free := range budgets(total, rng, testing.Short()) {
 					dst := filepath.Join(t.TempDir(), "d")
-					tr, err := transcode.New(ctx, zarr.Dir(srcDir), newDisk(dst, free, mode), c.opts)
+					tr, err := transcode.New(ctx, storage.NewDir(srcDir), newDisk(dst, free, mode), c.opts)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -204,14 +205,14 @@ func TestDiskFull(t *testing.T) {
 						// Still full: the resume fails too, and safely.
 						r := c.opts
 						r.Resume = true
-						tr, _ = transcode.New(ctx, zarr.Dir(srcDir), newDisk(dst, 0, mode), r)
+						tr, _ = transcode.New(ctx, storage.NewDir(srcDir), newDisk(dst, 0, mode), r)
 						if _, err := tr.Run(ctx); !errors.Is(err, syscall.ENOSPC) {
 							t.Fatalf("%s, %d bytes free: resume on a full disk: want ENOSPC, got %v", mode, free, err)
 						}
 						if looksComplete(dst) {
 							t.Fatalf("%s, %d bytes free: array opens after a failed resume", mode, free)
 						}
-						tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+						tr, _ = transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), r)
 						sum, err := tr.Run(ctx)
 						if err != nil || !sum.Complete {
 							t.Fatalf("%s, %d of %d bytes free: resume with room: %+v, %v", mode, free, total, sum, err)
@@ -239,7 +240,7 @@ func TestDiskFullParts(t *testing.T) {
 	srcDir := t.TempDir()
 	faultSource(t, srcDir)
 	ref := filepath.Join(t.TempDir(), "ref")
-	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+	tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(ref), o)
 	if _, err := tr.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -250,11 +251,11 @@ func TestDiskFullParts(t *testing.T) {
 			for i := range parts {
 				p := o
 				p.Part = transcode.Part{Index: i, Count: parts}
-				var store zarr.Store = zarr.Dir(dst)
+				var store storage.Store = storage.NewDir(dst)
 				if i == failing {
 					store = newDisk(dst, free, tornTemp)
 				}
-				tr, err := transcode.New(ctx, zarr.Dir(srcDir), store, p)
+				tr, err := transcode.New(ctx, storage.NewDir(srcDir), store, p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -271,7 +272,7 @@ func TestDiskFullParts(t *testing.T) {
 			}
 			p := o
 			p.Part = transcode.Part{Index: failing, Count: parts}
-			tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), p)
+			tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), p)
 			sum, err := tr.Run(ctx)
 			if err != nil || !sum.Complete {
 				t.Fatalf("part %d rerun: %+v, %v", failing, sum, err)
@@ -298,7 +299,7 @@ func TestResumeCounts(t *testing.T) {
 		}
 	}
 	srcDir := t.TempDir()
-	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{
+	writeArray(t, storage.NewDir(srcDir), zarr.Metadata{
 		Format: 2, DataType: ms, Shape: []int64{40, 50}, ChunkShape: []int64{8, 10}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}},
 	}, vals, func(c []int64) bool { return c[0] == 2 && c[1] == 3 })
@@ -310,20 +311,20 @@ func TestResumeCounts(t *testing.T) {
 		}
 		o := transcode.Options{Unit: us, Scale: 7, Workers: 2, Overflow: policy}
 		ref := filepath.Join(t.TempDir(), "ref")
-		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+		tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(ref), o)
 		want, err := tr.Run(ctx)
 		if err != nil || want.Overflowed == 0 || want.Lossy == 0 {
 			t.Fatalf("%s: uninterrupted run: %+v, %v (want overflowed and lossy elements)", pol, want, err)
 		}
 		for _, after := range []int64{3, 9, 17} {
 			dst := filepath.Join(t.TempDir(), "d")
-			tr, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+			tr, _ := transcode.New(ctx, storage.NewDir(srcDir), &failStore{Store: storage.NewDir(dst), after: after}, o)
 			if _, err := tr.Run(ctx); err == nil {
 				t.Fatalf("%s, after %d: no failure", pol, after)
 			}
 			r := o
 			r.Resume = true
-			tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+			tr, _ = transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), r)
 			got, err := tr.Run(ctx)
 			if err != nil || got.Resumed == 0 {
 				t.Fatalf("%s, after %d: resume: %+v, %v", pol, after, got, err)

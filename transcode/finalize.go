@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Finalize writes the destination's metadata once every part of a
@@ -43,7 +45,7 @@ func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 	case stored == nil && has:
 		return Summary{}, t.destErr(ErrPlanMismatch, "a Zarr array that this plan did not write", false, true)
 	case stored == nil:
-		return Summary{}, fmt.Errorf("%w: %s holds no transcode in progress", ErrIncomplete, storeName(t.dstStore))
+		return Summary{}, fmt.Errorf("%w: %s holds no transcode in progress", ErrIncomplete, storage.Name(t.dstStore))
 	}
 	parts, sum, err := t.finishedParts(ctx)
 	if err != nil {
@@ -100,7 +102,7 @@ func (t *Job) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
 			continue // a part finalizing at the same time removed it
 		}
 		if p.Parts < 1 || p.Part < 0 || p.Part >= p.Parts {
-			return nil, sum, fmt.Errorf("%s/%s: unreadable dt64 state (part %d of %d)", storeName(t.dstStore), k, p.Part, p.Parts)
+			return nil, sum, fmt.Errorf("%s/%s: unreadable dt64 state (part %d of %d)", storage.Name(t.dstStore), k, p.Part, p.Parts)
 		}
 		if groups[p.Parts] == nil {
 			groups[p.Parts] = map[int]partDoc{}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -57,7 +58,7 @@ func forChunkElements(shape, chunk, coords []int64, fn func(inChunk, flat int)) 
 
 // writeArray creates an array in s with metadata m holding vals (flat, C
 // order); chunks for which skip returns true are not written (missing).
-func writeArray(t *testing.T, s zarr.Store, m zarr.Metadata, vals []int64, skip func(c []int64) bool) *zarr.Array {
+func writeArray(t *testing.T, s storage.Store, m zarr.Metadata, vals []int64, skip func(c []int64) bool) *zarr.Array {
 	t.Helper()
 	a, err := zarr.Create(ctx, s, m)
 	if err != nil {
@@ -83,7 +84,7 @@ func writeArray(t *testing.T, s zarr.Store, m zarr.Metadata, vals []int64, skip 
 }
 
 // readArray returns every element of the array in s, flat in C order.
-func readArray(t *testing.T, s zarr.Store) (*zarr.Array, []int64) {
+func readArray(t *testing.T, s storage.Store) (*zarr.Array, []int64) {
 	t.Helper()
 	a, err := zarr.Open(ctx, s)
 	if err != nil {
@@ -118,7 +119,7 @@ func sampleValues(n int, seed uint64) []int64 {
 
 // v2Source writes a 2-D v2 ">M8[ns]" zstd array (7×9, chunks 3×4) with
 // chunk (1, 1) missing and returns its values.
-func v2Source(t *testing.T, s zarr.Store) []int64 {
+func v2Source(t *testing.T, s storage.Store) []int64 {
 	vals := sampleValues(63, 1)
 	// Chunk (1,1) covers rows 3..5, columns 4..7: missing, so NaT.
 	for r := 3; r < 6; r++ {

@@ -4,16 +4,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // wrappedStore is a store the engine cannot tell is local, like a remote
 // one.
-type wrappedStore struct{ zarr.Store }
+type wrappedStore struct{ storage.Store }
 
-func noSync(dir string) *zarr.DirStore {
-	d := zarr.Dir(dir)
+func noSync(dir string) *storage.Dir {
+	d := storage.NewDir(dir)
 	d.NoSync = true
 	return d
 }
@@ -25,24 +25,24 @@ func noSync(dir string) *zarr.DirStore {
 // many units convert at once), and the memory bound follows.
 func TestInFlightDefaults(t *testing.T) {
 	srcDir := filepath.Join(t.TempDir(), "s")
-	v2Source(t, zarr.Dir(srcDir))
-	mem := zarr.NewMemory()
+	v2Source(t, storage.NewDir(srcDir))
+	mem := storage.NewMemory()
 	v2Source(t, mem)
 	for _, c := range []struct {
 		name              string
-		src, dst          zarr.Store
+		src, dst          storage.Store
 		workers, inFlight int
 		wantWorkers       int
 		wantInFlight      int
 	}{
-		{"dir to durable dir", zarr.Dir(srcDir), zarr.Dir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
-		{"dir to dir without sync", zarr.Dir(srcDir), noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
-		{"memory to memory", mem, zarr.NewMemory(), 2, 0, 2, 2},
-		{"wrapped source", &wrappedStore{zarr.Dir(srcDir)}, noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
-		{"wrapped destination", zarr.Dir(srcDir), &wrappedStore{zarr.NewMemory()}, 2, 0, 2, 4},
-		{"explicit, local", zarr.Dir(srcDir), zarr.NewMemory(), 2, 5, 2, 5},
-		{"explicit below workers", &wrappedStore{mem}, zarr.NewMemory(), 3, 1, 1, 1},
-		{"explicit below workers, local", zarr.Dir(srcDir), zarr.NewMemory(), 4, 2, 2, 2},
+		{"dir to durable dir", storage.NewDir(srcDir), storage.NewDir(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
+		{"dir to dir without sync", storage.NewDir(srcDir), noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 3},
+		{"memory to memory", mem, storage.NewMemory(), 2, 0, 2, 2},
+		{"wrapped source", &wrappedStore{storage.NewDir(srcDir)}, noSync(filepath.Join(t.TempDir(), "d")), 3, 0, 3, 6},
+		{"wrapped destination", storage.NewDir(srcDir), &wrappedStore{storage.NewMemory()}, 2, 0, 2, 4},
+		{"explicit, local", storage.NewDir(srcDir), storage.NewMemory(), 2, 5, 2, 5},
+		{"explicit below workers", &wrappedStore{mem}, storage.NewMemory(), 3, 1, 1, 1},
+		{"explicit below workers, local", storage.NewDir(srcDir), storage.NewMemory(), 4, 2, 2, 2},
 	} {
 		tr, err := transcode.New(ctx, c.src, c.dst, transcode.Options{Workers: c.workers, InFlight: c.inFlight})
 		if err != nil {

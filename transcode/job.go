@@ -11,6 +11,7 @@ import (
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -20,8 +21,8 @@ import (
 // Progress may be called from another goroutine while Run or Verify runs.
 type Job struct {
 	opts     Options
-	srcStore zarr.Store // as given: markers and metadata go straight here
-	dstStore zarr.Store
+	srcStore storage.Store // as given: markers and metadata go straight here
+	dstStore storage.Store
 	srcIO    *ioStore // chunk traffic: counted, CPU token released
 	dstIO    *ioStore
 	src, dst *zarr.Array
@@ -136,7 +137,7 @@ type Progress struct {
 // New plans a re-encode of the array in src into dst. It reads the source
 // metadata and checks that the options make a valid destination; it does
 // not touch dst (Run does).
-func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
+func New(ctx context.Context, src, dst storage.Store, o Options) (*Job, error) {
 	if o.Resume && o.Overwrite {
 		return nil, planErr("resume and overwrite exclude each other")
 	}
@@ -209,7 +210,7 @@ func New(ctx context.Context, src, dst zarr.Store, o Options) (*Job, error) {
 		return nil, fmt.Errorf("%w: destination metadata: %w", ErrPlan, err)
 	}
 	t.doc = planDoc{
-		Tool: "dt64 transcode", Version: planVersion, Source: storeName(src),
+		Tool: "dt64 transcode", Version: planVersion, Source: storage.Name(src),
 		SourceMetadataSHA256: fp, Destination: docs, Conversion: t.conversionText(),
 		Overflow: o.Overflow.String(), Exact: o.Exact, Units: t.geo.units,
 	}
@@ -235,13 +236,6 @@ func (t *Job) perUnitBytes() int64 {
 	n += int64(g.srcLen)*8 + int64(g.dstLen)*8
 	n += int64(t.src.MaxEncodedSize()) + int64(g.dstLen)*8 + int64(t.dst.MaxEncodedSize())
 	return n
-}
-
-func storeName(s zarr.Store) string {
-	if st, ok := s.(fmt.Stringer); ok {
-		return st.String()
-	}
-	return ""
 }
 
 // Plan returns the plan.

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -103,7 +104,7 @@ func (s *crashStore) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 func (s *crashStore) Set(ctx context.Context, key string, value []byte) error {
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -191,14 +192,14 @@ func (s *crashStore) reboot(rng *rand.Rand, keep bool) crashDisk {
 type crashPlan struct {
 	name   string
 	opts   transcode.Options
-	before func(t *testing.T, src zarr.Store) crashDisk
+	before func(t *testing.T, src storage.Store) crashDisk
 	parts  int // > 1: run as parts 0..parts-1, the machine dying in the last
 }
 
 func crashPlans() []crashPlan {
 	us, s := dtype.Microsecond, dtype.Second
 	blosc := &transcode.Compression{Codec: zarr.BloscCodec{CName: "lz4", CLevel: 5, Shuffle: "shuffle"}}
-	oldArray := func(t *testing.T, src zarr.Store) crashDisk {
+	oldArray := func(t *testing.T, src storage.Store) crashDisk {
 		// A complete earlier transcode (another unit) to overwrite.
 		d := newCrashStore(crashDisk{}, -1, false)
 		tr, err := transcode.New(ctx, src, d, transcode.Options{Unit: s})
@@ -221,8 +222,8 @@ func crashPlans() []crashPlan {
 }
 
 // crashSource is the 40×50 fault-test array in a memory store.
-func crashSource(t *testing.T) *zarr.MemoryStore {
-	src := zarr.NewMemory()
+func crashSource(t *testing.T) *storage.Memory {
+	src := storage.NewMemory()
 	vals := sampleValues(40*50, 11)
 	writeArray(t, src, zarr.Metadata{
 		Format: 2, DataType: ns, Shape: []int64{40, 50}, ChunkShape: []int64{8, 10}, FillValue: dtype.NaT,
@@ -233,7 +234,7 @@ func crashSource(t *testing.T) *zarr.MemoryStore {
 
 // runJob runs plan p against the destination d (all parts but the last,
 // which dieAt may kill), returning the last run's summary and error.
-func runJob(t *testing.T, src zarr.Store, d *crashStore, p crashPlan, o transcode.Options) (transcode.Summary, error) {
+func runJob(t *testing.T, src storage.Store, d *crashStore, p crashPlan, o transcode.Options) (transcode.Summary, error) {
 	t.Helper()
 	if p.parts > 1 && o.Part.Count == 0 {
 		o.Part = transcode.Part{Index: p.parts - 1, Count: p.parts}
@@ -246,7 +247,7 @@ func runJob(t *testing.T, src zarr.Store, d *crashStore, p crashPlan, o transcod
 }
 
 // earlierParts runs parts 0..parts-2 of p, uninterrupted, on disk.
-func earlierParts(t *testing.T, src zarr.Store, disk crashDisk, p crashPlan) crashDisk {
+func earlierParts(t *testing.T, src storage.Store, disk crashDisk, p crashPlan) crashDisk {
 	for i := range p.parts - 1 {
 		o := p.opts
 		o.Part = transcode.Part{Index: i, Count: p.parts}

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
-func run(t *testing.T, src, dst zarr.Store, o transcode.Options) (transcode.Summary, error) {
+func run(t *testing.T, src, dst storage.Store, o transcode.Options) (transcode.Summary, error) {
 	t.Helper()
 	tr, err := transcode.New(ctx, src, dst, o)
 	if err != nil {
@@ -51,10 +52,10 @@ func stateLeft(t *testing.T, dir string) []string {
 // that is not provably dt64's own; the error names what is there.
 func TestOverwriteRefusesForeign(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	us := dtype.Microsecond
 	ours := func(t *testing.T, dir string) {
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: us, Format: 3}); err != nil {
+		if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.Options{Unit: us, Format: 3}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,7 +104,7 @@ func TestOverwriteRefusesForeign(t *testing.T) {
 			c.make(t, dir)
 			before := treeHash(t, dir)
 			for _, o := range []transcode.Options{{Unit: us, Overwrite: true}, {Unit: us, Resume: true}, {Unit: us}} {
-				_, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), o)
+				_, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), o)
 				var de *transcode.DestinationError
 				if !errors.Is(err, transcode.ErrDestinationExists) || !errors.As(err, &de) || de.Overwrite || !strings.Contains(err.Error(), c.says) {
 					t.Errorf("%+v: %v; want a DestinationError saying %q, offering no overwrite", o, err, c.says)
@@ -120,19 +121,19 @@ func TestOverwriteRefusesForeign(t *testing.T) {
 // state and temporary files.
 func TestOverwriteReplacesOwn(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	us, ms := dtype.Microsecond, dtype.Millisecond
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), transcode.Options{Unit: ms}); err != nil {
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(ref), transcode.Options{Unit: ms}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "d")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: us, Format: 3}); err != nil {
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.Options{Unit: us, Format: 3}); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "c", "0", ".dt64-tmp-0123456789abcdef-1"), "torn")
 	writeFile(t, filepath.Join(dir, ".dt64-parts", "0-of-2.json"), "{}")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: ms, Overwrite: true}); err != nil {
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.Options{Unit: ms, Overwrite: true}); err != nil {
 		t.Fatal(err)
 	}
 	sameTrees(t, ref, dir)
@@ -142,7 +143,7 @@ func TestOverwriteReplacesOwn(t *testing.T) {
 // that moment would stop calling. kill runs under a lock: the engine's
 // workers call the store concurrently.
 type killStore struct {
-	*zarr.DirStore
+	*storage.Dir
 	deletes, sets atomic.Int64
 	kill          func(s *killStore, op, key string) bool
 	mu            sync.Mutex
@@ -164,7 +165,7 @@ func (s *killStore) Set(ctx context.Context, key string, v []byte) error {
 		return err
 	}
 	s.sets.Add(1)
-	return s.DirStore.Set(ctx, key, v)
+	return s.Dir.Set(ctx, key, v)
 }
 
 func (s *killStore) Delete(ctx context.Context, key string) error {
@@ -172,28 +173,28 @@ func (s *killStore) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	s.deletes.Add(1)
-	return s.DirStore.Delete(ctx, key)
+	return s.Dir.Delete(ctx, key)
 }
 
-func (s *killStore) Unwrap() zarr.Store { return s.DirStore }
+func (s *killStore) Unwrap() storage.Store { return s.Dir }
 
 // An overwrite killed after any number of its deletions: a plain run
 // refuses (offering Resume and Overwrite), and either finishes the job.
 func TestWipeKilledMidway(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	us, ms := dtype.Microsecond, dtype.Millisecond
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), transcode.Options{Unit: ms, Format: 3}); err != nil {
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(ref), transcode.Options{Unit: ms, Format: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for k := int64(0); ; k++ {
 		dir := filepath.Join(t.TempDir(), "d")
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: us, Format: 3, CRC32C: true}); err != nil {
+		if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.Options{Unit: us, Format: 3, CRC32C: true}); err != nil {
 			t.Fatal(err)
 		}
 		wiping, wiped := false, false
-		ks := &killStore{DirStore: zarr.Dir(dir), kill: func(s *killStore, op, key string) bool {
+		ks := &killStore{Dir: storage.NewDir(dir), kill: func(s *killStore, op, key string) bool {
 			switch {
 			case !wiping || wiped:
 				wiping = wiping || op == "set" && key == ".dt64-wipe.json"
@@ -205,21 +206,21 @@ func TestWipeKilledMidway(t *testing.T) {
 			return false
 		}}
 		o := transcode.Options{Unit: ms, Format: 3, Overwrite: true}
-		if _, err := run(t, zarr.Dir(srcDir), ks, o); err == nil {
+		if _, err := run(t, storage.NewDir(srcDir), ks, o); err == nil {
 			if k == 0 {
 				t.Fatal("the kill never happened")
 			}
 			break // k is past the last deletion
 		}
 		var de *transcode.DestinationError
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.Options{Unit: ms, Format: 3}); !errors.As(err, &de) || !de.Resume || !de.Overwrite {
+		if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.Options{Unit: ms, Format: 3}); !errors.As(err, &de) || !de.Resume || !de.Overwrite {
 			t.Errorf("killed after %d deletions: a plain run: %v; want a refusal offering Resume and Overwrite", k, err)
 		}
 		finish := o
 		if k%2 == 1 {
 			finish.Overwrite, finish.Resume = false, true
 		}
-		if s, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), finish); err != nil || !s.Complete {
+		if s, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), finish); err != nil || !s.Complete {
 			t.Fatalf("killed after %d deletions: finishing with %+v: %+v, %v", k, finish, s, err)
 		}
 		sameTrees(t, ref, dir)
@@ -231,12 +232,12 @@ func TestWipeKilledMidway(t *testing.T) {
 func TestFinalizeKilledMidway(t *testing.T) {
 	srcDir := t.TempDir()
 	vals := sampleValues(1000, 9)
-	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
+	writeArray(t, storage.NewDir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}}, vals, nil)
 	us := dtype.Microsecond
 	o := transcode.Options{Unit: us, Format: 3}
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), o); err != nil {
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(ref), o); err != nil {
 		t.Fatal(err)
 	}
 	for k := int64(0); ; k++ {
@@ -244,12 +245,12 @@ func TestFinalizeKilledMidway(t *testing.T) {
 		for i := range 2 {
 			p := o
 			p.Part = transcode.Part{Index: i, Count: 3}
-			if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), p); err != nil {
+			if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), p); err != nil {
 				t.Fatal(err)
 			}
 		}
 		meta := false
-		ks := &killStore{DirStore: zarr.Dir(dir), kill: func(s *killStore, op, key string) bool {
+		ks := &killStore{Dir: storage.NewDir(dir), kill: func(s *killStore, op, key string) bool {
 			if op == "set" && key == "zarr.json" {
 				meta = true
 				s.deletes.Store(0)
@@ -258,7 +259,7 @@ func TestFinalizeKilledMidway(t *testing.T) {
 		}}
 		last := o
 		last.Part = transcode.Part{Index: 2, Count: 3}
-		if _, err := run(t, zarr.Dir(srcDir), ks, last); err == nil {
+		if _, err := run(t, storage.NewDir(srcDir), ks, last); err == nil {
 			if k == 0 {
 				t.Fatal("the kill never happened")
 			}
@@ -271,13 +272,13 @@ func TestFinalizeKilledMidway(t *testing.T) {
 		var err error
 		switch k % 3 {
 		case 0: // the last part again
-			s, err = run(t, zarr.Dir(srcDir), zarr.Dir(dir), last)
+			s, err = run(t, storage.NewDir(srcDir), storage.NewDir(dir), last)
 		case 1:
 			r := o
 			r.Resume = true
-			s, err = run(t, zarr.Dir(srcDir), zarr.Dir(dir), r)
+			s, err = run(t, storage.NewDir(srcDir), storage.NewDir(dir), r)
 		case 2:
-			tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dir), o)
+			tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dir), o)
 			s, err = tr.Finalize(ctx)
 		}
 		if err != nil || !s.Complete {
@@ -294,7 +295,7 @@ func TestFinalizeKilledMidway(t *testing.T) {
 // with a modification time a second later than before.
 func rewriteChunk(t *testing.T, srcDir string, c []int64, v int64) string {
 	t.Helper()
-	a, err := zarr.Open(ctx, zarr.Dir(srcDir))
+	a, err := zarr.Open(ctx, storage.NewDir(srcDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,15 +326,15 @@ func TestSourceChangedBetweenRuns(t *testing.T) {
 	}{{"converted chunk", []int64{0, 0}}, {"chunk not yet read", []int64{2, 2}}, {"missing chunk written", []int64{1, 1}}} {
 		t.Run(c.name, func(t *testing.T) {
 			srcDir := t.TempDir()
-			v2Source(t, zarr.Dir(srcDir))
+			v2Source(t, storage.NewDir(srcDir))
 			dir := filepath.Join(t.TempDir(), "d")
-			if _, err := run(t, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dir), after: 4}, o); err == nil {
+			if _, err := run(t, storage.NewDir(srcDir), &failStore{Store: storage.NewDir(dir), after: 4}, o); err == nil {
 				t.Fatal("no failure")
 			}
 			key := rewriteChunk(t, srcDir, c.chunk, 1_700_000_000_000_000_000)
 			r := o
 			r.Resume = true
-			_, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), r)
+			_, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), r)
 			var sc *transcode.SourceChangedError
 			if !errors.Is(err, transcode.ErrSourceChanged) || !errors.As(err, &sc) || sc.Key != key {
 				t.Fatalf("resume after %s changed: %v; want a SourceChangedError naming it", key, err)
@@ -343,11 +344,11 @@ func TestSourceChangedBetweenRuns(t *testing.T) {
 			}
 			// Starting over gives the new source's conversion.
 			r.Resume, r.Overwrite = false, true
-			if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), r); err != nil {
+			if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), r); err != nil {
 				t.Fatal(err)
 			}
 			ref := filepath.Join(t.TempDir(), "ref")
-			if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(ref), o); err != nil {
+			if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(ref), o); err != nil {
 				t.Fatal(err)
 			}
 			sameTrees(t, ref, dir)
@@ -355,21 +356,21 @@ func TestSourceChangedBetweenRuns(t *testing.T) {
 	}
 	t.Run("between parts", func(t *testing.T) {
 		srcDir := t.TempDir()
-		v2Source(t, zarr.Dir(srcDir))
+		v2Source(t, storage.NewDir(srcDir))
 		dir := filepath.Join(t.TempDir(), "d")
 		p := o
 		p.Part = transcode.Part{Index: 0, Count: 2}
-		if _, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), p); err != nil {
+		if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), p); err != nil {
 			t.Fatal(err)
 		}
 		key := rewriteChunk(t, srcDir, []int64{0, 1}, 5)
 		p.Part.Index = 1
-		_, err := run(t, zarr.Dir(srcDir), zarr.Dir(dir), p)
+		_, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), p)
 		var sc *transcode.SourceChangedError
 		if !errors.As(err, &sc) || sc.Key != key {
 			t.Fatalf("last part after part 0's chunk %s changed: %v", key, err)
 		}
-		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dir), o)
+		tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dir), o)
 		if _, err := tr.Finalize(ctx); !errors.As(err, &sc) || sc.Key != key {
 			t.Fatalf("finalize: %v", err)
 		}
@@ -382,7 +383,7 @@ func TestSourceChangedBetweenRuns(t *testing.T) {
 // rewritingStore rewrites a source chunk just before the run reads it,
 // as another writer would.
 type rewritingStore struct {
-	*zarr.DirStore
+	*storage.Dir
 	dir  string
 	once atomic.Bool
 	t    *testing.T
@@ -392,15 +393,15 @@ func (s *rewritingStore) GetInto(ctx context.Context, key string, buf []byte, li
 	if key == "1.2" && !s.once.Swap(true) {
 		rewriteChunk(s.t, s.dir, []int64{1, 2}, 7)
 	}
-	return s.DirStore.GetInto(ctx, key, buf, limit)
+	return s.Dir.GetInto(ctx, key, buf, limit)
 }
 
 func TestSourceChangedDuringRun(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	us := dtype.Microsecond
 	dir := filepath.Join(t.TempDir(), "d")
-	_, err := run(t, &rewritingStore{DirStore: zarr.Dir(srcDir), dir: srcDir, t: t}, zarr.Dir(dir), transcode.Options{Unit: us})
+	_, err := run(t, &rewritingStore{Dir: storage.NewDir(srcDir), dir: srcDir, t: t}, storage.NewDir(dir), transcode.Options{Unit: us})
 	var sc *transcode.SourceChangedError
 	if !errors.As(err, &sc) || sc.Key != "1.2" {
 		t.Fatalf("chunk 1.2 rewritten during the run: %v", err)
@@ -411,11 +412,11 @@ func TestSourceChangedDuringRun(t *testing.T) {
 // destination afresh; it verifies a part before the others are done.
 func TestVerifyCatchesDamage(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	us := dtype.Microsecond
 	o := transcode.Options{Unit: us, Format: 3}
 	dir := filepath.Join(t.TempDir(), "d")
-	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dir), o)
+	tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dir), o)
 	if _, err := tr.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +424,7 @@ func TestVerifyCatchesDamage(t *testing.T) {
 		t.Fatalf("intact: %v", err)
 	}
 	// One element changed, through zarr: the chunk decodes, the value is wrong.
-	a, _ := zarr.Open(ctx, zarr.Dir(dir))
+	a, _ := zarr.Open(ctx, storage.NewDir(dir))
 	buf := make([]int64, a.ChunkLen())
 	if err := a.ReadChunk(ctx, []int64{2, 1}, buf); err != nil {
 		t.Fatal(err)
@@ -451,7 +452,7 @@ func TestVerifyCatchesDamage(t *testing.T) {
 	pdir := filepath.Join(t.TempDir(), "p")
 	p := o
 	p.Part = transcode.Part{Index: 0, Count: 2}
-	ptr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(pdir), p)
+	ptr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(pdir), p)
 	if _, err := ptr.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

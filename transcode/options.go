@@ -11,6 +11,7 @@ import (
 	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -67,7 +68,7 @@ type Options struct {
 	Workers int
 	// InFlight is how many work units may be in progress at once,
 	// including those waiting for the store. 0 means Workers when both
-	// stores are local (a zarr.DirStore or zarr.MemoryStore: their I/O is
+	// stores are local (a storage.Dir or storage.Memory: their I/O is
 	// a copy to or from the page cache, CPU work that more units in
 	// flight would only share out) and 2 × Workers otherwise (a remote
 	// store's latency is waiting, during which another unit can use the
@@ -291,10 +292,10 @@ func (o *Options) cpus(localIO bool) int { return min(o.workers(), o.inFlight(lo
 // sync cost 1.09 × against 1.14 ×, BenchmarkDurableCost); on a loaded
 // one twice as many won (1.33 × against 1.78 ×), and Options.InFlight
 // says so, as it does for a store cold on a slow disk.
-func localStores(src, dst zarr.Store) bool {
-	local := func(s zarr.Store) bool {
+func localStores(src, dst storage.Store) bool {
+	local := func(s storage.Store) bool {
 		switch s.(type) {
-		case *zarr.DirStore, *zarr.MemoryStore:
+		case *storage.Dir, *storage.Memory:
 			return true
 		}
 		return false

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // A destination reached through a symbolic link to the source, any number
@@ -39,10 +39,10 @@ func TestOverlapThroughLink(t *testing.T) {
 	for _, dst := range []string{"link/x", "link/a/b", "link/time/c/d", "link/../link/a"} {
 		d := filepath.Join(dir, dst)
 		check("store run "+dst, func() error {
-			_, err := runStore(t, zarr.Dir(src), zarr.Dir(d), transcode.StoreOptions{Options: o})
+			_, err := runStore(t, storage.NewDir(src), storage.NewDir(d), transcode.StoreOptions{Options: o})
 			return err
 		}())
-		if j, err := transcode.NewStore(ctx, zarr.Dir(src), zarr.Dir(d), transcode.StoreOptions{Options: o}); err != nil {
+		if j, err := transcode.NewStore(ctx, storage.NewDir(src), storage.NewDir(d), transcode.StoreOptions{Options: o}); err != nil {
 			t.Fatal(err)
 		} else {
 			_, err := j.Finalize(ctx)
@@ -51,8 +51,8 @@ func TestOverlapThroughLink(t *testing.T) {
 	}
 	for _, dst := range []string{"link/time", "link/time/c/d", "link/../link/time/c"} {
 		d := filepath.Join(dir, dst)
-		check("array run "+dst, func() error { _, err := run(t, zarr.Dir(arr), zarr.Dir(d), o); return err }())
-		tr, err := transcode.New(ctx, zarr.Dir(arr), zarr.Dir(d), o)
+		check("array run "+dst, func() error { _, err := run(t, storage.NewDir(arr), storage.NewDir(d), o); return err }())
+		tr, err := transcode.New(ctx, storage.NewDir(arr), storage.NewDir(d), o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -231,7 +232,7 @@ func (p *planDoc) mismatch(q *planDoc) string {
 }
 
 // sourceFingerprint hashes the source's metadata documents as stored.
-func sourceFingerprint(ctx context.Context, s zarr.Store) (string, error) {
+func sourceFingerprint(ctx context.Context, s storage.Store) (string, error) {
 	h := sha256.New()
 	for _, k := range metadataKeys {
 		b, err := s.Get(ctx, k)
@@ -250,7 +251,7 @@ func sourceFingerprint(ctx context.Context, s zarr.Store) (string, error) {
 // metadataDocs returns the metadata documents WriteMetadata would write
 // for m, by writing them to a memory store.
 func metadataDocs(ctx context.Context, m zarr.Metadata) (map[string]string, error) {
-	mem := zarr.NewMemory()
+	mem := storage.NewMemory()
 	a, err := zarr.Create(ctx, mem, m)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 // removes the run's state. On any error the metadata is not written, so
 // the destination never looks complete; Resume continues from there.
 //
-// Durability (on a store that is a zarr.Syncer): the plan marker and the
+// Durability (on a store that is a storage.Syncer): the plan marker and the
 // source versions are synced before the first chunk, the part's chunks
 // before its marker, every chunk before the metadata, and the metadata
 // before the state is removed; so after a machine crash at any moment the

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // A resumed run must not mix old and new source values: before a part
-// writes its first chunk it records the version (zarr.Versioner: a file's
+// writes its first chunk it records the version (storage.Versioner: a file's
 // size and modification time, an object's ETag) of every source chunk it
 // will read, durably, in the destination; each unit checks its chunks
 // still have those versions after reading them; a resume checks the whole
@@ -63,7 +63,7 @@ func (t *Job) unitSourceKeys(u int64, fn func(key string) error) error {
 
 // sourceVersions returns the versions of the source chunks of units
 // [lo, hi).
-func (t *Job) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64) (map[string]string, error) {
+func (t *Job) sourceVersions(ctx context.Context, v storage.Versioner, lo, hi int64) (map[string]string, error) {
 	v, err := bulkVersioner(ctx, t.srcStore, v, hi-lo, t.geo.units) // versions.go
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (t *Job) sourceVersions(ctx context.Context, v zarr.Versioner, lo, hi int64
 
 // compareSources returns a *SourceChangedError for the first chunk of
 // units [lo, hi) in array order whose version now differs from recorded.
-func (t *Job) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64, recorded map[string]string) error {
+func (t *Job) compareSources(ctx context.Context, v storage.Versioner, lo, hi int64, recorded map[string]string) error {
 	now, err := t.sourceVersions(ctx, v, lo, hi)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (t *Job) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64
 	for u := lo; u < hi; u++ {
 		err := t.unitSourceKeys(u, func(k string) error {
 			if now[k] != recorded[k] {
-				return &SourceChangedError{Source: storeName(t.srcStore), Key: k, Was: recorded[k], Now: now[k]}
+				return &SourceChangedError{Source: storage.Name(t.srcStore), Key: k, Was: recorded[k], Now: now[k]}
 			}
 			return nil
 		})
@@ -111,7 +111,7 @@ func (t *Job) compareSources(ctx context.Context, v zarr.Versioner, lo, hi int64
 // recordSources records (fresh) or checks (resume) the versions of this
 // part's source chunks, and keeps them for the per-unit checks.
 func (t *Job) recordSources(ctx context.Context, resume bool) error {
-	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
+	v, ok := storage.Find[storage.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}
@@ -152,7 +152,7 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 	if t.sources == nil {
 		return nil
 	}
-	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
+	v, ok := storage.Find[storage.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}
@@ -165,7 +165,7 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 			}
 		}
 		if now != t.sources[k] {
-			return &SourceChangedError{Source: storeName(t.srcStore), Key: k, Was: t.sources[k], Now: now}
+			return &SourceChangedError{Source: storage.Name(t.srcStore), Key: k, Was: t.sources[k], Now: now}
 		}
 		return nil
 	})
@@ -174,7 +174,7 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 // checkAllSources checks the records of every finished part before a
 // finalize declares the destination complete.
 func (t *Job) checkAllSources(ctx context.Context, parts []partDoc) error {
-	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
+	v, ok := storage.Find[storage.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}

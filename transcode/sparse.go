@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 const (
@@ -41,7 +41,7 @@ func (e *SparseError) Unwrap() error { return ErrPlan }
 // than freeUnits and unitsPerStoredChunk times the chunks src stores: a
 // SparseError. The source is listed only for such large grids. Commands
 // that walk a declared grid (export) check through it too.
-func CheckSparse(ctx context.Context, src zarr.Store, units int64) error {
+func CheckSparse(ctx context.Context, src storage.Store, units int64) error {
 	if units <= freeUnits {
 		return nil
 	}
@@ -57,7 +57,7 @@ func CheckSparse(ctx context.Context, src zarr.Store, units int64) error {
 	}
 	limit := max(int64(freeUnits), int64(stored)*unitsPerStoredChunk)
 	if units > limit {
-		return &SparseError{Source: storeName(src), Units: units, StoredChunks: stored, LimitUnits: limit}
+		return &SparseError{Source: storage.Name(src), Units: units, StoredChunks: stored, LimitUnits: limit}
 	}
 	return nil
 }

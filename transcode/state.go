@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // The run's state in the destination. Every key starts with statePrefix,
@@ -144,7 +144,7 @@ func (t *Job) prepare(ctx context.Context) (startMode, Summary, error) {
 // options that would let a run go on are in the error for the caller to
 // offer (the library names no command-line flags).
 func (t *Job) destErr(err error, holds string, resume, overwrite bool) error {
-	return &DestinationError{Destination: storeName(t.dstStore), Holds: holds, Err: err, Resume: resume, Overwrite: overwrite}
+	return &DestinationError{Destination: storage.Name(t.dstStore), Holds: holds, Err: err, Resume: resume, Overwrite: overwrite}
 }
 
 func (t *Job) writePlan(ctx context.Context) error {
@@ -176,7 +176,7 @@ func (t *Job) readState(ctx context.Context, key string, doc any) (found bool, e
 		return false, err
 	}
 	if err := json.Unmarshal(b, doc); err != nil {
-		return true, fmt.Errorf("%s/%s: unreadable dt64 state (%v)", storeName(t.dstStore), key, err)
+		return true, fmt.Errorf("%s/%s: unreadable dt64 state (%v)", storage.Name(t.dstStore), key, err)
 	}
 	return true, nil
 }
@@ -191,9 +191,9 @@ func (t *Job) storedPlan(ctx context.Context) (*planDoc, error) {
 }
 
 // sync makes the destination's writes so far durable, when its store can
-// tell (a zarr.Syncer, possibly behind Unwrappers).
+// tell (a storage.Syncer, possibly behind Unwrappers).
 func (t *Job) sync(ctx context.Context) error {
-	if s, ok := zarr.Find[zarr.Syncer](t.dstStore); ok {
+	if s, ok := storage.Find[storage.Syncer](t.dstStore); ok {
 		return s.Sync(ctx)
 	}
 	return nil
@@ -228,7 +228,7 @@ func (t *Job) storedMetadata(ctx context.Context) (has, same bool, err error) {
 // all of them, or only those meant for this part's chunks (other parts may
 // be writing theirs right now).
 func (t *Job) cleanTemps(ctx context.Context, all bool) error {
-	ds, ok := zarr.Find[tempFiles](t.dstStore)
+	ds, ok := storage.Find[tempFiles](t.dstStore)
 	if !ok {
 		return nil // only directory stores leave temporary files
 	}
@@ -263,7 +263,7 @@ func (t *Job) checkOverlap() error {
 	s, ok1 := dirStore(t.srcStore)
 	d, ok2 := dirStore(t.dstStore)
 	if !ok1 || !ok2 {
-		sn, dn := storeName(t.srcStore), storeName(t.dstStore)
+		sn, dn := storage.Name(t.srcStore), storage.Name(t.dstStore)
 		if !strings.Contains(sn, "://") || !strings.Contains(dn, "://") {
 			return nil // a memory store, or a store of each kind
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // cpuToken is a worker's right to use a CPU. A work unit holds it while it
@@ -65,11 +65,11 @@ func resume(ctx context.Context, t *cpuToken, err error) error {
 // ioStore wraps a store for the engine: it counts bytes and releases the
 // caller's CPU token around every store call.
 type ioStore struct {
-	zarr.Store
+	storage.Store
 	read, written atomic.Int64
 }
 
-func (s *ioStore) Unwrap() zarr.Store { return s.Store }
+func (s *ioStore) Unwrap() storage.Store { return s.Store }
 
 func (s *ioStore) String() string {
 	if st, ok := s.Store.(fmt.Stringer); ok {
@@ -85,11 +85,11 @@ func (s *ioStore) Get(ctx context.Context, key string) ([]byte, error) {
 	return b, resume(ctx, t, err)
 }
 
-// GetInto implements zarr.BufferGetter so the array keeps using its pooled
+// GetInto implements storage.BufferGetter so the array keeps using its pooled
 // buffers when the wrapped store can fill them.
 func (s *ioStore) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
 	t := pause(ctx)
-	b, err := zarr.GetInto(ctx, s.Store, key, buf, limit)
+	b, err := storage.GetInto(ctx, s.Store, key, buf, limit)
 	s.read.Add(int64(len(b)))
 	return b, resume(ctx, t, err)
 }
@@ -108,5 +108,5 @@ func (s *ioStore) Delete(ctx context.Context, key string) error {
 	return resume(ctx, t, s.Store.Delete(ctx, key))
 }
 
-// dirStore returns the zarr.DirStore s is, or wraps through Unwrappers.
-func dirStore(s zarr.Store) (*zarr.DirStore, bool) { return zarr.Find[*zarr.DirStore](s) }
+// dirStore returns the storage.Dir s is, or wraps through Unwrappers.
+func dirStore(s storage.Store) (*storage.Dir, bool) { return storage.Find[*storage.Dir](s) }

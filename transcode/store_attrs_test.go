@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -58,7 +59,7 @@ func TestStoreSurrogateAttributesPython(t *testing.T) {
 		t.Fatalf("zarr-python did not keep the lone surrogate: %s", want)
 	}
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Workers: 2}}
-	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(v3), o); err != nil {
+	if _, err := runStore(t, storage.NewDir(src), storage.NewDir(v3), o); err != nil {
 		t.Fatal(err)
 	}
 	root, err := os.ReadFile(filepath.Join(v3, "zarr.json"))
@@ -71,7 +72,7 @@ func TestStoreSurrogateAttributesPython(t *testing.T) {
 		}
 	}
 	o.Format = 2
-	if _, err := runStore(t, zarr.Dir(v3), zarr.Dir(back), o); err != nil {
+	if _, err := runStore(t, storage.NewDir(v3), storage.NewDir(back), o); err != nil {
 		t.Fatal(err)
 	}
 	if got := python3(t, readAttrs, back); got != want {
@@ -99,7 +100,7 @@ func TestStoreDeepAttributes(t *testing.T) {
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src.zarr")
 	writeGroupWithAttrs(t, src, `{"deep": `+deepList(9000)+`}`)
-	_, err := transcode.NewStore(ctx, zarr.Dir(src), zarr.Dir(filepath.Join(tmp, "a.zarr")), transcode.StoreOptions{})
+	_, err := transcode.NewStore(ctx, storage.NewDir(src), storage.NewDir(filepath.Join(tmp, "a.zarr")), transcode.StoreOptions{})
 	var de *zarr.DepthError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), ".zattrs") || !strings.Contains(err.Error(), "512") {
 		t.Fatalf("9000 deep: got %v, want a DepthError naming .zattrs and the limit", err)
@@ -119,7 +120,7 @@ func TestStoreDeepAttributes(t *testing.T) {
 		dst := filepath.Join(tmp, "out"+string(rune('0'+format))+".zarr")
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := runStore(t, zarr.Dir(src), zarr.Dir(dst), transcode.StoreOptions{Options: transcode.Options{Format: format}})
+		_, err := runStore(t, storage.NewDir(src), storage.NewDir(dst), transcode.StoreOptions{Options: transcode.Options{Format: format}})
 		runtime.ReadMemStats(&after)
 		var tl *zarr.DocumentTooLargeError
 		if !errors.As(err, &tl) || !errors.Is(err, zarr.ErrTooLarge) {

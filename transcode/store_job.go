@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -45,7 +46,7 @@ type StoreOptions struct {
 // array, then the groups' metadata and the consolidated metadata, last.
 type StoreJob struct {
 	opts        StoreOptions
-	src, dst    zarr.Store
+	src, dst    storage.Store
 	arrays      []*storeArray
 	groups      []groupOut
 	format      int
@@ -139,7 +140,7 @@ type ArraySummary struct {
 // attributes, even ones dt64 refuses) but does not plan is an error, so
 // never copied in silence; under skip it is carried over, and note says
 // why.
-func timeJob(ctx context.Context, a *zarr.Array, src, dst zarr.Store, o Options, skip bool) (j *Job, note string, err error) {
+func timeJob(ctx context.Context, a *zarr.Array, src, dst storage.Store, o Options, skip bool) (j *Job, note string, err error) {
 	j, err = New(ctx, src, dst, o)
 	if err == nil {
 		return j, "", nil
@@ -173,7 +174,7 @@ func (e *UnconvertibleError) Unwrap() error { return e.Err }
 
 // IsGroup reports whether the store's root is a group (a hierarchy for
 // NewStore) rather than an array.
-func IsGroup(ctx context.Context, s zarr.Store) bool {
+func IsGroup(ctx context.Context, s storage.Store) bool {
 	_, err := zarr.OpenGroup(ctx, s)
 	return err == nil
 }
@@ -182,7 +183,7 @@ func IsGroup(ctx context.Context, s zarr.Store) bool {
 // array is planned before anything is written: an array that cannot be
 // carried over (a data type with no v3 translation, say) makes an error
 // naming all such arrays. It does not touch dst (Run does).
-func NewStore(ctx context.Context, src, dst zarr.Store, o StoreOptions) (*StoreJob, error) {
+func NewStore(ctx context.Context, src, dst storage.Store, o StoreOptions) (*StoreJob, error) {
 	if o.Resume && o.Overwrite {
 		return nil, planErr("resume and overwrite exclude each other")
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -48,7 +49,7 @@ func groupFixture(name string) string {
 	return filepath.Join("..", "testdata", "zarr", "groups", name)
 }
 
-func runStore(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) (transcode.StoreSummary, error) {
+func runStore(t *testing.T, src, dst storage.Store, o transcode.StoreOptions) (transcode.StoreSummary, error) {
 	t.Helper()
 	j, err := transcode.NewStore(ctx, src, dst, o)
 	if err != nil {
@@ -59,7 +60,7 @@ func runStore(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) (tran
 
 // runVerified runs a store job and verifies the destination, failing the
 // test on any error.
-func runVerified(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) {
+func runVerified(t *testing.T, src, dst storage.Store, o transcode.StoreOptions) {
 	t.Helper()
 	j, err := transcode.NewStore(ctx, src, dst, o)
 	if err != nil {
@@ -76,13 +77,13 @@ func runVerified(t *testing.T, src, dst zarr.Store, o transcode.StoreOptions) {
 // failingStore fails every Set after the first n, like a process killed
 // there (Set is atomic on a directory store).
 type failingStore struct {
-	zarr.Store
+	storage.Store
 	left atomic.Int64
 }
 
 var errKilled = errors.New("killed")
 
-func (s *failingStore) Unwrap() zarr.Store { return s.Store }
+func (s *failingStore) Unwrap() storage.Store { return s.Store }
 
 func (s *failingStore) Set(c context.Context, k string, v []byte) error {
 	if s.left.Add(-1) < 0 {
@@ -102,9 +103,9 @@ func (s *failingStore) Delete(c context.Context, k string) error {
 // ("time", "sub/stamp") are converted to native datetime64, every other
 // file is copied byte for byte, and the .zmetadata is rewritten.
 func TestStoreCopyV2(t *testing.T) {
-	src := zarr.Dir(groupFixture("xarray_v2.zarr"))
+	src := storage.NewDir(groupFixture("xarray_v2.zarr"))
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	sum, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}})
+	sum, err := runStore(t, src, storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,17 +117,17 @@ func TestStoreCopyV2(t *testing.T) {
 		t.Fatalf("converted %v, want the CF time arrays", converted)
 	}
 	want, _ := zarr.Walk(ctx, src)
-	if _, err := zarr.ReadConsolidated(ctx, zarr.Dir(dir)); err != nil {
+	if _, err := zarr.ReadConsolidated(ctx, storage.NewDir(dir)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := zarr.Walk(ctx, zarr.Dir(dir))
+	got, err := zarr.Walk(ctx, storage.NewDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The consolidated metadata made from the plan is what
 	// zarr.WriteConsolidated makes from the finished store.
 	key, doc, err := zarr.ConsolidatedDocument(got)
-	if stored, _ := zarr.Dir(dir).Get(ctx, key); err != nil || string(stored) != string(doc) {
+	if stored, _ := storage.NewDir(dir).Get(ctx, key); err != nil || string(stored) != string(doc) {
 		t.Errorf("%s: not what WriteConsolidated writes (%v)", key, err)
 	}
 	if len(got) != len(want) {
@@ -169,7 +170,7 @@ func TestStoreCopyV2(t *testing.T) {
 func TestStoreMigrateV3(t *testing.T) {
 	srcDir := groupFixture("migrated_v3.source_v2.zarr")
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	sum, err := runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}})
+	sum, err := runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func compareMigrated(t *testing.T, wantFile, gotFile string) {
 // random number of writes, up to three times, and resumes it: the result
 // is byte for byte the uninterrupted run's.
 func TestStoreKilledAndResumed(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 2}}
 	for i, o := range []transcode.StoreOptions{
 		{Options: transcode.Options{Unit: dtype.Second, Format: 2, Workers: 2}, Consolidate: true},
@@ -248,14 +249,14 @@ func TestStoreKilledAndResumed(t *testing.T) {
 	} {
 		format := i
 		ref := filepath.Join(t.TempDir(), "ref.zarr")
-		if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+		if _, err := runStore(t, src, storage.NewDir(ref), o); err != nil {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(uint64(format), 7))
 		for round := range 12 {
 			dir := filepath.Join(t.TempDir(), "out.zarr")
 			for kill := 0; kill < 3; kill++ {
-				fs := &failingStore{Store: zarr.Dir(dir)}
+				fs := &failingStore{Store: storage.NewDir(dir)}
 				fs.left.Store(int64(rng.IntN(60)))
 				ro := o
 				ro.Resume = kill > 0
@@ -269,7 +270,7 @@ func TestStoreKilledAndResumed(t *testing.T) {
 			}
 			ro := o
 			ro.Resume = true
-			if _, err := runStore(t, src, zarr.Dir(dir), ro); err != nil {
+			if _, err := runStore(t, src, storage.NewDir(dir), ro); err != nil {
 				t.Fatalf("format %d round %d resume: %v", format, round, err)
 			}
 			sameTrees(t, ref, dir)
@@ -278,17 +279,17 @@ func TestStoreKilledAndResumed(t *testing.T) {
 }
 
 func TestStoreParts(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3}}
 	ref := filepath.Join(t.TempDir(), "ref.zarr")
-	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(ref), o); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out.zarr")
 	for i := range 2 {
 		po := o
 		po.Part = transcode.Part{Index: 1 - i, Count: 2}
-		sum, err := runStore(t, src, zarr.Dir(dir), po)
+		sum, err := runStore(t, src, storage.NewDir(dir), po)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,9 +304,9 @@ func TestStoreParts(t *testing.T) {
 // write is refused, and left exactly as it was; one that holds only a
 // dt64 hierarchy is replaced.
 func TestStoreOverwriteRefusal(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{}); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(dir), transcode.StoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Overwrite: true}}
@@ -313,7 +314,7 @@ func TestStoreOverwriteRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := treeHash(t, dir)
-	_, err := runStore(t, src, zarr.Dir(dir), o)
+	_, err := runStore(t, src, storage.NewDir(dir), o)
 	var de *transcode.DestinationError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "notes.txt") {
 		t.Fatalf("got %v, want a refusal naming notes.txt", err)
@@ -321,17 +322,17 @@ func TestStoreOverwriteRefusal(t *testing.T) {
 	if treeHash(t, dir) != before {
 		t.Fatal("a refused overwrite changed the destination")
 	}
-	if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); !errors.As(err, &de) {
+	if _, err := runStore(t, src, storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); !errors.As(err, &de) {
 		t.Fatalf("without overwrite: %v", err)
 	}
 	if err := os.Remove(filepath.Join(dir, "sub", "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(dir), o); err != nil {
 		t.Fatal(err)
 	}
 	ref := filepath.Join(t.TempDir(), "ref.zarr")
-	if _, err := runStore(t, src, zarr.Dir(ref), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(ref), transcode.StoreOptions{Options: transcode.Options{Format: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	sameTrees(t, ref, dir)
@@ -341,7 +342,7 @@ func TestStoreOverwriteRefusal(t *testing.T) {
 }
 
 func TestStoreUntranslatable(t *testing.T) {
-	src := zarr.NewMemory()
+	src := storage.NewMemory()
 	must := func(k, v string) {
 		if err := src.Set(ctx, k, []byte(v)); err != nil {
 			t.Fatal(err)
@@ -350,7 +351,7 @@ func TestStoreUntranslatable(t *testing.T) {
 	must(".zgroup", `{"zarr_format": 2}`)
 	must("names/.zarray", `{"chunks":[2],"compressor":null,"dtype":"|O","fill_value":0,"filters":[{"id":"vlen-utf8"}],"order":"C","shape":[2],"zarr_format":2}`)
 	must("odd/.zarray", `{"chunks":[2],"compressor":null,"dtype":"<f8","fill_value":0,"filters":[{"id":"mystery"}],"order":"C","shape":[2],"zarr_format":2}`)
-	dst := zarr.NewMemory()
+	dst := storage.NewMemory()
 	_, err := transcode.NewStore(ctx, src, dst, transcode.StoreOptions{Options: transcode.Options{Format: 3}})
 	if err == nil || !strings.Contains(err.Error(), "names") || !strings.Contains(err.Error(), "odd") {
 		t.Fatalf("got %v, want an error naming both arrays", err)
@@ -368,9 +369,9 @@ func TestStoreSourceChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs := &failingStore{Store: storage.NewDir(dir)}
 	fs.left.Store(8)
-	if _, err := runStore(t, zarr.Dir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
+	if _, err := runStore(t, storage.NewDir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
 	}
 	chunk := filepath.Join(srcDir, "lat", "0") // lat was copied before the kill
@@ -382,7 +383,7 @@ func TestStoreSourceChanged(t *testing.T) {
 	if err := os.WriteFile(chunk, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Resume: true}})
+	_, err = runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Resume: true}})
 	var sc *transcode.SourceChangedError
 	if !errors.As(err, &sc) || sc.Key != "0" {
 		t.Fatalf("resume after a source chunk changed: %v", err)
@@ -392,10 +393,10 @@ func TestStoreSourceChanged(t *testing.T) {
 // TestStorePartsConcurrent runs three parts at once, as three machines
 // would: together they equal one run.
 func TestStorePartsConcurrent(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3, Workers: 1}, Consolidate: true}
 	ref := filepath.Join(t.TempDir(), "ref.zarr")
-	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(ref), o); err != nil {
 		t.Fatal(err)
 	}
 	for round := range 5 {
@@ -405,7 +406,7 @@ func TestStorePartsConcurrent(t *testing.T) {
 			go func() {
 				po := o
 				po.Part = transcode.Part{Index: i, Count: 3}
-				j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), po)
+				j, err := transcode.NewStore(ctx, src, storage.NewDir(dir), po)
 				if err == nil {
 					_, err = j.Run(ctx)
 				}
@@ -421,7 +422,7 @@ func TestStorePartsConcurrent(t *testing.T) {
 		// completes any finalize that lost a race.
 		fo := o
 		fo.Part = transcode.Part{Index: 0, Count: 3}
-		j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), fo)
+		j, err := transcode.NewStore(ctx, src, storage.NewDir(dir), fo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,10 +437,10 @@ func TestStorePartsConcurrent(t *testing.T) {
 // get their dimension_names as xarray's _ARRAY_DIMENSIONS attribute (the
 // other arrays are migrated: store_v2_test.go).
 func TestStoreV3ToV2Dimensions(t *testing.T) {
-	src := zarr.Dir(groupFixture("dataset_v3.zarr"))
+	src := storage.NewDir(groupFixture("dataset_v3.zarr"))
 	dst := filepath.Join(t.TempDir(), "out.zarr")
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 2}, Include: []string{"time", "sub/stamp"}}
-	if _, err := runStore(t, src, zarr.Dir(dst), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(dst), o); err != nil {
 		t.Fatal(err)
 	}
 	var attrs map[string]any
@@ -450,7 +451,7 @@ func TestStoreV3ToV2Dimensions(t *testing.T) {
 	if d, _ := attrs["_ARRAY_DIMENSIONS"].([]any); len(d) != 1 || d[0] != "event" {
 		t.Fatalf("attributes %v", attrs)
 	}
-	if _, err := zarr.ReadConsolidated(ctx, zarr.Dir(dst)); err != nil {
+	if _, err := zarr.ReadConsolidated(ctx, storage.NewDir(dst)); err != nil {
 		t.Fatalf("the source was consolidated: %v", err)
 	}
 }
@@ -458,24 +459,24 @@ func TestStoreV3ToV2Dimensions(t *testing.T) {
 // TestStoreOverwriteKilled: an overwrite killed after any number of its
 // deletions is finished by the next overwrite.
 func TestStoreOverwriteKilled(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Unit: dtype.Second}}
 	ref := filepath.Join(t.TempDir(), "ref.zarr")
-	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(ref), o); err != nil {
 		t.Fatal(err)
 	}
 	o.Overwrite = true
 	for n := int64(1); n < 60; n += 4 {
 		dir := filepath.Join(t.TempDir(), "out.zarr")
-		if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{}); err != nil {
+		if _, err := runStore(t, src, storage.NewDir(dir), transcode.StoreOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		fs := &failingStore{Store: zarr.Dir(dir)}
+		fs := &failingStore{Store: storage.NewDir(dir)}
 		fs.left.Store(n)
 		if _, err := runStore(t, src, fs, o); err != nil && !errors.Is(err, errKilled) {
 			t.Fatalf("after %d calls: %v", n, err)
 		}
-		if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+		if _, err := runStore(t, src, storage.NewDir(dir), o); err != nil {
 			t.Fatalf("overwrite after a kill at %d: %v", n, err)
 		}
 		sameTrees(t, ref, dir)
@@ -485,18 +486,18 @@ func TestStoreOverwriteKilled(t *testing.T) {
 // TestStoreResumeOtherPlan: a resume with another codec for the copied
 // arrays is refused, not finished with chunks of two encodings.
 func TestStoreResumeOtherPlan(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	dir := filepath.Join(t.TempDir(), "out.zarr")
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 2}}
 	o := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd}, RecodeAll: true}
-	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs := &failingStore{Store: storage.NewDir(dir)}
 	fs.left.Store(10)
 	if _, err := runStore(t, src, fs, o); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
 	}
 	gzip := transcode.Compression{Codec: zarr.GzipCodec{Level: 2}}
 	o.Compression, o.Resume = &gzip, true
-	if _, err := runStore(t, src, zarr.Dir(dir), o); !errors.Is(err, transcode.ErrPlanMismatch) {
+	if _, err := runStore(t, src, storage.NewDir(dir), o); !errors.Is(err, transcode.ErrPlanMismatch) {
 		t.Fatalf("resume with another codec: %v", err)
 	}
 }
@@ -508,12 +509,12 @@ func TestStoreResumeOtherPlan(t *testing.T) {
 // guess why it is not datetime64.
 func TestStoreCFRefusedCopied(t *testing.T) {
 	srcDir := filepath.Join("..", "testdata", "xarray", "noleap.zarr")
-	src := zarr.Dir(srcDir)
+	src := storage.NewDir(srcDir)
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	if _, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{}); err == nil || !strings.Contains(err.Error(), `calendar "noleap"`) {
+	if _, err := transcode.NewStore(ctx, src, storage.NewDir(dir), transcode.StoreOptions{}); err == nil || !strings.Contains(err.Error(), `calendar "noleap"`) {
 		t.Fatalf("a noleap array, not skipped: %v", err)
 	}
-	j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{SkipUnconvertible: true})
+	j, err := transcode.NewStore(ctx, src, storage.NewDir(dir), transcode.StoreOptions{SkipUnconvertible: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +556,7 @@ func TestStoreCopiesLinkedChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	sum, err := runStore(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}, Include: []string{"lat"}})
+	sum, err := runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond}, Include: []string{"lat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -586,7 +587,7 @@ func TestStoreChunkAddedAfterPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	j, err := transcode.NewStore(ctx, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Include: []string{"temp"}})
+	j, err := transcode.NewStore(ctx, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Include: []string{"temp"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -604,7 +605,7 @@ func TestStoreChunkAddedAfterPlan(t *testing.T) {
 // element's bytes, each half of a complex number on its own, and leaves
 // one-byte types alone; the values read back are the source's.
 func TestStoreRecodeEndian(t *testing.T) {
-	src := zarr.NewMemory()
+	src := storage.NewMemory()
 	if err := src.Set(ctx, ".zgroup", []byte(`{"zarr_format": 2}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +635,7 @@ func TestStoreRecodeEndian(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dst := zarr.NewMemory()
+	dst := storage.NewMemory()
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 1}}
 	runVerified(t, src, dst, transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Endian: binary.BigEndian}, RecodeAll: true})
 	for name, nt := range types {

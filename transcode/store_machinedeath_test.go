@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // TestStoreMachineDeath kills the machine (the page-cache model of
@@ -17,7 +17,7 @@ import (
 // while resuming, and requires the uninterrupted run's store, byte for
 // byte.
 func TestStoreMachineDeath(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3, Workers: 1}, Consolidate: true}
 	run := func(d *crashStore, o transcode.StoreOptions) (transcode.StoreSummary, error) {
 		j, err := transcode.NewStore(ctx, src, d, o)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -60,7 +61,7 @@ func TestStoreXarray(t *testing.T) {
 
 	v2 := filepath.Join(tmp, "v2.zarr")
 	o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Microsecond, Workers: 2}}
-	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(v2), o); err != nil {
+	if _, err := runStore(t, storage.NewDir(src), storage.NewDir(v2), o); err != nil {
 		t.Fatal(err)
 	}
 	var res struct {
@@ -74,7 +75,7 @@ func TestStoreXarray(t *testing.T) {
 		t.Fatalf("xarray and zarr-python see differences: %v (nodes %v)", res.Problems, res.Nodes)
 	}
 	for _, p := range []string{"sub/stamp", "time"} { // native, and CF
-		a, err := zarr.Open(ctx, mustSub(t, zarr.Dir(v2), p))
+		a, err := zarr.Open(ctx, mustSub(t, storage.NewDir(v2), p))
 		if err != nil || !a.IsTime() || a.DataType().Unit != dtype.Microsecond {
 			t.Fatalf("%s not converted to datetime64[us]: %v", p, err)
 		}
@@ -85,7 +86,7 @@ func TestStoreXarray(t *testing.T) {
 	rec := filepath.Join(tmp, "recoded.zarr")
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}
 	ro := transcode.StoreOptions{Options: transcode.Options{Compression: &zstd, Workers: 2, Endian: binary.BigEndian}, RecodeAll: true}
-	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(rec), ro); err != nil {
+	if _, err := runStore(t, storage.NewDir(src), storage.NewDir(rec), ro); err != nil {
 		t.Fatal(err)
 	}
 	res.Problems = nil
@@ -104,15 +105,15 @@ func TestStoreXarray(t *testing.T) {
 
 	v3 := filepath.Join(tmp, "v3.zarr")
 	o.Format = 3
-	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(v3), o); err != nil {
+	if _, err := runStore(t, storage.NewDir(src), storage.NewDir(v3), o); err != nil {
 		t.Fatal(err)
 	}
 	checkV3Structure(t, v3)
 }
 
-func mustSub(t *testing.T, s zarr.Store, p string) zarr.Store {
+func mustSub(t *testing.T, s storage.Store, p string) storage.Store {
 	t.Helper()
-	v, err := zarr.Sub(s, p)
+	v, err := storage.Sub(s, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +129,11 @@ var pyTokens = strings.NewReplacer(": NaN", ": null", ": -Infinity", ": null", "
 
 func checkV3Structure(t *testing.T, dir string) {
 	t.Helper()
-	nodes, err := zarr.Walk(ctx, zarr.Dir(dir))
+	nodes, err := zarr.Walk(ctx, storage.NewDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cons, err := zarr.ReadConsolidated(ctx, zarr.Dir(dir))
+	cons, err := zarr.ReadConsolidated(ctx, storage.NewDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func checkV3Structure(t *testing.T, dir string) {
 func TestStoreV3LikeZarrPython(t *testing.T) {
 	fixture := groupFixture("dataset_v3.zarr")
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	sum, err := runStore(t, zarr.Dir(fixture), zarr.Dir(dir), transcode.StoreOptions{})
+	sum, err := runStore(t, storage.NewDir(fixture), storage.NewDir(dir), transcode.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,13 +203,13 @@ func TestStoreV3LikeZarrPython(t *testing.T) {
 	if !slices.Equal(converted, []string{"sub/obs_time", "sub/stamp", "time"}) {
 		t.Fatalf("converted %v", converted)
 	}
-	nodes, err := zarr.Walk(ctx, zarr.Dir(dir))
+	nodes, err := zarr.Walk(ctx, storage.NewDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if key, doc, err := zarr.ConsolidatedDocument(nodes); err != nil || key != "zarr.json" {
 		t.Fatal(key, err)
-	} else if stored, _ := zarr.Dir(dir).Get(ctx, key); string(stored) != string(doc) {
+	} else if stored, _ := storage.NewDir(dir).Get(ctx, key); string(stored) != string(doc) {
 		t.Error("the consolidated root is not what WriteConsolidated writes")
 	}
 	want, got := treeFiles(t, fixture), treeFiles(t, dir)
@@ -247,8 +248,8 @@ func TestStoreV3LikeZarrPython(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"time", "sub/stamp"} {
-		_, w := readArray(t, mustSub(t, zarr.Dir(fixture), p))
-		_, g := readArray(t, mustSub(t, zarr.Dir(dir), p))
+		_, w := readArray(t, mustSub(t, storage.NewDir(fixture), p))
+		_, g := readArray(t, mustSub(t, storage.NewDir(dir), p))
 		if !slices.Equal(w, g) {
 			t.Errorf("%s: values differ", p)
 		}

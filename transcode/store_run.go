@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Plan returns the plan.
@@ -143,7 +143,7 @@ func (s *StoreJob) Finalize(ctx context.Context) (StoreSummary, error) {
 			return sum, err
 		}
 		if !same {
-			return sum, fmt.Errorf("%w: %s holds no transcode of this hierarchy in progress", ErrIncomplete, storeName(s.dst))
+			return sum, fmt.Errorf("%w: %s holds no transcode of this hierarchy in progress", ErrIncomplete, storage.Name(s.dst))
 		}
 		sum.Complete, sum.AlreadyComplete, sum.PartsDone = true, true, sum.Parts
 		return sum, nil
@@ -194,7 +194,7 @@ func (s *StoreJob) listed(ctx context.Context, node string) (map[string]bool, er
 // part's copied chunks (one listing of them for all arrays; other parts
 // may be writing theirs right now, and the Jobs clean their own).
 func (s *StoreJob) cleanCopyTemps(ctx context.Context) error {
-	ts, ok := zarr.Find[tempFiles](s.dst)
+	ts, ok := storage.Find[tempFiles](s.dst)
 	if !ok {
 		return nil
 	}

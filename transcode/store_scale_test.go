@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -30,7 +31,7 @@ func TestStoreScale(t *testing.T) {
 	if d := os.Getenv("DT64_STORE_SCALE_SRC"); d != "" {
 		srcDir = d // kept between runs: writing it takes minutes
 	}
-	src := zarr.Dir(srcDir)
+	src := storage.NewDir(srcDir)
 	src.NoSync = true
 	if _, err := os.Stat(filepath.Join(srcDir, ".zgroup")); err == nil {
 		t.Logf("reusing %s", srcDir)
@@ -79,7 +80,7 @@ func TestStoreScale(t *testing.T) {
 // scaleRun transcodes src (only include, if any) into a new dst, then
 // resumes the complete result, and returns the peak heap in use during the
 // first run and a line of figures.
-func scaleRun(t *testing.T, src zarr.Store, dstDir string, include []string) (uint64, string) {
+func scaleRun(t *testing.T, src storage.Store, dstDir string, include []string) (uint64, string) {
 	runtime.GC()
 	var peak atomic.Uint64
 	stop := make(chan struct{})
@@ -99,7 +100,7 @@ func scaleRun(t *testing.T, src zarr.Store, dstDir string, include []string) (ui
 			}
 		}
 	}()
-	dst := zarr.Dir(dstDir)
+	dst := storage.NewDir(dstDir)
 	dst.NoSync = true
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Unit: 0, Workers: 2}, Include: include}
 	start := time.Now()

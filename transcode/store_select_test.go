@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // A selection pattern that matches no array is refused, naming it, and
 // nothing is written (a group path is not an array path).
 func TestStoreSelectionMatchesNothing(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	for _, o := range []transcode.StoreOptions{
 		{Include: []string{"sub"}},
 		{Include: []string{"time", "tmie"}},
@@ -23,7 +23,7 @@ func TestStoreSelectionMatchesNothing(t *testing.T) {
 		{Include: []string{"time"}, Exclude: []string{"t*"}},
 	} {
 		dst := filepath.Join(t.TempDir(), "out.zarr")
-		_, err := runStore(t, src, zarr.Dir(dst), o)
+		_, err := runStore(t, src, storage.NewDir(dst), o)
 		if !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), `"`) {
 			t.Errorf("%v / %v: %v, want a plan error naming the pattern", o.Include, o.Exclude, err)
 		}
@@ -31,7 +31,7 @@ func TestStoreSelectionMatchesNothing(t *testing.T) {
 			t.Errorf("%v / %v: destination written", o.Include, o.Exclude)
 		}
 	}
-	if _, err := runStore(t, src, zarr.Dir(filepath.Join(t.TempDir(), "ok.zarr")), transcode.StoreOptions{Include: []string{"sub/*", "time"}}); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(filepath.Join(t.TempDir(), "ok.zarr")), transcode.StoreOptions{Include: []string{"sub/*", "time"}}); err != nil {
 		t.Errorf("patterns that match: %v", err)
 	}
 }
@@ -40,11 +40,11 @@ func TestStoreSelectionMatchesNothing(t *testing.T) {
 // says how many of how many are, and which are missing, as an array's
 // finalize does; once all are, it completes.
 func TestStoreFinalizeReportsParts(t *testing.T) {
-	src := zarr.Dir(groupFixture("migrated_v3.source_v2.zarr"))
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
 	o := transcode.Options{Unit: dtype.Second, Format: 3}
 	dir := filepath.Join(t.TempDir(), "out.zarr")
 	finalize := func() (transcode.StoreSummary, error) {
-		j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{Options: o})
+		j, err := transcode.NewStore(ctx, src, storage.NewDir(dir), transcode.StoreOptions{Options: o})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestStoreFinalizeReportsParts(t *testing.T) {
 	for i := range 3 {
 		po := o
 		po.Part = transcode.Part{Index: i, Count: 3}
-		if _, err := runStore(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: po}); err != nil {
+		if _, err := runStore(t, src, storage.NewDir(dir), transcode.StoreOptions{Options: po}); err != nil {
 			t.Fatal(err)
 		}
 		if i == 1 {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -41,7 +42,7 @@ func (s *StoreJob) planDoc(nodes []zarr.Node) storePlanDoc {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00", n.Path, n.Kind, n.Metadata, n.AttrsDoc)
 	}
 	d := storePlanDoc{
-		Tool: "dt64 transcode", Version: planVersion, Source: storeName(s.src),
+		Tool: "dt64 transcode", Version: planVersion, Source: storage.Name(s.src),
 		SourceMetadataSHA256: hex.EncodeToString(h.Sum(nil)), Format: s.format,
 		Consolidate: s.consolidate, Arrays: map[string]string{},
 	}
@@ -89,7 +90,7 @@ func (p *storePlanDoc) mismatch(q *storePlanDoc) string {
 }
 
 func (s *StoreJob) sync(ctx context.Context) error {
-	if sy, ok := zarr.Find[zarr.Syncer](s.dst); ok {
+	if sy, ok := storage.Find[storage.Syncer](s.dst); ok {
 		return sy.Sync(ctx)
 	}
 	return nil
@@ -102,7 +103,7 @@ func (s *StoreJob) checkOverlap() error {
 
 // storeDestErr is a DestinationError for the hierarchy's destination.
 func (s *StoreJob) destErr(err error, holds string, resume, overwrite bool) error {
-	return &DestinationError{Destination: storeName(s.dst), Holds: holds, Err: err, Resume: resume, Overwrite: overwrite}
+	return &DestinationError{Destination: storage.Name(s.dst), Holds: holds, Err: err, Resume: resume, Overwrite: overwrite}
 }
 
 func (s *StoreJob) writeDoc(ctx context.Context, key string, doc any) error {
@@ -344,7 +345,7 @@ func (s *StoreJob) consolidatedDoc() (key string, doc []byte, err error) {
 // cleanup removes the store's state, the plan marker last, and every
 // temporary file a killed part left (all parts are done: nobody writes).
 func (s *StoreJob) cleanup(ctx context.Context) error {
-	if ts, ok := zarr.Find[tempFiles](s.dst); ok {
+	if ts, ok := storage.Find[tempFiles](s.dst); ok {
 		temps, err := ts.Temps(ctx)
 		if err != nil {
 			return err

@@ -9,16 +9,16 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // eraGroup is the hierarchy of the F1 reproduction, as xarray writes it:
 // a CF time coordinate time [40], a 2-D CF coordinate valid_time [40 4]
 // (chunks of 10 rows) and a float32 variable, which is no time.
-func eraGroup(t *testing.T) zarr.Store {
+func eraGroup(t *testing.T) storage.Store {
 	t.Helper()
-	s := zarr.NewMemory()
+	s := storage.NewMemory()
 	set := func(k string, v []byte) {
 		if err := s.Set(ctx, k, v); err != nil {
 			t.Fatal(err)
@@ -57,10 +57,10 @@ func eraGroup(t *testing.T) zarr.Store {
 // reproduction, plus a scale and a model calendar.
 func TestStoreUnconvertibleFails(t *testing.T) {
 	shard := func(c ...int64) transcode.Sharding { return transcode.Sharding{Mode: transcode.ShardAdd, Chunks: c} }
-	noleap := zarr.Dir(filepath.Join("..", "testdata", "xarray", "noleap.zarr"))
+	noleap := storage.NewDir(filepath.Join("..", "testdata", "xarray", "noleap.zarr"))
 	for _, c := range []struct {
 		name    string
-		src     zarr.Store
+		src     storage.Store
 		o       transcode.Options
 		refused []string // the arrays that cannot be converted
 		says    string
@@ -73,7 +73,7 @@ func TestStoreUnconvertibleFails(t *testing.T) {
 		{"noleap", noleap, transcode.Options{}, []string{"time"}, `calendar "noleap"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := transcode.NewStore(ctx, c.src, zarr.NewMemory(), transcode.StoreOptions{Options: c.o})
+			_, err := transcode.NewStore(ctx, c.src, storage.NewMemory(), transcode.StoreOptions{Options: c.o})
 			var ue *transcode.UnconvertibleError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("plan: %v; want an UnconvertibleError saying %q", err, c.says)
@@ -83,7 +83,7 @@ func TestStoreUnconvertibleFails(t *testing.T) {
 					t.Errorf("the error does not name %s: %v", p, err)
 				}
 			}
-			dst := zarr.NewMemory()
+			dst := storage.NewMemory()
 			j, err := transcode.NewStore(ctx, c.src, dst, transcode.StoreOptions{Options: c.o, SkipUnconvertible: true})
 			if err != nil {
 				t.Fatalf("skip: %v", err)

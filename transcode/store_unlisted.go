@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -17,12 +18,12 @@ const maxProbedChunks = 1 << 20
 
 // consolidatedListing lists a source that cannot be listed (http(s)) as
 // xarray reads it: the nodes from its consolidated metadata, each array's
-// chunks by asking for every key of its grid (zarr.Versioner: a HEAD over
+// chunks by asking for every key of its grid (storage.Versioner: a HEAD over
 // http(s); a missing one is not stored, read as the fill value). ok is
 // false when the source cannot be asked or has no consolidated metadata
 // it reads (err then says why).
-func consolidatedListing(ctx context.Context, src zarr.Store) (keys []string, ok bool, err error) {
-	v, isVersioner := src.(zarr.Versioner)
+func consolidatedListing(ctx context.Context, src storage.Store) (keys []string, ok bool, err error) {
+	v, isVersioner := src.(storage.Versioner)
 	if !isVersioner {
 		return nil, false, nil
 	}
@@ -39,7 +40,7 @@ func consolidatedListing(ctx context.Context, src zarr.Store) (keys []string, ok
 		if n.Kind != zarr.ArrayNode {
 			continue
 		}
-		sub, err := zarr.Sub(src, n.Path)
+		sub, err := storage.Sub(src, n.Path)
 		if err != nil {
 			return nil, true, err
 		}
@@ -48,7 +49,7 @@ func consolidatedListing(ctx context.Context, src zarr.Store) (keys []string, ok
 			return nil, true, fmt.Errorf("array %q: the source cannot be listed, and dt64 cannot find its chunks without opening it: %w", n.Path, err)
 		}
 		if total += a.NumChunks(); total > maxProbedChunks {
-			return nil, true, fmt.Errorf("%s cannot be listed, and its arrays have more than the %d chunks dt64 asks for one by one", storeName(src), maxProbedChunks)
+			return nil, true, fmt.Errorf("%s cannot be listed, and its arrays have more than the %d chunks dt64 asks for one by one", storage.Name(src), maxProbedChunks)
 		}
 		found, err := probeChunks(ctx, v, n.Path, a)
 		if err != nil {
@@ -81,7 +82,7 @@ func nodeDocKeys(n zarr.Node) []string {
 
 // probeChunks returns the keys (from the store's root) of array a's
 // chunks that are stored, asking for each of its grid, a few at a time.
-func probeChunks(ctx context.Context, v zarr.Versioner, arrayPath string, a *zarr.Array) ([]string, error) {
+func probeChunks(ctx context.Context, v storage.Versioner, arrayPath string, a *zarr.Array) ([]string, error) {
 	n, grid := a.NumChunks(), a.Grid()
 	stored := make([]string, n)
 	var next atomic.Int64

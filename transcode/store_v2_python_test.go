@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -27,7 +28,7 @@ func TestStoreV3ToV2Python(t *testing.T) {
 	requireXarray(t)
 	dir := filepath.Join(t.TempDir(), "v2.zarr")
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 2, Compression: &zstd3, Workers: 2}}
-	if _, err := runStore(t, zarr.Dir(groupFixture("dataset_v3.zarr")), zarr.Dir(dir), o); err != nil {
+	if _, err := runStore(t, storage.NewDir(groupFixture("dataset_v3.zarr")), storage.NewDir(dir), o); err != nil {
 		t.Fatal(err)
 	}
 	var res struct {
@@ -55,11 +56,11 @@ func TestStoreV2V3V2Python(t *testing.T) {
 	src, v3, back := filepath.Join(tmp, "ds.zarr"), filepath.Join(tmp, "v3.zarr"), filepath.Join(tmp, "back.zarr")
 	storesPy(t, "write", src)
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 3, Workers: 2}}
-	if _, err := runStore(t, zarr.Dir(src), zarr.Dir(v3), o); err != nil {
+	if _, err := runStore(t, storage.NewDir(src), storage.NewDir(v3), o); err != nil {
 		t.Fatal(err)
 	}
 	o.Format = 2
-	sum, err := runStore(t, zarr.Dir(v3), zarr.Dir(back), o)
+	sum, err := runStore(t, storage.NewDir(v3), storage.NewDir(back), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestStoreV2V3V2Python(t *testing.T) {
 		t.Fatalf("xarray and zarr-python see differences: %v", res.Problems)
 	}
 	timeArrays := transcodedArrays(sum)
-	nodes, err := zarr.Walk(ctx, zarr.Dir(src))
+	nodes, err := zarr.Walk(ctx, storage.NewDir(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +140,11 @@ func TestStoreV3ToV2FilterPython(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(patched), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := zarr.Open(ctx, mustSub(t, zarr.Dir(srcDir), "delta")); err == nil {
+	if _, err := zarr.Open(ctx, mustSub(t, storage.NewDir(srcDir), "delta")); err == nil {
 		t.Fatal("dt64 opens an array with a numcodecs.delta filter: the test no longer tests that case")
 	}
 	dir := filepath.Join(t.TempDir(), "v2.zarr")
-	runVerified(t, zarr.Dir(srcDir), zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
+	runVerified(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
 	out, err := exec.Command(python, "-c", `
 import sys, zarr, numpy as np
 a = zarr.open_array(sys.argv[1] + "/delta", mode="r")

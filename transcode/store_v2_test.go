@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -43,9 +44,9 @@ func migratedChunks(t *testing.T) map[string]string {
 // under v2 keys, the metadata zarr.MigrateV3Array's), the time arrays
 // transcoded; --verify passes, and fails on a changed or missing chunk.
 func TestStoreV3ToV2(t *testing.T) {
-	src := zarr.Dir(groupFixture("dataset_v3.zarr"))
+	src := storage.NewDir(groupFixture("dataset_v3.zarr"))
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	j, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
+	j, err := transcode.NewStore(ctx, src, storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestStoreV3ToV2(t *testing.T) {
 			t.Errorf("state left behind: %s", k)
 		}
 	}
-	if cons, err := zarr.ReadConsolidated(ctx, zarr.Dir(dir)); err != nil || len(cons) != len(nodes) {
+	if cons, err := zarr.ReadConsolidated(ctx, storage.NewDir(dir)); err != nil || len(cons) != len(nodes) {
 		t.Fatalf("consolidated: %d nodes, %v", len(cons), err)
 	}
 	if err := j.Verify(ctx); err != nil {
@@ -135,17 +136,17 @@ func mapValues(m map[string]string) func(func(string) bool) {
 // stored counted as already done (found under its v2 key), not copied
 // again.
 func TestStoreV3ToV2Resume(t *testing.T) {
-	src := zarr.Dir(groupFixture("dataset_v3.zarr"))
+	src := storage.NewDir(groupFixture("dataset_v3.zarr"))
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 2, Workers: 1}}
 	ref := filepath.Join(t.TempDir(), "ref.zarr")
-	if _, err := runStore(t, src, zarr.Dir(ref), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(ref), o); err != nil {
 		t.Fatal(err)
 	}
 	chunks := migratedChunks(t)
 	sawResumed := false
 	for n := int64(1); n < 40; n += 3 {
 		dir := filepath.Join(t.TempDir(), "out.zarr")
-		fs := &failingStore{Store: zarr.Dir(dir)}
+		fs := &failingStore{Store: storage.NewDir(dir)}
 		fs.left.Store(n)
 		if _, err := runStore(t, src, fs, o); !errors.Is(err, errKilled) {
 			t.Fatalf("kill after %d writes: %v", n, err)
@@ -165,7 +166,7 @@ func TestStoreV3ToV2Resume(t *testing.T) {
 		}
 		ro := o
 		ro.Resume = true
-		sum, err := runStore(t, src, zarr.Dir(dir), ro)
+		sum, err := runStore(t, src, storage.NewDir(dir), ro)
 		if err != nil {
 			t.Fatalf("resume after %d writes: %v", n, err)
 		}
@@ -190,7 +191,7 @@ func TestStoreV3ToV2Resume(t *testing.T) {
 // chain, chunks filled with distinct values, dimension names set.
 func writeV3Group(t *testing.T, dir string, chains map[string][]zarr.Codec) {
 	t.Helper()
-	root := zarr.Dir(dir)
+	root := storage.NewDir(dir)
 	if err := root.Set(ctx, "zarr.json", []byte(`{"zarr_format": 3, "node_type": "group", "attributes": {"title": "codecs"}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -227,9 +228,9 @@ func TestStoreV3ToV2Recode(t *testing.T) {
 		"checked": {le, zarr.ZstdCodec{Level: 1}, zarr.CRC32CCodec{}},
 		"plain":   {le, zarr.GzipCodec{Level: 1}},
 	})
-	src := zarr.Dir(srcDir)
+	src := storage.NewDir(srcDir)
 	dir := filepath.Join(t.TempDir(), "out.zarr")
-	_, err := transcode.NewStore(ctx, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
+	_, err := transcode.NewStore(ctx, src, storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2}})
 	if !errors.Is(err, transcode.ErrPlan) || !errors.Is(err, zarr.ErrUntranslatable) {
 		t.Fatalf("plan: %v", err)
 	}
@@ -243,13 +244,13 @@ func TestStoreV3ToV2Recode(t *testing.T) {
 	}
 
 	zstd := transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}}
-	runVerified(t, src, zarr.Dir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2, Compression: &zstd}, RecodeAll: true})
+	runVerified(t, src, storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Format: 2, Compression: &zstd}, RecodeAll: true})
 	for _, name := range []string{"sharded", "checked", "plain"} {
 		sa, err := zarr.Open(ctx, mustSub(t, src, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		da, err := zarr.Open(ctx, mustSub(t, zarr.Dir(dir), name))
+		da, err := zarr.Open(ctx, mustSub(t, storage.NewDir(dir), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,10 +277,10 @@ func TestStoreV3ToV2Recode(t *testing.T) {
 // its own migrated chunks, found by their v2 keys, and leaves those of
 // another part's (which may be writing them right now).
 func TestStoreV3ToV2PartTemps(t *testing.T) {
-	src := zarr.Dir(groupFixture("dataset_v3.zarr"))
+	src := storage.NewDir(groupFixture("dataset_v3.zarr"))
 	dir := filepath.Join(t.TempDir(), "out.zarr")
 	o := transcode.StoreOptions{Options: transcode.Options{Format: 2, Workers: 1, Part: transcode.Part{Index: 0, Count: 2}}}
-	fs := &failingStore{Store: zarr.Dir(dir)}
+	fs := &failingStore{Store: storage.NewDir(dir)}
 	fs.left.Store(12)
 	if _, err := runStore(t, src, fs, o); !errors.Is(err, errKilled) {
 		t.Fatalf("first run: %v", err)
@@ -297,7 +298,7 @@ func TestStoreV3ToV2PartTemps(t *testing.T) {
 		}
 	}
 	o.Resume = true
-	if _, err := runStore(t, src, zarr.Dir(dir), o); err != nil {
+	if _, err := runStore(t, src, storage.NewDir(dir), o); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(mineTemp); !errors.Is(err, os.ErrNotExist) {

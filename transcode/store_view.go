@@ -7,60 +7,60 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // tempFiles is a store that leaves temporary files behind when a process
-// dies mid-write (zarr.DirStore), and can list and remove them.
+// dies mid-write (storage.Dir), and can list and remove them.
 type tempFiles interface {
 	Temps(ctx context.Context) (map[string]string, error)
 	RemoveTemp(tempPath string) error
 }
 
 // arrayView is a store seen from one node of a hierarchy, for a Job that
-// converts one array of a store job: zarr.Sub's view (which reaches no key
+// converts one array of a store job: storage.Sub's view (which reaches no key
 // outside the node, and syncs and reports versions as the whole store
 // does) plus the root directory's temporary files under the node, so that
 // the Job cleans up after a killed run inside its array and nowhere else.
 type arrayView struct {
-	zarr.Store           // zarr.Sub(root, node)
-	temps      tempFiles // the root's, or nil
-	syncer     zarr.Syncer
-	versioner  zarr.Versioner
-	reads      zarr.ReadVersioner // the root's, or nil
-	lister     zarr.VersionLister // the root's, or nil
-	prefix     string             // the node path and "/"
-	dir        string             // the node's directory, or "" for a store that is none
+	storage.Store           // storage.Sub(root, node)
+	temps         tempFiles // the root's, or nil
+	syncer        storage.Syncer
+	versioner     storage.Versioner
+	reads         storage.ReadVersioner // the root's, or nil
+	lister        storage.VersionLister // the root's, or nil
+	prefix        string                // the node path and "/"
+	dir           string                // the node's directory, or "" for a store that is none
 }
 
-func newArrayView(root zarr.Store, node string) (*arrayView, error) {
-	s, err := zarr.Sub(root, node)
+func newArrayView(root storage.Store, node string) (*arrayView, error) {
+	s, err := storage.Sub(root, node)
 	if err != nil {
 		return nil, err
 	}
 	v := &arrayView{Store: s, prefix: node + "/"}
-	if ts, ok := zarr.Find[tempFiles](root); ok {
+	if ts, ok := storage.Find[tempFiles](root); ok {
 		v.temps = ts
 	}
-	// Found through the root's wrappers, which zarr.Sub does not look
+	// Found through the root's wrappers, which storage.Sub does not look
 	// through: a wrapped directory still syncs and has versions.
-	v.syncer, _ = zarr.Find[zarr.Syncer](root)
-	v.versioner, _ = zarr.Find[zarr.Versioner](root)
-	v.reads, _ = zarr.Find[zarr.ReadVersioner](root)
-	v.lister, _ = zarr.Find[zarr.VersionLister](root)
+	v.syncer, _ = storage.Find[storage.Syncer](root)
+	v.versioner, _ = storage.Find[storage.Versioner](root)
+	v.reads, _ = storage.Find[storage.ReadVersioner](root)
+	v.lister, _ = storage.Find[storage.VersionLister](root)
 	if ds, ok := dirStore(root); ok {
 		v.dir = filepath.Join(ds.String(), filepath.FromSlash(node))
 	}
 	return v, nil
 }
 
-func (v *arrayView) Unwrap() zarr.Store { return v.Store }
+func (v *arrayView) Unwrap() storage.Store { return v.Store }
 
-func (v *arrayView) String() string { return storeName(v.Store) }
+func (v *arrayView) String() string { return storage.Name(v.Store) }
 
 // GetInto keeps the view's pooled reads (embedding hides the method).
 func (v *arrayView) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
-	return zarr.GetInto(ctx, v.Store, key, buf, limit)
+	return storage.GetInto(ctx, v.Store, key, buf, limit)
 }
 
 // Sync makes the whole root store durable (nothing to do for one that
@@ -78,7 +78,7 @@ func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
 	if v.versioner == nil {
 		return "", nil
 	}
-	if err := zarr.ValidKey(key); err != nil {
+	if err := storage.ValidKey(key); err != nil {
 		return "", err
 	}
 	return v.versioner.Version(ctx, v.prefix+key)
@@ -90,7 +90,7 @@ func (v *arrayView) Version(ctx context.Context, key string) (string, error) {
 // Version of each key).
 func (v *arrayView) Versions(ctx context.Context, prefix string) (map[string]string, error) {
 	if v.lister == nil {
-		return nil, fmt.Errorf("%s: %w: no listing of versions", storeName(v.Store), errors.ErrUnsupported)
+		return nil, fmt.Errorf("%s: %w: no listing of versions", storage.Name(v.Store), errors.ErrUnsupported)
 	}
 	all, err := v.lister.Versions(ctx, v.prefix+prefix)
 	if err != nil {
@@ -143,8 +143,8 @@ func (v *arrayView) RemoveTemp(tempPath string) error {
 }
 
 // localDir is the directory s stores its keys in, when it is one.
-func localDir(s zarr.Store) (string, bool) {
-	if v, ok := zarr.Find[*arrayView](s); ok {
+func localDir(s storage.Store) (string, bool) {
+	if v, ok := storage.Find[*arrayView](s); ok {
 		return v.dir, v.dir != ""
 	}
 	if ds, ok := dirStore(s); ok {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -80,7 +81,7 @@ func (s *StoreJob) ownedHere(ctx context.Context, keys []string, extra *storeWip
 			}
 			var a *zarr.Array
 			if n.Path != "" {
-				if v, err := zarr.Sub(s.dst, n.Path); err == nil {
+				if v, err := storage.Sub(s.dst, n.Path); err == nil {
 					a, _ = zarr.Open(ctx, v)
 				}
 			}
@@ -222,7 +223,7 @@ func (s *StoreJob) wipe(ctx context.Context, keys []string) error {
 			return err
 		}
 	}
-	if ts, ok := zarr.Find[tempFiles](s.dst); ok {
+	if ts, ok := storage.Find[tempFiles](s.dst); ok {
 		temps, err := ts.Temps(ctx)
 		if err != nil {
 			return err

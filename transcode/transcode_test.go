@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -51,7 +52,7 @@ func expected(t *testing.T, from, to dtype.DataType, vals []int64, pol dtype.Ove
 func unit(u dtype.Unit) *dtype.Unit { return &u }
 
 func TestOptions(t *testing.T) {
-	sharded := func(t *testing.T, s zarr.Store) []int64 {
+	sharded := func(t *testing.T, s storage.Store) []int64 {
 		vals := sampleValues(40, 3)
 		writeArray(t, s, zarr.Metadata{
 			Format: 3, DataType: ns, Shape: []int64{40}, ChunkShape: []int64{16}, FillValue: dtype.NaT,
@@ -63,7 +64,7 @@ func TestOptions(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		source func(*testing.T, zarr.Store) []int64
+		source func(*testing.T, storage.Store) []int64
 		opts   transcode.Options
 		check  func(t *testing.T, m zarr.Metadata)
 	}{
@@ -138,9 +139,9 @@ func TestOptions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srcDir, dstDir := t.TempDir(), filepath.Join(t.TempDir(), "dst")
-			vals := c.source(t, zarr.Dir(srcDir))
+			vals := c.source(t, storage.NewDir(srcDir))
 			before := treeHash(t, srcDir)
-			tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dstDir), c.opts)
+			tr, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dstDir), c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +155,7 @@ func TestOptions(t *testing.T) {
 			if err := tr.Verify(ctx); err != nil {
 				t.Errorf("verify: %v", err)
 			}
-			a, got := readArray(t, zarr.Dir(dstDir))
+			a, got := readArray(t, storage.NewDir(dstDir))
 			want := expected(t, ns, a.DataType(), vals, dtype.OverflowError)
 			for i := range want {
 				if got[i] != want[i] {
@@ -187,7 +188,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
-	src := zarr.NewMemory()
+	src := storage.NewMemory()
 	v2Source(t, src)
 	for name, o := range map[string]transcode.Options{
 		"crc32c in v2":         {CRC32C: true},
@@ -197,15 +198,15 @@ func TestPlanErrors(t *testing.T) {
 		"overwrite a part":     {Overwrite: true, Part: transcode.Part{Index: 0, Count: 2}},
 		"format 4":             {Format: 4},
 	} {
-		if _, err := transcode.New(ctx, src, zarr.NewMemory(), o); !errors.Is(err, transcode.ErrPlan) {
+		if _, err := transcode.New(ctx, src, storage.NewMemory(), o); !errors.Is(err, transcode.ErrPlan) {
 			t.Errorf("%s: got %v, want ErrPlan", name, err)
 		}
 	}
 	// A fill value that overflows the destination unit.
-	s2 := zarr.NewMemory()
+	s2 := storage.NewMemory()
 	writeArray(t, s2, zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
 		Shape: []int64{4}, ChunkShape: []int64{4}, FillValue: math.MaxInt64 / 10}, []int64{1, 2, 3, 4}, nil)
-	if _, err := transcode.New(ctx, s2, zarr.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "fill value") {
+	if _, err := transcode.New(ctx, s2, storage.NewMemory(), transcode.Options{Unit: dtype.Nanosecond}); !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "fill value") {
 		t.Errorf("overflowing fill: %v", err)
 	}
 	// Kinds never mix: not expressible through Options, but a timedelta
@@ -236,7 +237,7 @@ func TestPlanErrors(t *testing.T) {
 
 // overflowSource writes datetime64[s] values, one of which does not fit in
 // nanoseconds, in chunks of 5 (the big one is element 7: chunk 1, index 2).
-func overflowSource(t *testing.T, s zarr.Store) []int64 {
+func overflowSource(t *testing.T, s storage.Store) []int64 {
 	vals := []int64{0, 1, 2, dtype.NaT, 4, 5, 6, math.MaxInt64 / 100, 8, 9, -math.MaxInt64 / 100, 11}
 	writeArray(t, s, zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
 		Shape: []int64{12}, ChunkShape: []int64{5}, FillValue: dtype.NaT}, vals, nil)
@@ -245,11 +246,11 @@ func overflowSource(t *testing.T, s zarr.Store) []int64 {
 
 func TestOverflowPolicies(t *testing.T) {
 	srcDir := t.TempDir()
-	vals := overflowSource(t, zarr.Dir(srcDir))
+	vals := overflowSource(t, storage.NewDir(srcDir))
 	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
 
 	dst := filepath.Join(t.TempDir(), "d")
-	tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: dtype.Nanosecond})
+	tr, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), transcode.Options{Unit: dtype.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,13 +268,13 @@ func TestOverflowPolicies(t *testing.T) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
 	}
-	if _, err := zarr.Open(ctx, zarr.Dir(dst)); err == nil {
+	if _, err := zarr.Open(ctx, storage.NewDir(dst)); err == nil {
 		t.Error("metadata written after an overflow")
 	}
 
 	for _, pol := range []dtype.OverflowPolicy{dtype.OverflowNaT, dtype.OverflowClamp} {
 		dst := filepath.Join(t.TempDir(), "d")
-		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Unit: dtype.Nanosecond, Overflow: pol})
+		tr, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), transcode.Options{Unit: dtype.Nanosecond, Overflow: pol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +285,7 @@ func TestOverflowPolicies(t *testing.T) {
 		if sum.Overflowed != 2 {
 			t.Errorf("%s: overflowed %d, want 2", pol, sum.Overflowed)
 		}
-		_, got := readArray(t, zarr.Dir(dst))
+		_, got := readArray(t, storage.NewDir(dst))
 		want := expected(t, sec, dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}, vals, pol)
 		for i := range want {
 			if got[i] != want[i] {
@@ -298,10 +299,10 @@ func TestOverflowPolicies(t *testing.T) {
 }
 
 func TestExact(t *testing.T) {
-	src := zarr.NewMemory()
+	src := storage.NewMemory()
 	writeArray(t, src, zarr.Metadata{Format: 3, DataType: ns, Shape: []int64{6}, ChunkShape: []int64{3}, FillValue: 0},
 		[]int64{1000, 2000, 3000, 4000, 5001, 6000}, nil)
-	tr, err := transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{Unit: dtype.Microsecond, Exact: true})
+	tr, err := transcode.New(ctx, src, storage.NewMemory(), transcode.Options{Unit: dtype.Microsecond, Exact: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,13 +316,13 @@ func TestExact(t *testing.T) {
 
 func TestCorruptSourceChunk(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	if err := os.WriteFile(filepath.Join(srcDir, "2.1"), []byte("not zstd at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before := treeHash(t, srcDir)
 	dst := filepath.Join(t.TempDir(), "d")
-	tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), transcode.Options{Format: 3})
+	tr, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), transcode.Options{Format: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,9 +341,9 @@ func TestCorruptSourceChunk(t *testing.T) {
 
 func TestExistingDestination(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	run := func(dst string, o transcode.Options) (transcode.Summary, error) {
-		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), o)
+		tr, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), o)
 		if err != nil {
 			return transcode.Summary{}, err
 		}
@@ -369,14 +370,14 @@ func TestExistingDestination(t *testing.T) {
 	if _, err := run(dst, ms); err != nil {
 		t.Errorf("overwrite: %v", err)
 	}
-	if a, _ := readArray(t, zarr.Dir(dst)); a.DataType().Unit != dtype.Millisecond {
+	if a, _ := readArray(t, storage.NewDir(dst)); a.DataType().Unit != dtype.Millisecond {
 		t.Errorf("overwrite left %s", a.DataType())
 	}
 
 	// An interrupted run of another plan: resume refuses, naming why.
 	dst2 := filepath.Join(t.TempDir(), "d")
-	failing := &failStore{Store: zarr.Dir(dst2), after: 2}
-	tr, err := transcode.New(ctx, zarr.Dir(srcDir), failing, us)
+	failing := &failStore{Store: storage.NewDir(dst2), after: 2}
+	tr, err := transcode.New(ctx, storage.NewDir(srcDir), failing, us)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,8 +388,8 @@ func TestExistingDestination(t *testing.T) {
 		t.Errorf("overwrite of an interrupted run of another plan: %v", err)
 	}
 	dst3 := filepath.Join(t.TempDir(), "d")
-	failing = &failStore{Store: zarr.Dir(dst3), after: 2}
-	tr, _ = transcode.New(ctx, zarr.Dir(srcDir), failing, us)
+	failing = &failStore{Store: storage.NewDir(dst3), after: 2}
+	tr, _ = transcode.New(ctx, storage.NewDir(srcDir), failing, us)
 	_, _ = tr.Run(ctx)
 	other := transcode.Options{Unit: dtype.Second, Resume: true}
 	if _, err := run(dst3, other); !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), "destination metadata") {
@@ -420,7 +421,7 @@ func TestExistingDestination(t *testing.T) {
 
 // failStore fails every Set after the first `after` ones.
 type failStore struct {
-	zarr.Store
+	storage.Store
 	after int64
 	n     atomic.Int64
 }
@@ -432,20 +433,20 @@ func (s *failStore) Set(ctx context.Context, key string, v []byte) error {
 	return s.Store.Set(ctx, key, v)
 }
 
-func (s *failStore) String() string { return s.Store.(*zarr.DirStore).String() }
+func (s *failStore) String() string { return s.Store.(*storage.Dir).String() }
 
 func TestResumeAfterFailure(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	o := transcode.Options{Unit: dtype.Microsecond, Format: 3, Workers: 2}
 	ref := filepath.Join(t.TempDir(), "ref")
-	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+	tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(ref), o)
 	if _, err := tr.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, after := range []int64{0, 1, 3, 6, 9} {
 		dst := filepath.Join(t.TempDir(), "d")
-		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), &failStore{Store: zarr.Dir(dst), after: after}, o)
+		tr, _ := transcode.New(ctx, storage.NewDir(srcDir), &failStore{Store: storage.NewDir(dst), after: after}, o)
 		if _, err := tr.Run(ctx); err == nil {
 			t.Fatalf("after %d: no failure", after)
 		}
@@ -454,7 +455,7 @@ func TestResumeAfterFailure(t *testing.T) {
 		}
 		r := o
 		r.Resume = true
-		tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), r)
+		tr, _ = transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), r)
 		sum, err := tr.Run(ctx)
 		if err != nil || !sum.Complete {
 			t.Fatalf("after %d: resume: %+v, %v", after, sum, err)
@@ -466,12 +467,12 @@ func TestResumeAfterFailure(t *testing.T) {
 func TestParts(t *testing.T) {
 	srcDir := t.TempDir()
 	vals := sampleValues(1000, 9)
-	writeArray(t, zarr.Dir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
+	writeArray(t, storage.NewDir(srcDir), zarr.Metadata{Format: 2, DataType: ns, Shape: []int64{1000}, ChunkShape: []int64{64}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}}}, vals,
 		func(c []int64) bool { return c[0] == 3 })
 	o := transcode.Options{Unit: dtype.Microsecond, Format: 3, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{3}}}
 	ref := filepath.Join(t.TempDir(), "ref")
-	tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(ref), o)
+	tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(ref), o)
 	full, err := tr.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -482,7 +483,7 @@ func TestParts(t *testing.T) {
 	for i, idx := range []int{1, 0} {
 		p := o
 		p.Part = transcode.Part{Index: idx, Count: 2}
-		tr, err := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), p)
+		tr, err := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -515,12 +516,12 @@ func TestParts(t *testing.T) {
 	for idx := range 3 {
 		p := o
 		p.Part = transcode.Part{Index: idx, Count: 3}
-		tr, _ := transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), p)
+		tr, _ := transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), p)
 		if _, err := tr.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tr, _ = transcode.New(ctx, zarr.Dir(srcDir), zarr.Dir(dst), o)
+	tr, _ = transcode.New(ctx, storage.NewDir(srcDir), storage.NewDir(dst), o)
 	if s, err := tr.Finalize(ctx); err != nil || !s.Complete {
 		t.Errorf("finalize of a finished run: %+v %v", s, err)
 	}
@@ -529,7 +530,7 @@ func TestParts(t *testing.T) {
 
 // slowStore delays every Get, as a remote store would.
 type slowStore struct {
-	zarr.Store
+	storage.Store
 	delay func()
 }
 
@@ -540,9 +541,9 @@ func (s *slowStore) Get(ctx context.Context, key string) ([]byte, error) {
 
 func TestCancel(t *testing.T) {
 	srcDir := t.TempDir()
-	v2Source(t, zarr.Dir(srcDir))
+	v2Source(t, storage.NewDir(srcDir))
 	c, cancel := context.WithCancel(ctx)
-	tr, err := transcode.New(ctx, &slowStore{Store: zarr.Dir(srcDir), delay: cancel}, zarr.Dir(filepath.Join(t.TempDir(), "d")), transcode.Options{})
+	tr, err := transcode.New(ctx, &slowStore{Store: storage.NewDir(srcDir), delay: cancel}, storage.NewDir(filepath.Join(t.TempDir(), "d")), transcode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Unfinished is what a destination holds of a dt64 transcode that has
@@ -33,7 +33,7 @@ type Unfinished struct {
 
 // FindUnfinished returns the unfinished transcode whose state store
 // holds, or nil when it holds none.
-func FindUnfinished(ctx context.Context, store zarr.Store) (*Unfinished, error) {
+func FindUnfinished(ctx context.Context, store storage.Store) (*Unfinished, error) {
 	var u Unfinished
 	var plan struct {
 		Source string `json:"source"`
@@ -85,7 +85,7 @@ func FindUnfinished(ctx context.Context, store zarr.Store) (*Unfinished, error) 
 
 // readDoc reads the JSON document at key of store into doc, and reports
 // whether there is one.
-func readDoc(ctx context.Context, store zarr.Store, key string, doc any) (bool, error) {
+func readDoc(ctx context.Context, store storage.Store, key string, doc any) (bool, error) {
 	b, err := store.Get(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -252,7 +253,7 @@ func (t *Job) elementError(origin []int64, err error) error {
 	var ee zarr.ElementError
 	ee.ArrayIndex, ee.Key, e.Index = t.locate(origin, e.Index)
 	ee.Index, ee.Value, ee.Err = e.Index, e.Value, &e
-	ee.Array = storeName(t.srcStore)
+	ee.Array = storage.Name(t.srcStore)
 	return &ee
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -127,14 +128,14 @@ func (t *Job) reopenDestination(ctx context.Context) (*zarr.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	var store zarr.Store = t.dstIO
+	var store storage.Store = t.dstIO
 	if !same {
 		stored, err := t.storedPlan(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if stored == nil || t.doc.mismatch(stored) != "" {
-			return nil, fmt.Errorf("%w: %s: the destination's metadata is missing or not the plan's", ErrVerify, storeName(t.dstStore))
+			return nil, fmt.Errorf("%w: %s: the destination's metadata is missing or not the plan's", ErrVerify, storage.Name(t.dstStore))
 		}
 		store = &docStore{Store: t.dstIO, docs: stored.Destination}
 	}
@@ -147,7 +148,7 @@ func (t *Job) reopenDestination(ctx context.Context) (*zarr.Array, error) {
 
 // docStore is a store whose metadata documents come from docs.
 type docStore struct {
-	zarr.Store
+	storage.Store
 	docs map[string]string
 }
 
@@ -166,7 +167,7 @@ func (t *Job) verifyError(origin, chunk []int64, regionIdx, chunkIdx int, got, w
 	key, _ := t.dst.ChunkKey(chunk)
 	o := t.plan.DestinationOrder
 	return &VerifyError{
-		Array: storeName(t.dstStore), Key: key, Index: chunkIdx, ArrayIndex: arrayIndex,
+		Array: storage.Name(t.dstStore), Key: key, Index: chunkIdx, ArrayIndex: arrayIndex,
 		Got: int64(o.Uint64(got)), Want: int64(o.Uint64(want)),
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // listedVersions answers Version from one listing.
@@ -17,8 +17,8 @@ func (l listedVersions) Version(ctx context.Context, key string) (string, error)
 // s: v itself, or, when s lists versions and listing it whole costs fewer
 // requests than one per chunk (a listing page holds 1000 keys), the
 // versions from one listing.
-func bulkVersioner(ctx context.Context, s zarr.Store, v zarr.Versioner, n, total int64) (zarr.Versioner, error) {
-	vl, ok := zarr.Find[zarr.VersionLister](s)
+func bulkVersioner(ctx context.Context, s storage.Store, v storage.Versioner, n, total int64) (storage.Versioner, error) {
+	vl, ok := storage.Find[storage.VersionLister](s)
 	if !ok || n*1000 < total {
 		return v, nil
 	}
@@ -34,17 +34,17 @@ func bulkVersioner(ctx context.Context, s zarr.Store, v zarr.Versioner, n, total
 
 // readVersion is the version of the value of key the unit just read, if
 // the source can tell it without a request.
-func readVersion(s zarr.Store, key string) (string, bool) {
-	if rv, ok := zarr.Find[zarr.ReadVersioner](s); ok {
+func readVersion(s storage.Store, key string) (string, bool) {
+	if rv, ok := storage.Find[storage.ReadVersioner](s); ok {
 		return rv.ReadVersion(key)
 	}
 	return "", false
 }
 
 // trackReadVersions asks the source to remember its reads' versions (a
-// zarr.ReadVersioner), once the per-unit checks have something to check.
-func trackReadVersions(s zarr.Store) {
-	if rv, ok := zarr.Find[zarr.ReadVersioner](s); ok {
+// storage.ReadVersioner), once the per-unit checks have something to check.
+func trackReadVersions(s storage.Store) {
+	if rv, ok := storage.Find[storage.ReadVersioner](s); ok {
 		rv.TrackReadVersions()
 	}
 }

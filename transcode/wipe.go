@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -156,7 +157,7 @@ func (t *Job) storedDocs(ctx context.Context) (map[string]string, error) {
 
 // arrayFromDocs opens the array that metadata documents describe.
 func arrayFromDocs(ctx context.Context, docs map[string]string) (*zarr.Array, error) {
-	mem := zarr.NewMemory()
+	mem := storage.NewMemory()
 	for k, v := range docs {
 		if err := mem.Set(ctx, k, []byte(v)); err != nil {
 			return nil, err

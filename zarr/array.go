@@ -8,11 +8,10 @@ import (
 	"io/fs"
 	"iter"
 	"math/bits"
-	"path"
-	"strings"
 	"unsafe"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Array is an open Zarr array: of datetime64 or timedelta64 values (a time
@@ -21,33 +20,12 @@ import (
 // methods are safe for concurrent use, except SetWriteEmptyChunks, which is
 // set-up: call it before reading or writing.
 type Array struct {
-	store      Store
+	store      storage.Store
 	name       string // the store's String(), for messages
 	meta       Metadata
 	grid       *grid
 	chunkLen   int // elements per chunk
 	writeEmpty bool
-}
-
-func storeName(s Store) string {
-	if st, ok := s.(fmt.Stringer); ok {
-		return st.String()
-	}
-	return ""
-}
-
-// inStore names keys of the store named name (its String()) in messages:
-// the keys joined as a path, after the name. A URL's "//" is kept:
-// path.Join would make "s3://bkt" "s3:/bkt".
-func inStore(name string, keys ...string) string {
-	k := path.Join(keys...)
-	if !strings.Contains(name, "://") {
-		return path.Join(name, k)
-	}
-	if k == "" {
-		return name
-	}
-	return strings.TrimSuffix(name, "/") + "/" + k
 }
 
 // String names the array in messages: its store's String(), or "array"
@@ -63,14 +41,14 @@ func (a *Array) docName(key string) string {
 	if a.name == "" {
 		return key
 	}
-	return inStore(a.name, key)
+	return storage.Join(a.name, key)
 }
 
 // Open opens the array in store: a v3 zarr.json, or else a v2 .zarray (with
 // .zattrs when present). A store holding neither gives an error satisfying
 // errors.Is(err, fs.ErrNotExist).
-func Open(ctx context.Context, store Store) (*Array, error) {
-	a := &Array{store: store, name: storeName(store)}
+func Open(ctx context.Context, store storage.Store) (*Array, error) {
+	a := &Array{store: store, name: storage.Name(store)}
 	b, err := getMetadata(ctx, store, v3MetadataKey)
 	var m Metadata
 	switch {
@@ -133,8 +111,8 @@ func (metadataTooLarge) Is(target error) bool { return target == ErrTooLarge }
 // getMetadata reads metadata document key, refusing one over
 // maxMetadataBytes: before reading it when the store is a BufferGetter,
 // after Get otherwise.
-func getMetadata(ctx context.Context, store Store, key string) ([]byte, error) {
-	if bg, ok := Find[BufferGetter](store); ok {
+func getMetadata(ctx context.Context, store storage.Store, key string) ([]byte, error) {
+	if bg, ok := storage.Find[storage.BufferGetter](store); ok {
 		b, err := bg.GetInto(ctx, key, nil, maxMetadataBytes)
 		if errors.Is(err, ErrTooLarge) {
 			return nil, metadataTooLarge{-1}
@@ -155,10 +133,10 @@ func getMetadata(ctx context.Context, store Store, key string) ([]byte, error) {
 // Zero values take defaults: Format 3; key encoding "default" with "/"
 // (v2: "."); Codecs bytes little-endian + zstd level 0 (zarr-python 3's
 // default; v2: zstd level 1); v3 Attributes {}.
-func Create(ctx context.Context, store Store, meta Metadata) (*Array, error) {
+func Create(ctx context.Context, store storage.Store, meta Metadata) (*Array, error) {
 	m := meta.Clone()
 	m.withDefaults()
-	a := &Array{store: store, name: storeName(store)}
+	a := &Array{store: store, name: storage.Name(store)}
 	if err := a.init(m); err != nil {
 		file := v3MetadataKey
 		if m.Format == 2 {
@@ -356,7 +334,7 @@ func (a *Array) readChunk(ctx context.Context, coords []int64, dst []byte, align
 	sc := getScratch()
 	defer sc.release()
 	var enc []byte
-	if bg, ok := Find[BufferGetter](a.store); ok {
+	if bg, ok := storage.Find[storage.BufferGetter](a.store); ok {
 		// Pass a pooled buffer as it comes, not grown to maxEncoded: that
 		// bound can be far above real sizes (a shard of many small
 		// compressed inner chunks has tens of MB of worst case), and

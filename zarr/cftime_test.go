@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // TestCFTimeXarrayFixtures decodes every array xarray 2023.01 wrote in
@@ -31,7 +32,7 @@ func TestCFTimeXarrayFixtures(t *testing.T) {
 				Error    string   `json:"error"`
 			}
 			readJSONFile(t, p, &want)
-			a, err := Open(context.Background(), Dir(filepath.Join("../testdata/xarray", name+".zarr", "time")))
+			a, err := Open(context.Background(), storage.NewDir(filepath.Join("../testdata/xarray", name+".zarr", "time")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +139,7 @@ func TestCFTimeNotTime(t *testing.T) {
 		`{"units": "m/s"}`: false, `{}`: false, `{"units": "hours"}`: false,
 		`{"units": "hours since 2000-01-01"}`: true,
 	} {
-		a, err := Create(ctx, NewMemory(), Metadata{Numeric: NumericType{Float, 4}, Shape: []int64{3}, ChunkShape: []int64{3},
+		a, err := Create(ctx, storage.NewMemory(), Metadata{Numeric: NumericType{Float, 4}, Shape: []int64{3}, ChunkShape: []int64{3},
 			Attributes: []byte(attrs)})
 		if err != nil {
 			t.Fatal(err)
@@ -148,13 +149,13 @@ func TestCFTimeNotTime(t *testing.T) {
 			t.Errorf("%s: %v %v", attrs, ct, err)
 		}
 	}
-	a, _ := Create(ctx, NewMemory(), Metadata{Numeric: NumericType{Float, 2}, Shape: []int64{3}, ChunkShape: []int64{3},
+	a, _ := Create(ctx, storage.NewMemory(), Metadata{Numeric: NumericType{Float, 2}, Shape: []int64{3}, ChunkShape: []int64{3},
 		Attributes: []byte(`{"units": "days since 2000-01-01"}`)})
 	var ae *cf.AttributeError
 	if _, err := a.CFTime(); !errors.As(err, &ae) || !strings.Contains(err.Error(), "float16") {
 		t.Errorf("float16 CF time: %v", err)
 	}
-	nat, _ := Create(ctx, NewMemory(), Metadata{DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
+	nat, _ := Create(ctx, storage.NewMemory(), Metadata{DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
 		Shape: []int64{3}, ChunkShape: []int64{3}, Attributes: []byte(`{"units": "days since 2000-01-01"}`)})
 	if ct, err := nat.CFTime(); ct != nil || err != nil {
 		t.Errorf("native time array: %v %v", ct, err)

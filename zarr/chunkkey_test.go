@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 func TestKeyEncodingParse(t *testing.T) {
@@ -31,7 +32,7 @@ func TestKeyEncodingParse(t *testing.T) {
 }
 
 func TestArrayChunkOf(t *testing.T) {
-	a, err := Create(t.Context(), NewMemory(), Metadata{Shape: []int64{10, 4}, ChunkShape: []int64{3, 4}, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}})
+	a, err := Create(t.Context(), storage.NewMemory(), Metadata{Shape: []int64{10, 4}, ChunkShape: []int64{3, 4}, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

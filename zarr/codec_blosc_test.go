@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // demoTimestamps are like `dt64 demo`'s data: nanoseconds from 2024-01-01
@@ -35,7 +36,7 @@ func demoTimestamps(n int, seed uint64) []int64 {
 }
 
 func TestBloscFixtureMetadata(t *testing.T) {
-	a, err := Open(context.Background(), Dir("../testdata/zarr/v3/dt64_us_le_blosc_lz4.zarr"))
+	a, err := Open(context.Background(), storage.NewDir("../testdata/zarr/v3/dt64_us_le_blosc_lz4.zarr"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestBloscRoundTripV3(t *testing.T) {
 			for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 				name := fmt.Sprintf("%s/%s/%v", cname, sh, order)
 				codec := BloscCodec{CName: cname, CLevel: 5, Shuffle: sh}
-				st := NewMemory()
+				st := storage.NewMemory()
 				a, err := Create(ctx, st, Metadata{DataType: ns, Shape: []int64{5000}, ChunkShape: []int64{1500}, FillValue: dtype.NaT,
 					Codecs: []Codec{BytesCodec{Endian: order}, codec}})
 				if err != nil {
@@ -104,7 +105,7 @@ func TestBloscRoundTripV3(t *testing.T) {
 func TestBloscInsideSharding(t *testing.T) {
 	ctx := context.Background()
 	truth := demoTimestamps(4000, 2)
-	a, err := Create(ctx, NewMemory(), Metadata{DataType: ns, Shape: []int64{4000}, ChunkShape: []int64{2000}, FillValue: dtype.NaT,
+	a, err := Create(ctx, storage.NewMemory(), Metadata{DataType: ns, Shape: []int64{4000}, ChunkShape: []int64{2000}, FillValue: dtype.NaT,
 		Codecs: []Codec{ShardingCodec{ChunkShape: []int64{500},
 			Codecs:      []Codec{BytesCodec{Endian: binary.LittleEndian}, BloscCodec{CName: "zstd", CLevel: 5, Shuffle: "shuffle"}},
 			IndexCodecs: []Codec{BytesCodec{Endian: binary.LittleEndian}, CRC32CCodec{}}}}})
@@ -117,7 +118,7 @@ func TestBloscInsideSharding(t *testing.T) {
 
 func TestBloscChunkErrors(t *testing.T) {
 	ctx := context.Background()
-	st := NewMemory()
+	st := storage.NewMemory()
 	a, err := Create(ctx, st, Metadata{DataType: ns, Shape: []int64{4000}, ChunkShape: []int64{4000}, FillValue: dtype.NaT,
 		Codecs: []Codec{BytesCodec{Endian: binary.LittleEndian}, BloscCodec{CName: "lz4", CLevel: 5, Shuffle: "shuffle", BlockSize: 8000}}})
 	if err != nil {
@@ -182,7 +183,7 @@ func TestBloscChunkErrors(t *testing.T) {
 	check("stream damaged", bad, ErrCorrupt, "(lz4,")
 
 	// blosclz arrays read but are not written.
-	a2, err := Create(ctx, NewMemory(), Metadata{DataType: ns, Shape: []int64{10}, ChunkShape: []int64{10}, FillValue: dtype.NaT,
+	a2, err := Create(ctx, storage.NewMemory(), Metadata{DataType: ns, Shape: []int64{10}, ChunkShape: []int64{10}, FillValue: dtype.NaT,
 		Codecs: []Codec{BytesCodec{Endian: binary.LittleEndian}, BloscCodec{CName: "blosclz", CLevel: 5, Shuffle: "shuffle"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestBloscReadZarrPythonV2(t *testing.T) {
 	}
 	for name, e := range exp {
 		t.Run(name, func(t *testing.T) {
-			a, err := Open(context.Background(), Dir(filepath.Join(dir, name+".zarr")))
+			a, err := Open(context.Background(), storage.NewDir(filepath.Join(dir, name+".zarr")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +301,7 @@ func TestBloscWriteForZarrPythonV2(t *testing.T) {
 					t.Fatal(err)
 				}
 				path := filepath.Join(dir, fmt.Sprintf("%s_%s_%s.zarr", cname, sh, strings.NewReplacer("<", "le", ">", "be", "[", "_", "]", "").Replace(dt)))
-				a, err := Create(ctx, Dir(path), Metadata{Format: 2, DataType: d, Shape: []int64{7000}, ChunkShape: []int64{3000},
+				a, err := Create(ctx, storage.NewDir(path), Metadata{Format: 2, DataType: d, Shape: []int64{7000}, ChunkShape: []int64{3000},
 					FillValue: dtype.NaT, Codecs: []Codec{BytesCodec{Endian: order}, BloscCodec{CName: cname, CLevel: 5, Shuffle: sh}},
 					Attributes: json.RawMessage(`{"written_by":"dt64"}`)})
 				if err != nil {
@@ -389,7 +390,7 @@ func TestBloscCompressionFigures(t *testing.T) {
 func TestBloscBitshuffleTail(t *testing.T) {
 	ctx := context.Background()
 	for _, cname := range []string{"lz4", "zstd"} {
-		a, err := Create(ctx, NewMemory(), Metadata{
+		a, err := Create(ctx, storage.NewMemory(), Metadata{
 			DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
 			Shape:    []int64{31, 19}, ChunkShape: []int64{16, 10},
 			Codecs: []Codec{BytesCodec{Endian: binary.BigEndian}, CRC32CCodec{},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/zstddec"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // zblock is one block of a hand-built zstd frame: raw data, or an RLE
@@ -263,7 +264,7 @@ func FuzzStoredFrame(f *testing.F) {
 // values with random low bytes, so zstd stores them raw.
 func pieceArray(t *testing.T, codecs ...Codec) *Array {
 	ctx := context.Background()
-	a, err := Create(ctx, NewMemory(), Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+	a, err := Create(ctx, storage.NewMemory(), Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
 		Shape: []int64{2900}, ChunkShape: []int64{1000}, FillValue: dtype.NaT,
 		Codecs: append([]Codec{BytesCodec{Endian: binary.BigEndian}}, codecs...)})
 	if err != nil {

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Workers reading and writing different chunks at once share the buffer
 // pools and the zstd encoders/decoders; run with -race.
 func TestConcurrentChunks(t *testing.T) {
 	ctx := context.Background()
-	a, err := Create(ctx, Dir(t.TempDir()), Metadata{DataType: ns, Shape: []int64{64 * 1000}, ChunkShape: []int64{1000},
+	a, err := Create(ctx, storage.NewDir(t.TempDir()), Metadata{DataType: ns, Shape: []int64{64 * 1000}, ChunkShape: []int64{1000},
 		FillValue: dtype.NaT, Codecs: []Codec{ShardingCodec{ChunkShape: []int64{250},
 			Codecs: []Codec{be(), ZstdCodec{Checksum: true}}, IndexCodecs: []Codec{le(), CRC32CCodec{}}}, GzipCodec{Level: 1}}})
 	if err != nil {

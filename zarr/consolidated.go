@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // ReadConsolidated returns the nodes of the hierarchy at store's root as
@@ -27,27 +29,27 @@ import (
 // valid path (see ValidKey) is a *MetadataError naming the document and
 // the member; a v3 member not inside a group of the hierarchy is a
 // *HierarchyError.
-func ReadConsolidated(ctx context.Context, store Store) ([]Node, error) {
-	name := storeName(store)
+func ReadConsolidated(ctx context.Context, store storage.Store) ([]Node, error) {
+	name := storage.Name(store)
 	b, err := getBounded(ctx, store, v3MetadataKey, maxConsolidatedBytes)
 	switch {
 	case err == nil:
 		return readConsolidatedV3(ctx, name, b)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, metadataError(inStore(name, v3MetadataKey), err)
+		return nil, metadataError(storage.Join(name, v3MetadataKey), err)
 	}
 	b, err = getBounded(ctx, store, v2ConsolidatedKey, maxConsolidatedBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no %s or %s: no consolidated metadata: %w", name, v3MetadataKey, v2ConsolidatedKey, fs.ErrNotExist)
 	}
 	if err != nil {
-		return nil, metadataError(inStore(name, v2ConsolidatedKey), err)
+		return nil, metadataError(storage.Join(name, v2ConsolidatedKey), err)
 	}
 	return readConsolidatedV2(ctx, name, b)
 }
 
 func readConsolidatedV2(ctx context.Context, name string, b []byte) ([]Node, error) {
-	file := inStore(name, v2ConsolidatedKey)
+	file := storage.Join(name, v2ConsolidatedKey)
 	docs, err := parseConsolidatedV2(b)
 	if err != nil {
 		return nil, metadataError(file, err)
@@ -103,7 +105,7 @@ func parseConsolidatedV2(b []byte) (map[string][]byte, error) {
 	docs := make(map[string][]byte, len(members))
 	for key, doc := range members {
 		field := fmt.Sprintf("metadata[%q]", key)
-		if err := ValidKey(key); err != nil {
+		if err := storage.ValidKey(key); err != nil {
 			return nil, inField(field, err)
 		}
 		switch path.Base(key) {
@@ -123,7 +125,7 @@ func parseConsolidatedV2(b []byte) (map[string][]byte, error) {
 }
 
 func readConsolidatedV3(ctx context.Context, name string, root []byte) ([]Node, error) {
-	file := inStore(name, v3MetadataKey)
+	file := storage.Join(name, v3MetadataKey)
 	obj, err := parseObject(root, true)
 	if err != nil {
 		return nil, metadataError(file, err)
@@ -169,7 +171,7 @@ func flattenConsolidatedV3(cm json.RawMessage, prefix string, docs map[string][]
 	}
 	for key, doc := range members {
 		field := fmt.Sprintf("metadata[%q]", key)
-		if err := ValidKey(key); err != nil {
+		if err := storage.ValidKey(key); err != nil {
 			return inField(field, err)
 		}
 		full := path.Join(prefix, key)
@@ -289,14 +291,14 @@ func addMember(members *jsonNode, key string, doc []byte) error {
 // consolidated metadata (ConsolidatedDocument), replacing any there was.
 // It returns the nodes consolidated. Call it last, after every node's own
 // metadata is written: readers that find consolidated metadata trust it.
-func WriteConsolidated(ctx context.Context, store Store) ([]Node, error) {
+func WriteConsolidated(ctx context.Context, store storage.Store) ([]Node, error) {
 	nodes, err := Walk(ctx, store)
 	if err != nil {
 		return nil, err
 	}
 	key, doc, err := ConsolidatedDocument(nodes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", storeName(store), err)
+		return nil, fmt.Errorf("%s: %w", storage.Name(store), err)
 	}
 	if err := store.Set(ctx, key, doc); err != nil {
 		return nil, err

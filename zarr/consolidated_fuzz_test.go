@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // FuzzReadConsolidated reads arbitrary .zmetadata and root zarr.json
@@ -20,7 +22,7 @@ func FuzzReadConsolidated(f *testing.F) {
 	f.Add(consolidatedV3(`"sub": {"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {"a": `+v3ArrayDoc+`}}}`), true)
 	f.Fuzz(func(t *testing.T, doc []byte, v3 bool) {
 		ctx := context.Background()
-		st := NewMemory()
+		st := storage.NewMemory()
 		key := ".zmetadata"
 		if v3 {
 			key = "zarr.json"

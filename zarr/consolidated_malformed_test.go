@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // consolidatedV2 returns a .zmetadata with the given metadata members (a
@@ -41,9 +43,9 @@ func TestConsolidatedMalformed(t *testing.T) {
 		"v2 format":             {".zmetadata", []byte(`{"metadata": {}, "zarr_consolidated_format": 2}`), "zarr_consolidated_format", nil, false},
 		"v2 no metadata":        {".zmetadata", []byte(`{"zarr_consolidated_format": 1}`), "metadata", nil, false},
 		"v2 metadata list":      {".zmetadata", []byte(`{"metadata": [], "zarr_consolidated_format": 1}`), "metadata", nil, false},
-		"v2 dot dot":            {".zmetadata", consolidatedV2(`, "../x/.zarray": ` + v2ArrayDoc), `metadata["../x/.zarray"]`, ErrInvalidKey, false},
-		"v2 inner dot dot":      {".zmetadata", consolidatedV2(`, "a/../../.zarray": ` + v2ArrayDoc), `metadata["a/../../.zarray"]`, ErrInvalidKey, false},
-		"v2 absolute":           {".zmetadata", consolidatedV2(`, "/etc/.zarray": ` + v2ArrayDoc), `metadata["/etc/.zarray"]`, ErrInvalidKey, false},
+		"v2 dot dot":            {".zmetadata", consolidatedV2(`, "../x/.zarray": ` + v2ArrayDoc), `metadata["../x/.zarray"]`, storage.ErrInvalidKey, false},
+		"v2 inner dot dot":      {".zmetadata", consolidatedV2(`, "a/../../.zarray": ` + v2ArrayDoc), `metadata["a/../../.zarray"]`, storage.ErrInvalidKey, false},
+		"v2 absolute":           {".zmetadata", consolidatedV2(`, "/etc/.zarray": ` + v2ArrayDoc), `metadata["/etc/.zarray"]`, storage.ErrInvalidKey, false},
 		"v2 not a document":     {".zmetadata", consolidatedV2(`, "a/0.0": {}`), `metadata["a/0.0"]`, nil, false},
 		"v2 member not object":  {".zmetadata", consolidatedV2(`, "a/.zarray": "x"`), `metadata["a/.zarray"]`, nil, false},
 		"v2 bad member":         {".zmetadata", consolidatedV2(`, "a/.zarray": {"zarr_format": 2, "shape": "x"}`), `metadata["a/.zarray"].shape`, nil, false},
@@ -55,9 +57,9 @@ func TestConsolidatedMalformed(t *testing.T) {
 		"v3 cm kind":            {"zarr.json", []byte(`{"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "external", "must_understand": false, "metadata": {}}}`), "consolidated_metadata.kind", ErrUnsupported, false},
 		"v3 no must_understand": {"zarr.json", []byte(`{"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline", "metadata": {}}}`), "consolidated_metadata.must_understand", nil, false},
 		"v3 metadata null":      {"zarr.json", []byte(`{"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": null}}`), "consolidated_metadata.metadata", nil, false},
-		"v3 dot dot":            {"zarr.json", consolidatedV3(`"..": ` + v3GroupDoc), `consolidated_metadata.metadata[".."]`, ErrInvalidKey, false},
-		"v3 nested dot dot":     {"zarr.json", consolidatedV3(`"sub": {"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {"../../x": ` + v3ArrayDoc + `}}}`), `consolidated_metadata.metadata["sub"].consolidated_metadata.metadata["../../x"]`, ErrInvalidKey, false},
-		"v3 empty name":         {"zarr.json", consolidatedV3(`"": ` + v3GroupDoc), `consolidated_metadata.metadata[""]`, ErrInvalidKey, false},
+		"v3 dot dot":            {"zarr.json", consolidatedV3(`"..": ` + v3GroupDoc), `consolidated_metadata.metadata[".."]`, storage.ErrInvalidKey, false},
+		"v3 nested dot dot":     {"zarr.json", consolidatedV3(`"sub": {"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {"../../x": ` + v3ArrayDoc + `}}}`), `consolidated_metadata.metadata["sub"].consolidated_metadata.metadata["../../x"]`, storage.ErrInvalidKey, false},
+		"v3 empty name":         {"zarr.json", consolidatedV3(`"": ` + v3GroupDoc), `consolidated_metadata.metadata[""]`, storage.ErrInvalidKey, false},
 		"v3 listed twice":       {"zarr.json", consolidatedV3(`"sub": {"zarr_format": 3, "node_type": "group", "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {"a": ` + v3ArrayDoc + `}}}, "sub/a": ` + v3ArrayDoc), "", ErrConflict, false},
 		"v3 bad member":         {"zarr.json", consolidatedV3(`"a": {"zarr_format": 3, "node_type": "array", "shape": [1.5]}`), `consolidated_metadata.metadata["a"].shape`, nil, false},
 		"v3 member v2":          {"zarr.json", consolidatedV3(`"a": {"zarr_format": 2}`), `consolidated_metadata.metadata["a"].zarr_format`, nil, false},
@@ -66,7 +68,7 @@ func TestConsolidatedMalformed(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			st := NewMemory()
+			st := storage.NewMemory()
 			_ = st.Set(ctx, c.key, c.doc)
 			if c.key == ".zmetadata" {
 				_ = st.Set(ctx, ".zgroup", []byte(`{"zarr_format": 2}`))
@@ -102,7 +104,7 @@ func TestConsolidatedMalformed(t *testing.T) {
 func TestConsolidatedTooLarge(t *testing.T) {
 	ctx := context.Background()
 	for _, key := range []string{".zmetadata", "zarr.json"} {
-		st := NewMemory()
+		st := storage.NewMemory()
 		_ = st.Set(ctx, key, append(consolidatedV2(""), bytes.Repeat([]byte(" "), maxConsolidatedBytes)...))
 		if _, err := ReadConsolidated(ctx, st); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s over the limit: %v", key, err)
@@ -110,7 +112,7 @@ func TestConsolidatedTooLarge(t *testing.T) {
 	}
 	// Through a BufferGetter the size is refused before reading.
 	dir := t.TempDir()
-	st := Dir(dir)
+	st := storage.NewDir(dir)
 	_ = st.Set(ctx, ".zmetadata", append(consolidatedV2(""), bytes.Repeat([]byte(" "), maxConsolidatedBytes)...))
 	if _, err := ReadConsolidated(ctx, st); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("directory store: %v", err)
@@ -126,7 +128,7 @@ func TestConsolidatedTruncations(t *testing.T) {
 		{"xarray_v2.zarr", ".zmetadata"},
 		{"dataset_v3.zarr", "zarr.json"},
 	} {
-		doc, err := Dir(groupFixtures+c.dir).Get(ctx, c.key)
+		doc, err := storage.NewDir(groupFixtures+c.dir).Get(ctx, c.key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +137,7 @@ func TestConsolidatedTruncations(t *testing.T) {
 			step = 37
 		}
 		for i := 0; i < len(doc); i += step {
-			st := NewMemory()
+			st := storage.NewMemory()
 			_ = st.Set(ctx, c.key, doc[:i])
 			if _, err := ReadConsolidated(ctx, st); err == nil {
 				t.Errorf("%s cut at %d: no error", c.key, i)
@@ -149,7 +151,7 @@ func TestConsolidatedTruncations(t *testing.T) {
 }
 
 func TestConsolidatedRootErrorNamesDocument(t *testing.T) {
-	st := NewMemory()
+	st := storage.NewMemory()
 	_ = st.Set(context.Background(), "zarr.json", []byte(`{"zarr_format": 3, "node_type": "group", "attributes": [], "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {}}}`))
 	_, err := ReadConsolidated(context.Background(), st)
 	var me *MetadataError

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // withoutConsolidated returns a v3 group document with its
@@ -55,7 +57,7 @@ func TestReadConsolidatedFixtures(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"dataset_v3.zarr", "xarray_v2.zarr"} {
 		t.Run(name, func(t *testing.T) {
-			st := Dir(groupFixtures + name)
+			st := storage.NewDir(groupFixtures + name)
 			walked, err := Walk(ctx, st)
 			if err != nil {
 				t.Fatal(err)
@@ -68,14 +70,14 @@ func TestReadConsolidatedFixtures(t *testing.T) {
 		})
 	}
 	for _, name := range []string{"migrated_v3.zarr", "migrated_v3.source_v2.zarr"} {
-		if _, err := ReadConsolidated(ctx, Dir(groupFixtures+name)); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := ReadConsolidated(ctx, storage.NewDir(groupFixtures+name)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s has no consolidated metadata: %v", name, err)
 		}
 	}
-	checkAgainstValues(t, mustReadConsolidated(t, Dir(groupFixtures+"dataset_v3.zarr")), groupFixtures+"dataset_v3.values.json", 3)
+	checkAgainstValues(t, mustReadConsolidated(t, storage.NewDir(groupFixtures+"dataset_v3.zarr")), groupFixtures+"dataset_v3.values.json", 3)
 }
 
-func mustReadConsolidated(t *testing.T, st Store) []Node {
+func mustReadConsolidated(t *testing.T, st storage.Store) []Node {
 	t.Helper()
 	n, err := ReadConsolidated(context.Background(), st)
 	if err != nil {
@@ -224,7 +226,7 @@ func TestConsolidatedV2ForZarrPython(t *testing.T) {
 	}
 	dst := filepath.Join(t.TempDir(), "copy.zarr")
 	copyDir(t, src, dst, ".zmetadata")
-	nodes, err := WriteConsolidated(ctx, Dir(dst))
+	nodes, err := WriteConsolidated(ctx, storage.NewDir(dst))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +287,7 @@ func TestWriteConsolidatedRoundTrip(t *testing.T) {
 		t.Error("ConsolidatedDocument(nil) did not fail")
 	}
 	st := memoryCopy(t, groupFixtures+"dataset_v3.zarr")
-	sub, _ := Sub(st, "time")
+	sub, _ := storage.Sub(st, "time")
 	if _, err := WriteConsolidated(ctx, sub); err == nil {
 		t.Error("consolidated an array")
 	}

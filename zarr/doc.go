@@ -91,11 +91,9 @@
 //
 // # Stores
 //
-// Store is a small key-value interface; Dir is a local directory accessed
-// through os.Root (no key or symbolic link can reach outside it) with
-// atomic writes (temporary file and rename), and NewMemory is an in-memory
-// store. DirStore.Entries (an EntryLister) lists values with their sizes
-// and what sits at a key without being a value (a directory, a named
-// pipe), for checkers. Metadata is written only by WriteMetadata, so an engine can write
-// it last and readers never take a half-written array for a complete one.
+// An array or group lives in a storage.Store (package storage): a local
+// directory (storage.NewDir), memory (storage.NewMemory), or an object
+// store (module github.com/zarr-dt64/dt64/objstore). Metadata is written
+// only by WriteMetadata, so an engine can write it last and readers never
+// take a half-written array for a complete one.
 package zarr

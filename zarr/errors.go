@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Sentinel errors. Errors returned by this package wrap them, so callers can
@@ -18,15 +19,14 @@ var (
 	// frame checksums).
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrTooLarge marks data that is, or would decode to, more bytes than a
-	// valid chunk can hold. Decoding stops before allocating for it.
-	ErrTooLarge = errors.New("larger than the chunk allows")
+	// valid chunk can hold. Decoding stops before allocating for it. It is
+	// storage.ErrTooLarge, which a store's bounded read returns, so one
+	// errors.Is finds both.
+	ErrTooLarge = storage.ErrTooLarge
 	// ErrCorrupt marks stored bytes that no valid encoder produces: a wrong
 	// decoded size, a truncated frame, a shard index pointing outside its
 	// shard, and so on.
 	ErrCorrupt = errors.New("corrupt data")
-	// ErrInvalidKey marks a store key that is empty, absolute, contains a
-	// backslash or a "." or ".." segment, and so could escape the store.
-	ErrInvalidKey = errors.New("invalid store key")
 )
 
 // MetadataError is an error in an array's metadata: File is the metadata

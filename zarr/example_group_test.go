@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -12,7 +13,7 @@ import (
 // reads its consolidated metadata.
 func ExampleWalk() {
 	ctx := context.Background()
-	store := zarr.Dir("../testdata/zarr/groups/dataset_v3.zarr")
+	store := storage.NewDir("../testdata/zarr/groups/dataset_v3.zarr")
 	nodes, err := zarr.Walk(ctx, store) // one List of the store
 	if err != nil {
 		log.Fatal(err)
@@ -25,7 +26,7 @@ func ExampleWalk() {
 		}
 		fmt.Printf("%q array %s %v", n.Path, n.DataType, n.Shape)
 		if n.DataType == "numpy.datetime64" {
-			sub, err := zarr.Sub(store, n.Path)
+			sub, err := storage.Sub(store, n.Path)
 			if err != nil {
 				log.Fatal(err)
 			}

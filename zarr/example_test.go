@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -19,7 +20,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store := zarr.Dir(filepath.Join(dir, "times.zarr"))
+	store := storage.NewDir(filepath.Join(dir, "times.zarr"))
 
 	// Five datetime64[s] values in chunks of 3, big-endian, zstd-compressed.
 	a, err := zarr.Create(ctx, store, zarr.Metadata{

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 type fixtureValue struct {
@@ -74,7 +76,7 @@ func TestFixturesV3(t *testing.T) {
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
-			a, err := Open(context.Background(), Dir(dir))
+			a, err := Open(context.Background(), storage.NewDir(dir))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Group is an open Zarr group: v3 zarr.json with "node_type": "group", or
 // v2 .zgroup with .zattrs when present.
 type Group struct {
-	store Store
+	store storage.Store
 	node  Node
 }
 
@@ -19,8 +21,8 @@ type Group struct {
 // listing). A store with no group metadata gives an error satisfying
 // errors.Is(err, fs.ErrNotExist); an array at the root, or a zarr.json
 // next to a .zgroup, is a *HierarchyError.
-func OpenGroup(ctx context.Context, store Store) (*Group, error) {
-	name := storeName(store)
+func OpenGroup(ctx context.Context, store storage.Store) (*Group, error) {
+	name := storage.Name(store)
 	var bits uint8
 	docs := map[string][]byte{}
 	errs := map[string]error{}
@@ -78,7 +80,7 @@ func (g *Group) Attributes() json.RawMessage { return g.node.Attributes }
 func (g *Group) Node() Node { return g.node }
 
 // Store returns the store the group was opened on.
-func (g *Group) Store() Store { return g.store }
+func (g *Group) Store() storage.Store { return g.store }
 
 // Walk returns the nodes of the hierarchy below the group, the group
 // itself first (see Walk).
@@ -86,4 +88,4 @@ func (g *Group) Walk(ctx context.Context) ([]Node, error) { return Walk(ctx, g.s
 
 // Sub returns the store of node path p below the group (see Sub):
 // Open(ctx, sub) for an array, OpenGroup for a group.
-func (g *Group) Sub(p string) (Store, error) { return Sub(g.store, p) }
+func (g *Group) Sub(p string) (storage.Store, error) { return storage.Sub(g.store, p) }

@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // Metadata document names of groups and consolidated metadata.
@@ -164,7 +166,7 @@ var ErrConflict = errors.New("conflicting metadata")
 // Errors: a document that does not parse is a *MetadataError naming it; a
 // zarr.json and a v2 document at one path, or a child of the other format
 // than the root, is a *HierarchyError wrapping ErrConflict.
-func Walk(ctx context.Context, store Store) ([]Node, error) {
+func Walk(ctx context.Context, store storage.Store) ([]Node, error) {
 	keys, err := store.List(ctx, "")
 	if err != nil {
 		return nil, err
@@ -174,7 +176,7 @@ func Walk(ctx context.Context, store Store) ([]Node, error) {
 
 // WalkKeys is Walk over keys, a listing of store the caller already has
 // (for the chunk keys too): one listing serves both.
-func WalkKeys(ctx context.Context, store Store, keys []string) ([]Node, error) {
+func WalkKeys(ctx context.Context, store storage.Store, keys []string) ([]Node, error) {
 	p := present{}
 	for _, k := range keys {
 		p.add(k)
@@ -186,7 +188,7 @@ func WalkKeys(ctx context.Context, store Store, keys []string) ([]Node, error) {
 		}
 		return getBounded(ctx, store, path.Join(nodePath, key), limit)
 	}
-	return assemble(ctx, storeName(store), p, get, false)
+	return assemble(ctx, storage.Name(store), p, get, false)
 }
 
 // comparePaths orders node paths depth first: segment by segment, so
@@ -288,7 +290,7 @@ func readNode(ctx context.Context, name, q string, format int, bits uint8, get d
 	case format == 2:
 		key, n.Kind = v2GroupKey, GroupNode
 	}
-	file := inStore(name, q, key)
+	file := storage.Join(name, q, key)
 	b, err := get(ctx, q, key)
 	if err != nil {
 		return Node{}, metadataError(file, err)
@@ -305,7 +307,7 @@ func readNode(ctx context.Context, name, q string, format int, bits uint8, get d
 	if format == 2 {
 		n.Attributes = json.RawMessage("{}")
 		if bits&hasZattrs != 0 {
-			file := inStore(name, q, v2AttrsKey)
+			file := storage.Join(name, q, v2AttrsKey)
 			b, err := get(ctx, q, v2AttrsKey)
 			if err != nil {
 				return Node{}, metadataError(file, err)
@@ -453,8 +455,8 @@ const maxConsolidatedBytes = 64 << 20
 
 // getBounded reads key, refusing a value over limit bytes (before reading
 // it when the store is a BufferGetter) with an error wrapping ErrTooLarge.
-func getBounded(ctx context.Context, store Store, key string, limit int) ([]byte, error) {
-	if bg, ok := Find[BufferGetter](store); ok {
+func getBounded(ctx context.Context, store storage.Store, key string, limit int) ([]byte, error) {
+	if bg, ok := storage.Find[storage.BufferGetter](store); ok {
 		return bg.GetInto(ctx, key, nil, limit)
 	}
 	b, err := store.Get(ctx, key)

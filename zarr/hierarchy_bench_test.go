@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // listedStore answers List with a listing made once, so a benchmark
 // measures the walk over it and not the store's listing.
 type listedStore struct {
-	Store
+	storage.Store
 	keys []string
 }
 
@@ -17,13 +19,13 @@ func (s listedStore) List(ctx context.Context, prefix string) ([]string, error) 
 
 // BenchmarkWalk walks a hierarchy of 10 arrays with 100 000 chunk keys in
 // all (the planning target): listing=fixed over a listing made
-// once (the walk's own cost), listing=memory with a MemoryStore's List
+// once (the walk's own cost), listing=memory with a storage.Memory's List
 // (a map's keys, sorted) each time, and list=only that List alone.
 func BenchmarkWalk(b *testing.B) {
 	ctx := context.Background()
 	const arrays, chunks = 10, 100_000
-	st := NewMemory()
-	doc, err := Dir(groupFixtures+"dataset_v3.zarr").Get(ctx, "time/zarr.json")
+	st := storage.NewMemory()
+	doc, err := storage.NewDir(groupFixtures+"dataset_v3.zarr").Get(ctx, "time/zarr.json")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func BenchmarkWalk(b *testing.B) {
 	}
 	keys, _ := st.List(ctx, "")
 	fixed := listedStore{st, keys}
-	walk := func(b *testing.B, s Store) {
+	walk := func(b *testing.B, s storage.Store) {
 		for b.Loop() {
 			nodes, err := Walk(ctx, s)
 			if err != nil || len(nodes) != arrays+1 {
@@ -58,8 +60,8 @@ func BenchmarkWalk(b *testing.B) {
 
 func BenchmarkReadConsolidated(b *testing.B) {
 	ctx := context.Background()
-	st := NewMemory()
-	doc, err := Dir(groupFixtures+"dataset_v3.zarr").Get(ctx, "zarr.json")
+	st := storage.NewMemory()
+	doc, err := storage.NewDir(groupFixtures+"dataset_v3.zarr").Get(ctx, "zarr.json")
 	if err != nil {
 		b.Fatal(err)
 	}

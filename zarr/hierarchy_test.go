@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 const groupFixtures = "../testdata/zarr/groups/"
@@ -114,7 +116,7 @@ func TestWalkFixtures(t *testing.T) {
 		{"migrated_v3.source_v2.zarr", "migrated_v3.values.json", 2},
 	} {
 		t.Run(c.store, func(t *testing.T) {
-			nodes, err := Walk(context.Background(), Dir(groupFixtures+c.store))
+			nodes, err := Walk(context.Background(), storage.NewDir(groupFixtures+c.store))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +142,7 @@ func TestSubOpensTimeArrays(t *testing.T) {
 			if err := json.Unmarshal(want.Arrays[c.path].Values, &vals); err != nil || len(vals) == 0 {
 				t.Fatalf("values of %s: %v", c.path, err)
 			}
-			g, err := OpenGroup(ctx, Dir(groupFixtures+c.store))
+			g, err := OpenGroup(ctx, storage.NewDir(groupFixtures+c.store))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,33 +163,33 @@ func TestSubOpensTimeArrays(t *testing.T) {
 
 func TestOpenGroupFixtures(t *testing.T) {
 	ctx := context.Background()
-	g, err := OpenGroup(ctx, Dir(groupFixtures+"migrated_v3.source_v2.zarr"))
+	g, err := OpenGroup(ctx, storage.NewDir(groupFixtures+"migrated_v3.source_v2.zarr"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.Format() != 2 || !jsonEqual(t, g.Attributes(), []byte(`{"Conventions": "CF-1.8", "history": "written by xarray 2023.01", "title": "dt64 migration fixture"}`)) {
 		t.Errorf("v2 group: format %d attributes %s", g.Format(), g.Attributes())
 	}
-	g, err = OpenGroup(ctx, Dir(groupFixtures+"dataset_v3.zarr"))
+	g, err = OpenGroup(ctx, storage.NewDir(groupFixtures+"dataset_v3.zarr"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.Format() != 3 || !jsonEqual(t, g.Attributes(), []byte(`{"title": "dt64 v3 group fixture", "Conventions": "CF-1.8", "history": "written by zarr-python 3.1.3", "version": 2}`)) {
 		t.Errorf("v3 group: format %d attributes %s", g.Format(), g.Attributes())
 	}
-	st, _ := Sub(g.Store(), "time")
+	st, _ := storage.Sub(g.Store(), "time")
 	if _, err := OpenGroup(ctx, st); err == nil {
 		t.Error("OpenGroup opened an array")
 	}
-	if _, err := OpenGroup(ctx, NewMemory()); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := OpenGroup(ctx, storage.NewMemory()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("empty store: %v, want fs.ErrNotExist", err)
 	}
 }
 
-// memoryCopy copies a directory tree into a new MemoryStore.
-func memoryCopy(t *testing.T, dir string) *MemoryStore {
+// memoryCopy copies a directory tree into a new storage.Memory.
+func memoryCopy(t *testing.T, dir string) *storage.Memory {
 	t.Helper()
-	m := NewMemory()
+	m := storage.NewMemory()
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -271,7 +273,7 @@ func TestWalkRules(t *testing.T) {
 		}
 	})
 	t.Run("no root", func(t *testing.T) {
-		st := NewMemory()
+		st := storage.NewMemory()
 		_ = st.Set(ctx, "a/zarr.json", group)
 		_ = st.Set(ctx, ".zattrs", []byte(`{}`))
 		if _, err := Walk(ctx, st); !errors.Is(err, fs.ErrNotExist) {
@@ -279,7 +281,7 @@ func TestWalkRules(t *testing.T) {
 		}
 	})
 	t.Run("array root", func(t *testing.T) {
-		st, _ := Sub(src, "sub/stamp")
+		st, _ := storage.Sub(src, "sub/stamp")
 		nodes, err := Walk(ctx, st)
 		if err != nil || len(nodes) != 1 || nodes[0].Kind != ArrayNode || nodes[0].DataType != "numpy.datetime64" {
 			t.Errorf("array at the root: %+v, %v", nodes, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 const goodV3 = `{
@@ -58,7 +59,7 @@ func edit2(t *testing.T, f1, r1, f2, r2 string) []byte {
 
 func openDoc(t *testing.T, key string, doc []byte) (*Array, error) {
 	t.Helper()
-	st := NewMemory()
+	st := storage.NewMemory()
 	if err := st.Set(context.Background(), key, doc); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestExtensionsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := NewMemory()
+	st := storage.NewMemory()
 	b, err := Create(ctx, st, a.Metadata())
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestMalformedMetadataV2(t *testing.T) {
 		})
 	}
 	// A bad .zattrs names .zattrs.
-	st := NewMemory()
+	st := storage.NewMemory()
 	_ = st.Set(context.Background(), ".zarray", doc("x", ""))
 	_ = st.Set(context.Background(), ".zattrs", []byte(`[1]`))
 	if _, err := Open(context.Background(), st); err == nil || !strings.Contains(err.Error(), ".zattrs") {
@@ -232,9 +233,9 @@ func TestMalformedMetadataV2(t *testing.T) {
 
 // corruptArray creates a 1-D array of 4096-element chunks with codecs,
 // writes chunk 0, and returns it with the store.
-func corruptArray(t *testing.T, codecs ...Codec) (*Array, *MemoryStore) {
+func corruptArray(t *testing.T, codecs ...Codec) (*Array, *storage.Memory) {
 	t.Helper()
-	st := NewMemory()
+	st := storage.NewMemory()
 	a, err := Create(context.Background(), st, Metadata{DataType: ns, Shape: []int64{8192}, ChunkShape: []int64{4096},
 		FillValue: dtype.NaT, Codecs: codecs})
 	if err != nil {
@@ -248,7 +249,7 @@ func corruptArray(t *testing.T, codecs ...Codec) (*Array, *MemoryStore) {
 
 // expectChunkError reads chunk 0 after storing enc under its key and checks
 // for a ChunkError naming key "c/0" and wrapping want.
-func expectChunkError(t *testing.T, a *Array, st *MemoryStore, enc []byte, want error, msg string) {
+func expectChunkError(t *testing.T, a *Array, st *storage.Memory, enc []byte, want error, msg string) {
 	t.Helper()
 	ctx := context.Background()
 	if enc != nil {
@@ -273,7 +274,7 @@ func expectChunkError(t *testing.T, a *Array, st *MemoryStore, enc []byte, want 
 
 func TestCorruptChunks(t *testing.T) {
 	ctx := context.Background()
-	stored := func(st *MemoryStore) []byte { b, _ := st.Get(ctx, "c/0"); return b }
+	stored := func(st *storage.Memory) []byte { b, _ := st.Get(ctx, "c/0"); return b }
 
 	t.Run("zstd truncated", func(t *testing.T) {
 		a, st := corruptArray(t, le(), ZstdCodec{})
@@ -413,7 +414,7 @@ func TestRandomChunksNoPanic(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
 	for _, codecs := range chains {
-		st := NewMemory()
+		st := storage.NewMemory()
 		a, err := Create(ctx, st, Metadata{DataType: ns, Shape: []int64{8}, ChunkShape: []int64{8}, FillValue: 0, Codecs: codecs})
 		if err != nil {
 			t.Fatal(err)
@@ -447,13 +448,13 @@ func TestStoreKeys(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := Dir(filepath.Join(root, "a.zarr"))
+	d := storage.NewDir(filepath.Join(root, "a.zarr"))
 	for _, key := range []string{"", "../x", "c/../../x", "/etc/passwd", `c\0`, "c//0", "./c", "c/.", "a\x00b"} {
-		if _, err := d.Get(ctx, key); !errors.Is(err, ErrInvalidKey) {
-			t.Errorf("Get(%q): %v, want ErrInvalidKey", key, err)
+		if _, err := d.Get(ctx, key); !errors.Is(err, storage.ErrInvalidKey) {
+			t.Errorf("Get(%q): %v, want storage.ErrInvalidKey", key, err)
 		}
-		if err := d.Set(ctx, key, []byte("x")); !errors.Is(err, ErrInvalidKey) {
-			t.Errorf("Set(%q): %v, want ErrInvalidKey", key, err)
+		if err := d.Set(ctx, key, []byte("x")); !errors.Is(err, storage.ErrInvalidKey) {
+			t.Errorf("Set(%q): %v, want storage.ErrInvalidKey", key, err)
 		}
 	}
 	if err := d.Set(ctx, "c/0", []byte("v")); err != nil {
@@ -478,7 +479,7 @@ func TestStoreKeys(t *testing.T) {
 			t.Errorf("Get(%q): %v, want fs.ErrNotExist", key, err)
 		}
 	}
-	if _, err := Dir(filepath.Join(root, "nope")).Get(ctx, "zarr.json"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := storage.NewDir(filepath.Join(root, "nope")).Get(ctx, "zarr.json"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing store: %v", err)
 	}
 	keys, err := d.List(ctx, "c/")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // TestMigrateV2MatchesZarrPython translates every array and group of the
@@ -18,7 +20,7 @@ import (
 func TestMigrateV2MatchesZarrPython(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join("..", "testdata", "zarr", "groups")
-	nodes, err := Walk(ctx, Dir(filepath.Join(dir, "migrated_v3.source_v2.zarr")))
+	nodes, err := Walk(ctx, storage.NewDir(filepath.Join(dir, "migrated_v3.source_v2.zarr")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // TestMigrateV3InvertsZarrPython translates back every numeric array of
@@ -17,7 +19,7 @@ import (
 // zarr-python 2.13 wrote for the source, byte for byte.
 func TestMigrateV3InvertsZarrPython(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "zarr", "groups")
-	nodes, err := Walk(context.Background(), Dir(filepath.Join(dir, "migrated_v3.zarr")))
+	nodes, err := Walk(context.Background(), storage.NewDir(filepath.Join(dir, "migrated_v3.zarr")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestMigrateV3InvertsZarrPython(t *testing.T) {
 func TestMigrateV3RoundTrip(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "zarr", "groups")
 	for _, fixture := range []string{"xarray_v2.zarr", "migrated_v3.source_v2.zarr"} {
-		nodes, err := Walk(context.Background(), Dir(filepath.Join(dir, fixture)))
+		nodes, err := Walk(context.Background(), storage.NewDir(filepath.Join(dir, fixture)))
 		if err != nil {
 			t.Fatal(err)
 		}

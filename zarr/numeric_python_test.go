@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // pyNumeric runs a Python script (with zarr 2) given as text, with args,
@@ -126,7 +128,7 @@ func TestReadZarrPythonNumericV2(t *testing.T) {
 	}
 	for name, e := range exp {
 		t.Run(name, func(t *testing.T) {
-			a, err := Open(context.Background(), Dir(filepath.Join(dir, name+".zarr")))
+			a, err := Open(context.Background(), storage.NewDir(filepath.Join(dir, name+".zarr")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +148,7 @@ func TestReadZarrPythonNumericV2(t *testing.T) {
 					t.Errorf("[%d] = %s, zarr-python read %s", i, got[i], *e.Hex[i])
 				}
 			}
-			mem := NewMemory()
+			mem := storage.NewMemory()
 			w, err := Create(context.Background(), mem, a.Metadata())
 			if err != nil {
 				t.Fatal(err)
@@ -213,7 +215,7 @@ func TestWriteForZarrPythonNumericV2(t *testing.T) {
 		}
 		path := filepath.Join(dir, name+".zarr")
 		paths = append(paths, path)
-		a, err := Create(ctx, Dir(path), Metadata{Format: 2, Numeric: c.typ, Shape: []int64{7, 5}, ChunkShape: []int64{3, 2},
+		a, err := Create(ctx, storage.NewDir(path), Metadata{Format: 2, Numeric: c.typ, Shape: []int64{7, 5}, ChunkShape: []int64{3, 2},
 			NumericFill: c.fill, Codecs: codecs})
 		if err != nil {
 			t.Fatal(err)

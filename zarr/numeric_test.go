@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 func TestFloat16(t *testing.T) {
@@ -173,7 +175,7 @@ func TestNumericRoundTripV3(t *testing.T) {
 			default:
 				m.NumericFill = [2]uint64{3}
 			}
-			store := NewMemory()
+			store := storage.NewMemory()
 			a, err := Create(ctx, store, m)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -237,7 +239,7 @@ func TestNumericMetadataErrors(t *testing.T) {
 		{Metadata{Numeric: nt, NumericFill: [2]uint64{0x10000}, Shape: []int64{4}, ChunkShape: []int64{2}}, "not a int16 value"},
 		{Metadata{Numeric: NumericType{Float, 4}, NumericFill: [2]uint64{0, 1}, Shape: []int64{4}, ChunkShape: []int64{2}}, "not a float32 value"},
 	} {
-		if _, err := Create(ctx, NewMemory(), c.m); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Create(ctx, storage.NewMemory(), c.m); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.m, err, c.want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 func TestFromPython(t *testing.T) {
@@ -29,7 +31,7 @@ func TestFromPython(t *testing.T) {
 // open, and dt64 writes them back as Python does.
 func TestPythonNaNAttributes(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemory()
+	s := storage.NewMemory()
 	zarray := `{"chunks": [2], "compressor": null, "dimension_separator": ".", "dtype": "<M8[s]", "fill_value": 0, "filters": null, "order": "C", "shape": [4], "zarr_format": 2}`
 	zattrs := "{\n    \"bad\": -Infinity,\n    \"calibration\": NaN,\n    \"name\": \"NaN\"\n}"
 	for k, v := range map[string]string{".zgroup": `{"zarr_format": 2}`, "t/.zarray": zarray, "t/.zattrs": zattrs} {
@@ -44,7 +46,7 @@ func TestPythonNaNAttributes(t *testing.T) {
 	if len(nodes) != 2 || string(nodes[1].AttrsDoc) != zattrs {
 		t.Fatalf("nodes %+v: want the .zattrs document as stored", nodes)
 	}
-	sub, _ := Sub(s, "t")
+	sub, _ := storage.Sub(s, "t")
 	a, err := Open(ctx, sub)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func TestPythonNaNAttributes(t *testing.T) {
 	m := a.Metadata()
 	for _, format := range []int{2, 3} {
 		m.Format = format
-		out := NewMemory()
+		out := storage.NewMemory()
 		b, err := Create(ctx, out, m)
 		if err == nil {
 			err = b.WriteMetadata(ctx)
@@ -80,7 +82,7 @@ func TestPythonNaNAttributes(t *testing.T) {
 // wrote as a bare NaN decodes, NaN counted missing.
 func TestPythonNaNMissingValue(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemory()
+	s := storage.NewMemory()
 	zarray := `{"chunks": [2], "compressor": null, "dimension_separator": ".", "dtype": "<f8", "fill_value": "NaN", "filters": null, "order": "C", "shape": [2], "zarr_format": 2}`
 	zattrs := `{"calendar": "standard", "missing_value": NaN, "units": "days since 2000-01-01"}`
 	for k, v := range map[string]string{".zarray": zarray, ".zattrs": zattrs} {

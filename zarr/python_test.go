@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 const python = "/usr/bin/python3"
@@ -73,7 +74,7 @@ func TestReadZarrPythonV2(t *testing.T) {
 	}
 	for name, e := range exp {
 		t.Run(name, func(t *testing.T) {
-			a, err := Open(context.Background(), Dir(filepath.Join(dir, name+".zarr")))
+			a, err := Open(context.Background(), storage.NewDir(filepath.Join(dir, name+".zarr")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +145,7 @@ func TestWriteForZarrPythonV2(t *testing.T) {
 		if c.fillNull {
 			fill = dtype.NaT
 		}
-		a, err := Create(ctx, Dir(path), Metadata{Format: 2, DataType: dt, Shape: c.shape, ChunkShape: c.chunks,
+		a, err := Create(ctx, storage.NewDir(path), Metadata{Format: 2, DataType: dt, Shape: c.shape, ChunkShape: c.chunks,
 			FillValue: fill, FillNull: c.fillNull, KeyEncoding: KeyEncoding{"v2", c.sep}, Codecs: codecs,
 			Attributes: json.RawMessage(`{"written_by":"dt64"}`)})
 		if err != nil {

@@ -10,11 +10,8 @@ import (
 	"sync"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
-
-// errNoRanges is a RangeGetter's answer when it stands for a store that
-// cannot read ranges (a Sub view of one).
-var errNoRanges = errors.New("the store reads no ranges")
 
 // RegionOptions tune a region read.
 type RegionOptions struct {
@@ -62,7 +59,7 @@ func (a *Array) ReadRegionRaw(ctx context.Context, start, shape []int64, dst []b
 	r := regionRead{a: a, start: start, shape: shape, dst: dst}
 	if s, ok := c.ab.(*shardStage); ok && len(c.arrays) == 0 && len(c.bbs) == 0 {
 		r.shard = s
-		r.ranges, _ = Find[RangeGetter](a.store)
+		r.ranges, _ = storage.Find[storage.RangeGetter](a.store)
 	}
 	// The chunks the box touches: first and last index per dimension.
 	cs := a.grid.chunk
@@ -151,8 +148,8 @@ type regionRead struct {
 	a            *Array
 	start, shape []int64
 	dst          []byte
-	shard        *shardStage // the array's chunks are shards, and nothing else encodes them
-	ranges       RangeGetter // the store reads ranges
+	shard        *shardStage         // the array's chunks are shards, and nothing else encodes them
+	ranges       storage.RangeGetter // the store reads ranges
 }
 
 // chunk copies the part of the box in the chunk at coords into dst. buf
@@ -172,7 +169,7 @@ func (r *regionRead) chunk(ctx context.Context, coords []int64, buf *[]byte) err
 	}
 	if r.shard != nil && r.ranges != nil && !whole {
 		err := r.shardPart(ctx, coords, inChunk, inBox, ext)
-		if !errors.Is(err, errNoRanges) {
+		if !errors.Is(err, storage.ErrNoRanges) {
 			return err
 		}
 		// A view over a store without ranges: read the whole shard.

@@ -12,25 +12,26 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
-// countingStore counts the chunk bytes read from a MemoryStore, whole or
+// countingStore counts the chunk bytes read from a storage.Memory, whole or
 // by range, and can hide GetRange (plain) to force whole-chunk reads.
 type countingStore struct {
-	*MemoryStore
+	*storage.Memory
 	mu    sync.Mutex
 	bytes int64
 	gets  map[string]int
 }
 
 func (s *countingStore) Get(ctx context.Context, key string) ([]byte, error) {
-	b, err := s.MemoryStore.Get(ctx, key)
+	b, err := s.Memory.Get(ctx, key)
 	s.count(key, len(b))
 	return b, err
 }
 
 func (s *countingStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	b, err := s.MemoryStore.GetRange(ctx, key, off, n)
+	b, err := s.Memory.GetRange(ctx, key, off, n)
 	s.count(key, len(b))
 	return b, err
 }
@@ -57,17 +58,17 @@ func (p noRanges) List(ctx context.Context, pre string) ([]string, error) {
 
 // prefixed is a store whose keys live under "grp/t/" of s: the array
 // seen as a node of a hierarchy.
-type prefixed struct{ s Store }
+type prefixed struct{ s storage.Store }
 
 func (p prefixed) strip(k string) string { return strings.TrimPrefix(k, "grp/t/") }
 func (p prefixed) Get(ctx context.Context, k string) ([]byte, error) {
 	return p.s.Get(ctx, p.strip(k))
 }
 func (p prefixed) GetRange(ctx context.Context, k string, off, n int64) ([]byte, error) {
-	if rg, ok := p.s.(RangeGetter); ok {
+	if rg, ok := p.s.(storage.RangeGetter); ok {
 		return rg.GetRange(ctx, p.strip(k), off, n)
 	}
-	return nil, errNoRanges
+	return nil, storage.ErrNoRanges
 }
 func (p prefixed) Set(ctx context.Context, k string, v []byte) error {
 	return p.s.Set(ctx, p.strip(k), v)
@@ -118,7 +119,7 @@ func TestReadRegion(t *testing.T) {
 	shape := []int64{9, 13}
 	for name, codecs := range chains {
 		t.Run(name, func(t *testing.T) {
-			mem := &countingStore{MemoryStore: NewMemory()}
+			mem := &countingStore{Memory: storage.NewMemory()}
 			m := Metadata{Format: 3, DataType: ns, Shape: shape, ChunkShape: []int64{4, 6}, FillValue: -7, KeyEncoding: KeyEncoding{"default", "/"}, Codecs: codecs}
 			a, err := Create(ctx, mem, m)
 			if err != nil {
@@ -154,7 +155,7 @@ func TestReadRegion(t *testing.T) {
 			}
 			for _, b := range boxes {
 				want := regionTruth(truth, shape, b[0], b[1])
-				for _, store := range []Store{mem, noRanges{mem}} {
+				for _, store := range []storage.Store{mem, noRanges{mem}} {
 					for _, par := range []int{1, 3} {
 						a, err := Open(ctx, store)
 						if err != nil {
@@ -181,7 +182,7 @@ func TestReadRegionReadsOnlyWhatItNeeds(t *testing.T) {
 	ctx := context.Background()
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprint("sharded=", sharded), func(t *testing.T) {
-			mem := &countingStore{MemoryStore: NewMemory()}
+			mem := &countingStore{Memory: storage.NewMemory()}
 			codecs := []Codec{le()}
 			if sharded {
 				codecs = []Codec{ShardingCodec{ChunkShape: []int64{10}, Codecs: []Codec{le()}, IndexCodecs: []Codec{le()}}}
@@ -218,8 +219,8 @@ func TestReadRegionReadsOnlyWhatItNeeds(t *testing.T) {
 			// The same through a Sub view of a hierarchy (ranges pass
 			// through), and through one over a store without ranges
 			// (whole shards).
-			for _, inner := range []Store{mem, noRanges{mem}} {
-				sub, err := Sub(prefixed{inner}, "grp/t")
+			for _, inner := range []storage.Store{mem, noRanges{mem}} {
+				sub, err := storage.Sub(prefixed{inner}, "grp/t")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -236,7 +237,7 @@ func TestReadRegionReadsOnlyWhatItNeeds(t *testing.T) {
 					w = 2 * (160 + 800)
 				}
 				if mem.bytes != w {
-					t.Fatalf("through a Sub of %T: read %d bytes, want %d", inner, mem.bytes, w)
+					t.Fatalf("through a storage.Sub of %T: read %d bytes, want %d", inner, mem.bytes, w)
 				}
 			}
 		})
@@ -247,7 +248,7 @@ func TestReadRegionReadsOnlyWhatItNeeds(t *testing.T) {
 // names the chunk; a cancelled context is reported, not a partial read.
 func TestReadRegionErrors(t *testing.T) {
 	ctx := context.Background()
-	mem := &countingStore{MemoryStore: NewMemory()}
+	mem := &countingStore{Memory: storage.NewMemory()}
 	a, err := Create(ctx, mem, Metadata{Format: 3, DataType: ns, Shape: []int64{10, 10}, ChunkShape: []int64{5, 5}, FillValue: 0, KeyEncoding: KeyEncoding{"default", "/"}, Codecs: []Codec{le()}})
 	if err != nil {
 		t.Fatal(err)
@@ -279,11 +280,11 @@ func TestReadRegionErrors(t *testing.T) {
 // GetRange reads ranges and suffixes, and refuses ranges past the end.
 func TestGetRange(t *testing.T) {
 	ctx := context.Background()
-	d := Dir(t.TempDir())
+	d := storage.NewDir(t.TempDir())
 	for _, s := range []interface {
-		Store
-		RangeGetter
-	}{NewMemory(), d} {
+		storage.Store
+		storage.RangeGetter
+	}{storage.NewMemory(), d} {
 		if err := s.Set(ctx, "k", []byte("0123456789")); err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +313,7 @@ func TestGetRange(t *testing.T) {
 // loggingStore is what a user writes to log a store's calls: the four
 // calls of Store and Unwrap, no capability forwarded.
 type loggingStore struct {
-	Store
+	storage.Store
 	calls []string
 }
 
@@ -320,14 +321,14 @@ func (l *loggingStore) Get(ctx context.Context, k string) ([]byte, error) {
 	l.calls = append(l.calls, "get "+k)
 	return l.Store.Get(ctx, k)
 }
-func (l *loggingStore) Unwrap() Store { return l.Store }
+func (l *loggingStore) Unwrap() storage.Store { return l.Store }
 
 // A wrapper that only implements Unwrap keeps the range reads (and every
 // other capability) of the store beneath: a region of a sharded array is
 // read by ranges through it, not as whole shards.
 func TestWrapperKeepsRangeReads(t *testing.T) {
 	ctx := context.Background()
-	mem := &countingStore{MemoryStore: NewMemory()}
+	mem := &countingStore{Memory: storage.NewMemory()}
 	m := Metadata{Format: 3, DataType: ns, Shape: []int64{64}, ChunkShape: []int64{64}, FillValue: 0,
 		KeyEncoding: KeyEncoding{"default", "/"}, Codecs: []Codec{ShardingCodec{ChunkShape: []int64{8}, Codecs: []Codec{le()}, IndexCodecs: []Codec{le()}}}}
 	a, err := Create(ctx, mem, m)
@@ -340,7 +341,7 @@ func TestWrapperKeepsRangeReads(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		store  Store
+		store  storage.Store
 		ranges bool
 	}{{"Unwrap", &loggingStore{Store: mem}, true}, {"no Unwrap", noRanges{mem}, false}} {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 var ns = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
@@ -167,7 +168,7 @@ func TestRoundTripV2(t *testing.T) {
 func roundTrip(t *testing.T, m Metadata) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	a, err := Create(ctx, Dir(dir), m)
+	a, err := Create(ctx, storage.NewDir(dir), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,13 +182,13 @@ func roundTrip(t *testing.T, m Metadata) {
 	if err := a.WriteMetadata(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(ctx, Dir(dir))
+	b, err := Open(ctx, storage.NewDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkAll(t, b, truth)
 	key, _ := b.ChunkKey([]int64{1, 0})
-	if _, err := Dir(dir).Get(ctx, key); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := storage.NewDir(dir).Get(ctx, key); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("all-fill chunk %s was stored (err %v)", key, err)
 	}
 	if m.Attributes != nil && !bytes.Equal(b.Metadata().Attributes, m.Attributes) {
@@ -202,7 +203,7 @@ func roundTrip(t *testing.T, m Metadata) {
 	// With empty chunks written, the all-fill chunk appears and reads back.
 	b.SetWriteEmptyChunks(true)
 	writeAll(t, b, truth)
-	if _, err := Dir(dir).Get(ctx, key); err != nil {
+	if _, err := storage.NewDir(dir).Get(ctx, key); err != nil {
 		t.Errorf("all-fill chunk %s not stored with SetWriteEmptyChunks(true): %v", key, err)
 	}
 	checkAll(t, b, truth)
@@ -231,7 +232,7 @@ func TestChunkKeys(t *testing.T) {
 func TestZeroDimensional(t *testing.T) {
 	ctx := context.Background()
 	for _, format := range []int{2, 3} {
-		st := NewMemory()
+		st := storage.NewMemory()
 		a, err := Create(ctx, st, Metadata{Format: format, DataType: ns, Shape: []int64{}, ChunkShape: []int64{}, FillValue: dtype.NaT})
 		if err != nil {
 			t.Fatal(err)
@@ -293,7 +294,7 @@ func TestZstdFrameContentSize(t *testing.T) {
 // written back as null.
 func TestV2FillNull(t *testing.T) {
 	ctx := context.Background()
-	st := NewMemory()
+	st := storage.NewMemory()
 	a, err := Create(ctx, st, Metadata{Format: 2, DataType: ns, Shape: []int64{5}, ChunkShape: []int64{3}, FillNull: true,
 		Codecs: []Codec{le()}})
 	if err != nil {

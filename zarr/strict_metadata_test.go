@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 var nsType = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
@@ -64,7 +65,7 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 
 	// .zattrs is held to the same rule.
-	st := NewMemory()
+	st := storage.NewMemory()
 	ctx := context.Background()
 	_ = st.Set(ctx, v2ArrayKey, []byte(goodV2))
 	_ = st.Set(ctx, v2AttrsKey, []byte(`{"units": "s", "units": "ms"}`))
@@ -82,7 +83,7 @@ func TestByteOrderMark(t *testing.T) {
 		{v2ArrayKey, bom + goodV2},
 		{v2AttrsKey, bom + `{}`},
 	} {
-		st := NewMemory()
+		st := storage.NewMemory()
 		ctx := context.Background()
 		if c.key == v2AttrsKey {
 			_ = st.Set(ctx, v2ArrayKey, []byte(goodV2))
@@ -105,7 +106,7 @@ func TestByteOrderMark(t *testing.T) {
 func TestMetadataNotHTMLEscaped(t *testing.T) {
 	ctx := context.Background()
 	for _, format := range []int{2, 3} {
-		st := NewMemory()
+		st := storage.NewMemory()
 		m := Metadata{Format: format, DataType: nsType, Shape: []int64{4}, ChunkShape: []int64{4}}
 		key := v3MetadataKey
 		if format == 2 {
@@ -167,10 +168,10 @@ func TestShardingDepthLimit(t *testing.T) {
 	if err := open(maxShardingDepth); err != nil {
 		t.Errorf("sharding nested %d deep refused: %v", maxShardingDepth, err)
 	}
-	if _, err := Create(ctx, NewMemory(), Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(maxShardingDepth)}); err != nil {
+	if _, err := Create(ctx, storage.NewMemory(), Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(maxShardingDepth)}); err != nil {
 		t.Errorf("Create, sharding nested %d deep: %v", maxShardingDepth, err)
 	}
-	_, err := Create(ctx, NewMemory(), Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(maxShardingDepth + 1)})
+	_, err := Create(ctx, storage.NewMemory(), Metadata{DataType: nsType, Shape: []int64{16}, ChunkShape: []int64{8}, Codecs: nestedShardingCodecs(maxShardingDepth + 1)})
 	if !errors.Is(err, errShardingDepth) {
 		t.Errorf("Create, sharding nested %d deep: got %v, want the depth error", maxShardingDepth+1, err)
 	}
@@ -213,7 +214,7 @@ func TestMetadataSizeLimit(t *testing.T) {
 	padded := func(n int) []byte {
 		return append([]byte(goodV3), bytes.Repeat([]byte(" "), n-len(goodV3))...)
 	}
-	st := NewMemory() // not a BufferGetter: the size is checked after Get
+	st := storage.NewMemory() // not a BufferGetter: the size is checked after Get
 	_ = st.Set(ctx, v3MetadataKey, padded(maxMetadataBytes))
 	if _, err := Open(ctx, st); err != nil {
 		t.Errorf("zarr.json of exactly %d bytes refused: %v", maxMetadataBytes, err)
@@ -225,7 +226,7 @@ func TestMetadataSizeLimit(t *testing.T) {
 		t.Errorf("zarr.json over the limit: got %v", err)
 	}
 
-	// DirStore refuses before reading: Open allocates far less than the
+	// storage.Dir refuses before reading: Open allocates far less than the
 	// document's size.
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, v2ArrayKey), []byte(goodV2), 0o644); err != nil {
@@ -235,7 +236,7 @@ func TestMetadataSizeLimit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, v2AttrsKey), append(big, `"}`...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds := Dir(dir)
+	ds := storage.NewDir(dir)
 	defer ds.Close()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -255,7 +256,7 @@ func TestMetadataSizeLimit(t *testing.T) {
 func TestReadSizedFromStoredObject(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := Dir(dir)
+	st := storage.NewDir(dir)
 	defer st.Close()
 	a, err := Create(ctx, st, Metadata{DataType: nsType, Shape: []int64{16384}, ChunkShape: []int64{16384},
 		Codecs: []Codec{ShardingCodec{ChunkShape: []int64{1}, Codecs: []Codec{le(), GzipCodec{Level: 1}, GzipCodec{Level: 1}, GzipCodec{Level: 1}, GzipCodec{Level: 1}}, IndexCodecs: []Codec{le()}}}})

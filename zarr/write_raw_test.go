@@ -10,18 +10,19 @@ import (
 	"unsafe"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // sameArrayStore records the value of each Set without copying it, so a
 // test can tell whether the store got the caller's buffer itself.
 type sameArrayStore struct {
-	*MemoryStore
+	*storage.Memory
 	last []byte
 }
 
 func (s *sameArrayStore) Set(ctx context.Context, key string, value []byte) error {
 	s.last = value
-	return s.MemoryStore.Set(ctx, key, value)
+	return s.Memory.Set(ctx, key, value)
 }
 
 // TestWriteChunkRaw: the call takes the buffer as it is (no copy on the
@@ -30,7 +31,7 @@ func (s *sameArrayStore) Set(ctx context.Context, key string, value []byte) erro
 func TestWriteChunkRaw(t *testing.T) {
 	ctx := context.Background()
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		st := &sameArrayStore{MemoryStore: NewMemory()}
+		st := &sameArrayStore{Memory: storage.NewMemory()}
 		const fill = -5
 		fillValue := int64(fill)
 		a, err := Create(ctx, st, Metadata{

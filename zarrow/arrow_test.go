@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -66,7 +67,7 @@ func loadOracle(t *testing.T, name string) []oraclePair {
 func timeArray(t *testing.T, dt dtype.DataType, values []int64, order binary.ByteOrder) *zarr.Array {
 	t.Helper()
 	ctx := context.Background()
-	a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dt, Shape: []int64{int64(len(values))},
+	a, err := zarr.Create(ctx, storage.NewMemory(), zarr.Metadata{Format: 3, DataType: dt, Shape: []int64{int64(len(values))},
 		ChunkShape: []int64{7}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: order}}})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +263,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			}
 			col := b.NewArray()
 			sliced := array.NewSlice(col, 3, 37) // an offset the writer must honour
-			store := zarr.NewMemory()
+			store := storage.NewMemory()
 			a, err := Write(ctx, store, sliced, WriteOptions{Format: format, ChunkLen: 8})
 			if err != nil {
 				t.Fatal(err)
@@ -286,7 +287,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	}
 	b := array.NewTimestampBuilder(memory.DefaultAllocator, &arrow.TimestampType{Unit: arrow.Nanosecond})
 	b.AppendValues([]arrow.Timestamp{1, math.MinInt64}, nil)
-	if _, err := Write(ctx, zarr.NewMemory(), b.NewArray(), WriteOptions{}); err == nil || !strings.Contains(err.Error(), "row 1") {
+	if _, err := Write(ctx, storage.NewMemory(), b.NewArray(), WriteOptions{}); err == nil || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("a valid -2^63: %v, want a refusal naming row 1", err)
 	}
 }
@@ -297,12 +298,12 @@ func TestWriteRoundTrip(t *testing.T) {
 // one skipped and named.
 func TestTable(t *testing.T) {
 	ctx := context.Background()
-	store := zarr.NewMemory()
+	store := storage.NewMemory()
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
 		t.Fatal(err)
 	}
 	mk := func(p string, dt dtype.DataType, nt zarr.NumericType, n int64, dim string) *zarr.Array {
-		sub, _ := zarr.Sub(store, p)
+		sub, _ := storage.Sub(store, p)
 		m := zarr.Metadata{Format: 3, DataType: dt, Numeric: nt, Shape: []int64{n}, ChunkShape: []int64{4},
 			Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}}, DimensionNames: json.RawMessage(`["` + dim + `"]`)}
 		if dt.Kind != 0 {
@@ -389,7 +390,7 @@ func TestTable(t *testing.T) {
 func TestReadByChunk(t *testing.T) {
 	ctx := context.Background()
 	ctxA := func(chunk int64) *zarr.Array {
-		a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1},
+		a, err := zarr.Create(ctx, storage.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1},
 			Shape: []int64{203}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}}})
 		if err != nil {
 			t.Fatal(err)
@@ -456,7 +457,7 @@ func TestTableCF(t *testing.T) {
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatal(err)
 			}
-			tab, err := OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", name+".zarr")), TableOptions{Options: Options{Unit: dtype.Nanosecond}})
+			tab, err := OpenTable(ctx, storage.NewDir(filepath.Join("..", "testdata", "xarray", name+".zarr")), TableOptions{Options: Options{Unit: dtype.Nanosecond}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -479,7 +480,7 @@ func TestTableCF(t *testing.T) {
 	// scale_factor 0.001 on 1025 s/1000: dt64 takes the decimal as
 	// written, exactly 1.025 s; xarray multiplies by the float64 nearest
 	// 0.001 and lands one nanosecond short.
-	tab, err := OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", "packed_int32_ms.zarr")), TableOptions{Options: Options{Unit: dtype.Nanosecond}})
+	tab, err := OpenTable(ctx, storage.NewDir(filepath.Join("..", "testdata", "xarray", "packed_int32_ms.zarr")), TableOptions{Options: Options{Unit: dtype.Nanosecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +489,7 @@ func TestTableCF(t *testing.T) {
 	if !r.Next() || int64(r.RecordBatch().Column(0).(*array.Timestamp).Value(0)) != 1577836801025000000 {
 		t.Fatalf("packed: %v %v", r.Err(), r.RecordBatch())
 	}
-	_, err = OpenTable(ctx, zarr.Dir(filepath.Join("..", "testdata", "xarray", "noleap.zarr")), TableOptions{})
+	_, err = OpenTable(ctx, storage.NewDir(filepath.Join("..", "testdata", "xarray", "noleap.zarr")), TableOptions{})
 	if err == nil || !strings.Contains(err.Error(), "noleap") {
 		t.Fatalf("noleap: %v", err)
 	}
@@ -522,7 +523,7 @@ func TestReadStoredChunks(t *testing.T) {
 	hours[36389] = 1 << 62 // overflows seconds (the int32 copy wraps it); in the second block of chunk 1
 	mk := func(m zarr.Metadata, chunk int64, codecs []zarr.Codec, vals []int64) *zarr.Array {
 		m.Format, m.Shape, m.ChunkShape, m.Codecs = 3, []int64{n}, []int64{chunk}, codecs
-		a, err := zarr.Create(ctx, zarr.NewMemory(), m)
+		a, err := zarr.Create(ctx, storage.NewMemory(), m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -26,7 +27,7 @@ import (
 func benchArray(b *testing.B, n int64, repeat int64) *zarr.Array {
 	ctx := context.Background()
 	const chunk = 1 << 20
-	a, err := zarr.Create(ctx, zarr.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+	a, err := zarr.Create(ctx, storage.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
 		Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}})
 	if err != nil {
@@ -133,13 +134,13 @@ func BenchmarkExportParquet(b *testing.B) {
 	ctx := context.Background()
 	const n = 64 << 20
 	a := benchArray(b, n, 1)
-	store := zarr.NewMemory()
+	store := storage.NewMemory()
 	// A group holding the array as "time".
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
 		b.Fatal(err)
 	}
 	m := a.Metadata()
-	sub, _ := zarr.Sub(store, "time")
+	sub, _ := storage.Sub(store, "time")
 	dst, err := zarr.Create(ctx, sub, m)
 	if err != nil {
 		b.Fatal(err)
@@ -194,15 +195,15 @@ func (w countWriter) Write(p []byte) (int, error) {
 // gridGroup is an in-memory group holding a float32 t2m of shape shape,
 // chunked chunk, with dimension_names dims and a 1-D coordinate per
 // dimension (the first datetime64[s] hours, the others float64).
-func gridGroup(b *testing.B, dims []string, shape, chunk []int64) zarr.Store {
+func gridGroup(b *testing.B, dims []string, shape, chunk []int64) storage.Store {
 	ctx := context.Background()
-	store := zarr.NewMemory()
+	store := storage.NewMemory()
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
 		b.Fatal(err)
 	}
 	names, _ := json.Marshal(dims)
 	create := func(p string, m zarr.Metadata) *zarr.Array {
-		sub, _ := zarr.Sub(store, p)
+		sub, _ := storage.Sub(store, p)
 		m.Format, m.DimensionNames = 3, names
 		m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}
 		a, err := zarr.Create(ctx, sub, m)
@@ -227,7 +228,7 @@ func gridGroup(b *testing.B, dims []string, shape, chunk []int64) zarr.Store {
 		} else {
 			m.Numeric = zarr.NumericType{Kind: zarr.Float, Size: 8}
 		}
-		sub, _ := zarr.Sub(store, d)
+		sub, _ := storage.Sub(store, d)
 		m.Format, m.DimensionNames = 3, []byte(`["`+d+`"]`)
 		m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}
 		a, err := zarr.Create(ctx, sub, m)
@@ -266,7 +267,7 @@ func BenchmarkExportLong(b *testing.B) {
 	grid := []int64{24, 181, 360}
 	n := grid[0] * grid[1] * grid[2]
 	for _, layout := range []string{"long", "wide"} {
-		var store zarr.Store
+		var store storage.Store
 		if layout == "long" {
 			store = gridGroup(b, []string{"time", "lat", "lon"}, grid, []int64{6, 91, 180})
 		} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 	"github.com/zarr-dt64/dt64/zarrow"
 )
@@ -18,7 +19,7 @@ import (
 // beside zarrow without an alias.
 func Example() {
 	ctx := context.Background()
-	store := zarr.NewMemory()
+	store := storage.NewMemory()
 	a, err := zarr.Create(ctx, store, zarr.Metadata{
 		DataType:   dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
 		Shape:      []int64{4},

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -46,10 +47,10 @@ func node(t *testing.T, script string, args ...string) []byte {
 
 // interopGroup is an xarray-like group: a datetime64[us] coordinate with
 // NaT and pre-1970 instants, a float64 and an int16 variable along it.
-func interopGroup(t *testing.T) (zarr.Store, []int64, []float64, []int16) {
+func interopGroup(t *testing.T) (storage.Store, []int64, []float64, []int16) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	store := zarr.Dir(dir)
+	store := storage.NewDir(dir)
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func interopGroup(t *testing.T) (zarr.Store, []int64, []float64, []int16) {
 		counts[i] = int16(i*37%2000 - 1000)
 	}
 	mk := func(p string, m zarr.Metadata) *zarr.Array {
-		sub, _ := zarr.Sub(store, p)
+		sub, _ := storage.Sub(store, p)
 		m.Format, m.Shape, m.ChunkShape = 3, []int64{n}, []int64{128}
 		m.DimensionNames = json.RawMessage(`["time"]`)
 		m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}
@@ -106,7 +107,7 @@ func interopGroup(t *testing.T) (zarr.Store, []int64, []float64, []int16) {
 	return store, times, temps, counts
 }
 
-func export(t *testing.T, store zarr.Store, f ExportFormat, name string, batch int64) string {
+func export(t *testing.T, store storage.Store, f ExportFormat, name string, batch int64) string {
 	t.Helper()
 	ctx := context.Background()
 	tab, err := OpenTable(ctx, store, TableOptions{BatchRows: batch})

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -104,7 +105,7 @@ func coordinatePath(p, dim string) string {
 // (at most BatchRows elements), and the coordinates are read once, by the
 // first batch, so memory is bounded by a batch plus the coordinates.
 // Only metadata is read here.
-func OpenLongTable(ctx context.Context, store zarr.Store, o LongOptions) (*Table, error) {
+func OpenLongTable(ctx context.Context, store storage.Store, o LongOptions) (*Table, error) {
 	nodes, err := zarr.Walk(ctx, store)
 	if err != nil {
 		return nil, err
@@ -214,7 +215,7 @@ func defaultVariables(arrays []longNode, isCoord func(longNode) bool, onGrid fun
 
 // longTimeDimension is dim, or the dimension of the group's one time
 // coordinate.
-func longTimeDimension(ctx context.Context, store zarr.Store, arrays []longNode, dim string) (string, error) {
+func longTimeDimension(ctx context.Context, store storage.Store, arrays []longNode, dim string) (string, error) {
 	if dim != "" {
 		return dim, nil
 	}
@@ -240,8 +241,8 @@ func longTimeDimension(ctx context.Context, store zarr.Store, arrays []longNode,
 	return "", fmt.Errorf("several time coordinates %q: choose the time dimension", found)
 }
 
-func openAt(ctx context.Context, store zarr.Store, p string) (*zarr.Array, error) {
-	sub, err := zarr.Sub(store, p)
+func openAt(ctx context.Context, store storage.Store, p string) (*zarr.Array, error) {
+	sub, err := storage.Sub(store, p)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +254,7 @@ func openAt(ctx context.Context, store zarr.Store, p string) (*zarr.Array, error
 }
 
 // columnOf opens the array at p as a column and returns its Arrow type.
-func columnOf(ctx context.Context, store zarr.Store, p, name string, o Options) (tableColumn, arrow.DataType, error) {
+func columnOf(ctx context.Context, store storage.Store, p, name string, o Options) (tableColumn, arrow.DataType, error) {
 	a, err := openAt(ctx, store, p)
 	if err != nil {
 		return tableColumn{}, nil, err
@@ -272,7 +273,7 @@ func columnOf(ctx context.Context, store zarr.Store, p, name string, o Options) 
 	return col, nil, &VariableError{p, fmt.Sprintf("%s has no Arrow type", a.Numeric())}
 }
 
-func newLongTable(ctx context.Context, store zarr.Store, byPath map[string]longNode, vars []longNode, notes []string, o LongOptions) (*Table, error) {
+func newLongTable(ctx context.Context, store storage.Store, byPath map[string]longNode, vars []longNode, notes []string, o LongOptions) (*Table, error) {
 	l := &longTable{dims: vars[0].dims, shape: vars[0].Shape, notes: notes}
 	var fields []arrow.Field
 	for _, d := range l.dims {

@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // longOracle is what tools/xarray/long_table.py prints: xarray's
@@ -103,7 +103,7 @@ func readLongTable(t *testing.T, tab *Table, o Options) (map[string][]uint64, in
 // along whole chunks of time); the arrays off the grid are noted.
 func TestLongTableXarray(t *testing.T) {
 	dir, want := xarrayLongDataset(t)
-	store := zarr.Dir(dir)
+	store := storage.NewDir(dir)
 	ctx := context.Background()
 	for _, batch := range []int64{0, 1, 7, 20, 40} {
 		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
@@ -167,13 +167,13 @@ func TestLongTableVars(t *testing.T) {
 		{[]string{"nope"}, "nope"},
 		{[]string{"lat"}, "lat"},
 	} {
-		_, err := OpenLongTable(ctx, zarr.Dir(dir), LongOptions{Vars: c.vars})
+		_, err := OpenLongTable(ctx, storage.NewDir(dir), LongOptions{Vars: c.vars})
 		var ve *VariableError
 		if !errors.As(err, &ve) || ve.Path != c.bad {
 			t.Errorf("vars %v: %v, want a VariableError naming %q", c.vars, err, c.bad)
 		}
 	}
-	tab, err := OpenLongTable(ctx, zarr.Dir(dir), LongOptions{Vars: []string{"tp"}})
+	tab, err := OpenLongTable(ctx, storage.NewDir(dir), LongOptions{Vars: []string{"tp"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestLongTableVars(t *testing.T) {
 		t.Errorf("vars tp: schema %v", tab.Schema())
 	}
 	// The time dimension of mean_t2m alone.
-	tab, err = OpenLongTable(ctx, zarr.Dir(dir), LongOptions{Vars: []string{"mean_t2m"}, Options: Options{Unit: dtype.Second}})
+	tab, err = OpenLongTable(ctx, storage.NewDir(dir), LongOptions{Vars: []string{"mean_t2m"}, Options: Options{Unit: dtype.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestBroadcast(t *testing.T) {
 func TestDuckDBReadsLongParquet(t *testing.T) {
 	dir, want := xarrayLongDataset(t)
 	ctx := context.Background()
-	tab, err := OpenLongTable(ctx, zarr.Dir(dir), LongOptions{BatchRows: 7, Options: Options{Unit: dtype.Microsecond}})
+	tab, err := OpenLongTable(ctx, storage.NewDir(dir), LongOptions{BatchRows: 7, Options: Options{Unit: dtype.Microsecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

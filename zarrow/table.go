@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -52,7 +53,7 @@ type tableColumn struct {
 // hierarchy and picks every 1-D array along the dimension. Arrays along
 // it that Arrow cannot hold (complex) are not columns; Skipped names them.
 // Arrays along other dimensions are not part of the table.
-func OpenTable(ctx context.Context, store zarr.Store, o TableOptions) (*Table, error) {
+func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table, error) {
 	nodes, err := zarr.Walk(ctx, store)
 	if err != nil {
 		return nil, err
@@ -73,7 +74,7 @@ func OpenTable(ctx context.Context, store zarr.Store, o TableOptions) (*Table, e
 		if a := opened[p]; a != nil {
 			return a, nil
 		}
-		sub, err := zarr.Sub(store, p)
+		sub, err := storage.Sub(store, p)
 		if err != nil {
 			return nil, err
 		}

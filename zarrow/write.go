@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -32,12 +33,12 @@ type WriteOptions struct {
 // numpy.datetime64 or numpy.timedelta64 array of the column's unit in
 // store (little-endian, fill value NaT), nulls as NaT, and returns it
 // opened. The chunks are written first and the metadata last, after a
-// Sync when the store is a zarr.Syncer, so a store that has the metadata
+// Sync when the store is a storage.Syncer, so a store that has the metadata
 // has every chunk.
 //
 // A valid (non-null) value of -2^63 would read back as NaT; Write refuses
 // it, naming the row, instead of changing it.
-func Write(ctx context.Context, store zarr.Store, col arrow.Array, o WriteOptions) (*zarr.Array, error) {
+func Write(ctx context.Context, store storage.Store, col arrow.Array, o WriteOptions) (*zarr.Array, error) {
 	dt, err := columnDataType(col.DataType())
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func Write(ctx context.Context, store zarr.Store, col arrow.Array, o WriteOption
 			return nil, err
 		}
 	}
-	if s, ok := store.(zarr.Syncer); ok {
+	if s, ok := store.(storage.Syncer); ok {
 		if err := s.Sync(ctx); err != nil {
 			return nil, err
 		}
@@ -99,7 +100,7 @@ func Write(ctx context.Context, store zarr.Store, col arrow.Array, o WriteOption
 	if err := a.WriteMetadata(ctx); err != nil {
 		return nil, err
 	}
-	if s, ok := store.(zarr.Syncer); ok {
+	if s, ok := store.(storage.Syncer); ok {
 		if err := s.Sync(ctx); err != nil {
 			return nil, err
 		}

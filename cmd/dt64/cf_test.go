@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -63,7 +64,7 @@ func (f xarrayFixture) path() string { return filepath.Join(xarrayDir, f.name+".
 func readNanoseconds(t *testing.T, dir string) []int64 {
 	t.Helper()
 	ctx := context.Background()
-	a, err := zarr.Open(ctx, zarr.Dir(dir))
+	a, err := zarr.Open(ctx, storage.NewDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func writeCFSource(t *testing.T, n, chunk int64, floats bool) string {
 		m.Numeric, m.NumericFill = zarr.NumericType{Kind: zarr.Float, Size: 8}, [2]uint64{math.Float64bits(math.NaN())}
 		m.Attributes = json.RawMessage(`{"_ARRAY_DIMENSIONS":["time"],"calendar":"proleptic_gregorian","units":"days since 1800-01-01 12:00"}`)
 	}
-	a, err := zarr.Create(ctx, zarr.Dir(dir), m)
+	a, err := zarr.Create(ctx, storage.NewDir(dir), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func writeV3Named(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "v3.zarr")
 	ctx := context.Background()
-	a, err := zarr.Create(ctx, zarr.Dir(dir), zarr.Metadata{
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{
 		Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
 		Shape: []int64{100}, ChunkShape: []int64{30}, FillValue: dtype.NaT, DimensionNames: json.RawMessage(`["time"]`),
 	})
@@ -422,7 +423,7 @@ func TestCFPartsVerify(t *testing.T) {
 	}
 	// A damaged destination chunk is caught.
 	ctx := context.Background()
-	a, err := zarr.Open(ctx, zarr.Dir(dst))
+	a, err := zarr.Open(ctx, storage.NewDir(dst))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +447,7 @@ func TestCFPartsVerify(t *testing.T) {
 func TestCFValidateLeftovers(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "native.zarr")
-	a, err := zarr.Create(ctx, zarr.Dir(dir), zarr.Metadata{
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{
 		Format: 2, DataType: nsType, Shape: []int64{4}, ChunkShape: []int64{4}, FillValue: dtype.NaT,
 		Attributes: json.RawMessage(`{"units":"hours since 1900-01-01","calendar":"standard"}`),
 	})
@@ -466,7 +467,7 @@ func TestCFValidateLeftovers(t *testing.T) {
 
 	src := writeCFSource(t, 200, 100, true)
 	b := make([]byte, 800)
-	cf, err := zarr.Open(ctx, zarr.Dir(src))
+	cf, err := zarr.Open(ctx, storage.NewDir(src))
 	if err != nil {
 		t.Fatal(err)
 	}

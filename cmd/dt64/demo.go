@@ -18,6 +18,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/impl"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -107,7 +108,7 @@ func runDemo(cmd *cobra.Command, dir string, f demoFlags) error {
 	}
 
 	t0 := time.Now()
-	stored, encoded, err := writeDemoSource(ctx, zarr.Dir(srcDir), f, workers)
+	stored, encoded, err := writeDemoSource(ctx, storage.NewDir(srcDir), f, workers)
 	if err != nil {
 		return err
 	}
@@ -121,10 +122,10 @@ func runDemo(cmd *cobra.Command, dir string, f demoFlags) error {
 		Unit: us, Endian: binary.LittleEndian, Compression: &transcode.Compression{Codec: zarr.ZstdCodec{Level: 3}},
 		Format: 3, Workers: workers,
 	}
-	dst := zarr.Dir(dstDir)
+	dst := storage.NewDir(dstDir)
 	dst.FlushAhead = flushAhead // as transcode does
 	defer dst.Close()
-	t, err := transcode.New(ctx, zarr.Dir(srcDir), dst, o)
+	t, err := transcode.New(ctx, storage.NewDir(srcDir), dst, o)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func demoChunk(vals []int64, c, n int64) {
 	}
 }
 
-func writeDemoSource(ctx context.Context, store zarr.Store, f demoFlags, workers int) (stored int64, encoded int64, err error) {
+func writeDemoSource(ctx context.Context, store storage.Store, f demoFlags, workers int) (stored int64, encoded int64, err error) {
 	a, err := zarr.Create(ctx, store, zarr.Metadata{
 		Format: f.format, DataType: demoFrom,
 		Shape: []int64{f.elements}, ChunkShape: []int64{f.chunk}, FillValue: dtype.NaT,
@@ -238,7 +239,7 @@ func writeDemoSource(ctx context.Context, store zarr.Store, f demoFlags, workers
 // checkDemoDest compares every destination element with floor(v / 1000)
 // of the regenerated source value, computed here without the kernels.
 func checkDemoDest(ctx context.Context, dir string, f demoFlags, workers int) error {
-	a, err := zarr.Open(ctx, zarr.Dir(dir))
+	a, err := zarr.Open(ctx, storage.NewDir(dir))
 	if err != nil {
 		return err
 	}

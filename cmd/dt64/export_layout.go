@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 	"github.com/zarr-dt64/dt64/zarrow"
 )
@@ -30,7 +31,7 @@ func addLayoutFlags(fl *pflag.FlagSet, f *layoutFlags) {
 // openExportTable plans the table export writes from store, and returns
 // the lines its plan adds to the output (the long layout's shape and memory bound, the
 // arrays the wide layout leaves out).
-func openExportTable(ctx context.Context, store zarr.Store, src string, f *layoutFlags, to zarrow.TableOptions) (*zarrow.Table, []string, error) {
+func openExportTable(ctx context.Context, store storage.Store, src string, f *layoutFlags, to zarrow.TableOptions) (*zarrow.Table, []string, error) {
 	if f.layout != "" && f.layout != "wide" && f.layout != "long" {
 		return nil, nil, usageError{fmt.Errorf("--layout %q: want wide or long", f.layout)}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -19,12 +20,12 @@ import (
 func exportGroup(t *testing.T) string {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "ds.zarr")
-	store := zarr.Dir(dir)
+	store := storage.NewDir(dir)
 	if err := store.Set(ctx, ".zgroup", []byte(`{"zarr_format": 2}`)); err != nil {
 		t.Fatal(err)
 	}
 	mk := func(p string, m zarr.Metadata, dims string) *zarr.Array {
-		sub, _ := zarr.Sub(store, p)
+		sub, _ := storage.Sub(store, p)
 		m.Format, m.ChunkShape = 2, m.Shape
 		m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}
 		m.Attributes = json.RawMessage(`{"_ARRAY_DIMENSIONS": ` + dims + `}`)

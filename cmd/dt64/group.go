@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -36,7 +37,7 @@ func isGroupDir(ctx context.Context, arg string) bool {
 	return err == nil
 }
 
-func closeStore(s zarr.Store) {
+func closeStore(s storage.Store) {
 	if c, ok := s.(interface{ Close() error }); ok {
 		c.Close()
 	}
@@ -47,7 +48,7 @@ func closeStore(s zarr.Store) {
 // reads it. warning says why consolidated metadata there is ignored
 // (malformed: a member key leaving the hierarchy, say), "" when it is
 // fine or absent.
-func groupNodes(ctx context.Context, store zarr.Store) (nodes []zarr.Node, consolidated bool, warning string, err error) {
+func groupNodes(ctx context.Context, store storage.Store) (nodes []zarr.Node, consolidated bool, warning string, err error) {
 	cnodes, cerr := zarr.ReadConsolidated(ctx, store)
 	if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
 		warning = fmt.Sprintf("consolidated metadata ignored: %v", cerr)
@@ -130,9 +131,9 @@ func inspectGroup(ctx context.Context, arg string) (*groupReport, error) {
 	return rep, nil
 }
 
-func describeGroupArray(ctx context.Context, store zarr.Store, arg string, n zarr.Node, nr *nodeReport) error {
+func describeGroupArray(ctx context.Context, store storage.Store, arg string, n zarr.Node, nr *nodeReport) error {
 	sub := subArg(arg, n.Path)
-	s, err := zarr.Sub(store, n.Path)
+	s, err := storage.Sub(store, n.Path)
 	if err != nil {
 		return err
 	}
@@ -223,7 +224,7 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string) error {
 		}
 		arrays++
 		sub := subArg(arg, n.Path)
-		s, err := zarr.Sub(store, n.Path)
+		s, err := storage.Sub(store, n.Path)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -32,7 +33,7 @@ func writeGroupSample(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	root := zarr.Dir(dir)
+	root := storage.NewDir(dir)
 	for k, v := range map[string]string{
 		".zgroup": "{\n    \"zarr_format\": 2\n}", ".zattrs": "{\n    \"title\": \"sample\"\n}",
 		"sub/.zgroup": "{\n    \"zarr_format\": 2\n}",
@@ -41,7 +42,7 @@ func writeGroupSample(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	sub, err := zarr.Sub(root, "temp")
+	sub, err := storage.Sub(root, "temp")
 	if err != nil {
 		t.Fatal(err)
 	}

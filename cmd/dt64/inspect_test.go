@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -293,7 +294,7 @@ func TestInspectEdgePadding(t *testing.T) {
 		t.Run(formatInts(c.shape), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "a.zarr")
 			d := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
-			a, err := zarr.Create(context.Background(), zarr.Dir(dir), zarr.Metadata{
+			a, err := zarr.Create(context.Background(), storage.NewDir(dir), zarr.Metadata{
 				Format: c.format, DataType: d, Shape: c.shape, ChunkShape: c.chunk, FillValue: fill,
 				Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}},
 			})
@@ -389,7 +390,7 @@ func TestInspectWrittenArray(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "td.zarr")
 	d := dtype.DataType{Kind: dtype.Timedelta, Unit: dtype.Microsecond, Scale: 10}
-	a, err := zarr.Create(ctx, zarr.Dir(dir), zarr.Metadata{DataType: d, Shape: []int64{1000}, ChunkShape: []int64{100}, FillValue: dtype.NaT})
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{DataType: d, Shape: []int64{1000}, ChunkShape: []int64{100}, FillValue: dtype.NaT})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +415,7 @@ func TestInspectWrittenArray(t *testing.T) {
 	}
 	// No valid value at all: min and max are null.
 	empty := filepath.Join(t.TempDir(), "empty.zarr")
-	a, err = zarr.Create(ctx, zarr.Dir(empty), zarr.Metadata{DataType: d, Shape: []int64{10}, ChunkShape: []int64{4}, FillValue: dtype.NaT})
+	a, err = zarr.Create(ctx, storage.NewDir(empty), zarr.Metadata{DataType: d, Shape: []int64{10}, ChunkShape: []int64{4}, FillValue: dtype.NaT})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/objstore"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -45,7 +46,7 @@ func storeRetry() (objstore.Retry, error) {
 // openStore returns the store arg names. A directory source must exist
 // (source true); a destination directory is created by its first write.
 // A location objstore cannot use is a mistake on the command line.
-func openStore(ctx context.Context, arg string, source bool) (zarr.Store, error) {
+func openStore(ctx context.Context, arg string, source bool) (storage.Store, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -72,7 +73,7 @@ func openStore(ctx context.Context, arg string, source bool) (zarr.Store, error)
 
 // storeLabel is how a command names the store: the argument for a
 // directory, the store's own (credential-free) URL otherwise.
-func storeLabel(s zarr.Store, arg string) string {
+func storeLabel(s storage.Store, arg string) string {
 	if st, ok := s.(fmt.Stringer); ok && isRemote(arg) {
 		return st.String()
 	}
@@ -80,14 +81,14 @@ func storeLabel(s zarr.Store, arg string) string {
 }
 
 // openTranscodeStores opens a transcode's source and destination.
-func openTranscodeStores(ctx context.Context, srcArg, dstArg string, noSync bool) (src, dst zarr.Store, err error) {
+func openTranscodeStores(ctx context.Context, srcArg, dstArg string, noSync bool) (src, dst storage.Store, err error) {
 	if src, err = openStore(ctx, srcArg, true); err != nil {
 		return nil, nil, err
 	}
 	if dst, err = openStore(ctx, dstArg, false); err != nil {
 		return nil, nil, err
 	}
-	if d, ok := dst.(*zarr.DirStore); ok {
+	if d, ok := dst.(*storage.Dir); ok {
 		d.NoSync = noSync
 		// Each chunk's flush and rename overlaps the next chunk's
 		// conversion; Close waits for those still in flight.
@@ -100,8 +101,8 @@ func openTranscodeStores(ctx context.Context, srcArg, dstArg string, noSync bool
 // with the temporary values of interrupted writes (none on an object
 // store).
 type arrayStore interface {
-	zarr.Store
-	zarr.EntryLister
+	storage.Store
+	storage.EntryLister
 	Temps(ctx context.Context) (map[string]string, error)
 	Close() error
 }
@@ -114,7 +115,7 @@ func openArrayStore(ctx context.Context, arg string) (arrayStore, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := s.(*zarr.DirStore)
+		d := s.(*storage.Dir)
 		fi, err := os.Stat(d.String())
 		if err != nil {
 			return nil, err
@@ -140,7 +141,7 @@ func openArrayStore(ctx context.Context, arg string) (arrayStore, error) {
 // sizer is a store that cannot list but can tell a value's size without
 // reading it (http(s): HEAD).
 type sizer interface {
-	zarr.Store
+	storage.Store
 	Size(ctx context.Context, key string) (int64, error)
 	Close() error
 }
@@ -156,7 +157,7 @@ type gridStore struct{ sizer }
 
 func (g *gridStore) Temps(context.Context) (map[string]string, error) { return nil, nil }
 
-func (g *gridStore) Entries(ctx context.Context, prefix string) ([]zarr.Entry, error) {
+func (g *gridStore) Entries(ctx context.Context, prefix string) ([]storage.Entry, error) {
 	a, err := zarr.Open(ctx, g.sizer)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func (g *gridStore) Entries(ctx context.Context, prefix string) ([]zarr.Entry, e
 	if n > maxProbedChunks {
 		return nil, fmt.Errorf("%s cannot be listed, and its grid has %d chunks, more than the %d dt64 asks for one by one: copy it with dt64 transcode first", g.sizer, n, maxProbedChunks)
 	}
-	entries := make([]zarr.Entry, n)
+	entries := make([]storage.Entry, n)
 	found := make([]bool, n)
 	grid := a.Grid()
 	var next atomic.Int64
@@ -186,7 +187,7 @@ func (g *gridStore) Entries(ctx context.Context, prefix string) ([]zarr.Entry, e
 					errs <- err
 					return
 				}
-				entries[i], found[i] = zarr.Entry{Key: key, Size: size}, true
+				entries[i], found[i] = storage.Entry{Key: key, Size: size}, true
 			}
 			errs <- nil
 		}()
@@ -200,7 +201,7 @@ func (g *gridStore) Entries(ctx context.Context, prefix string) ([]zarr.Entry, e
 	if first != nil {
 		return nil, first
 	}
-	var out []zarr.Entry
+	var out []storage.Entry
 	for i, e := range entries {
 		if found[i] {
 			out = append(out, e)

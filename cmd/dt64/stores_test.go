@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/objstore"
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 func TestOpenStore(t *testing.T) {
@@ -15,7 +15,7 @@ func TestOpenStore(t *testing.T) {
 	dir := t.TempDir()
 	for _, arg := range []string{dir, "file://" + dir, "file://localhost" + dir} {
 		s, err := openStore(ctx, arg, true)
-		if d, ok := s.(*zarr.DirStore); err != nil || !ok || filepath.Clean(d.String()) != dir {
+		if d, ok := s.(*storage.Dir); err != nil || !ok || filepath.Clean(d.String()) != dir {
 			t.Errorf("%s: %T %v", arg, s, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -25,7 +26,7 @@ func init() { subcommands = append(subcommands, newTranscodeCmd) }
 
 // transcodeStores lets tests wrap the stores (for example to slow writes
 // down so a run can be killed mid-way). nil in the real command.
-var transcodeStores func(src, dst zarr.Store) (zarr.Store, zarr.Store)
+var transcodeStores func(src, dst storage.Store) (storage.Store, storage.Store)
 
 // progressEvery is how often progress lines are printed when stderr is not
 // a terminal.
@@ -129,7 +130,7 @@ last. --include and --exclude select arrays by a glob on their path.`,
 			if err != nil {
 				return err
 			}
-			if d, ok := dst.(*zarr.DirStore); ok {
+			if d, ok := dst.(*storage.Dir); ok {
 				defer d.Close() // waits for the flushes still in flight (FlushAhead)
 			}
 			srcName, dstName := storeLabel(src, args[0]), storeLabel(dst, args[1])
@@ -251,7 +252,7 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 // few enough that a failed flush stops the run soon after.
 const flushAhead = 16
 
-func runTranscodeCmd(cmd *cobra.Command, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
+func runTranscodeCmd(cmd *cobra.Command, src, dst storage.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()

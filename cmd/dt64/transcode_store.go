@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // storeFlags are transcode's flags for a source that is a group.
@@ -41,7 +41,7 @@ func refuseStoreFlags(cmd *cobra.Command, srcName string) error {
 }
 
 // runStoreTranscodeCmd transcodes a hierarchy: SRC is a group.
-func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst zarr.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
+func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst storage.Store, srcName, dstName string, o transcode.Options, f *transcodeFlags) error {
 	so := transcode.StoreOptions{Options: o, Include: f.store.include, Exclude: f.store.exclude,
 		RecodeAll: f.store.recodeAll, Consolidate: f.store.consolidate, SkipUnconvertible: f.store.skipUnconvertible}
 	j, err := transcode.NewStore(ctx, src, dst, so)

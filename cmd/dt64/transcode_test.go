@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -37,7 +38,7 @@ func TestTranscodeHelperProcess(t *testing.T) {
 		}
 	}
 	if d, err := time.ParseDuration(os.Getenv("DT64_TRANSCODE_TEST_DELAY")); err == nil {
-		transcodeStores = func(src, dst zarr.Store) (zarr.Store, zarr.Store) {
+		transcodeStores = func(src, dst storage.Store) (storage.Store, storage.Store) {
 			return src, &delayStore{Store: dst, d: d}
 		}
 	}
@@ -77,7 +78,7 @@ func TestTranscodeHelperProcess(t *testing.T) {
 // delayStore slows every Set down, so a run lasts long enough to be
 // killed at a random moment.
 type delayStore struct {
-	zarr.Store
+	storage.Store
 	d time.Duration
 }
 
@@ -88,8 +89,8 @@ func (s *delayStore) Set(ctx context.Context, key string, v []byte) error {
 
 func (s *delayStore) String() string { return s.Store.(fmt.Stringer).String() }
 
-// Unwrap lets the engine find the directory store beneath (zarr.Unwrapper).
-func (s *delayStore) Unwrap() zarr.Store { return s.Store }
+// Unwrap lets the engine find the directory store beneath (storage.Unwrapper).
+func (s *delayStore) Unwrap() storage.Store { return s.Store }
 
 // dt64Subprocess runs the test binary again as a dt64 process. Under an
 // emulator (make test-arm64, test-s390x: qemu-user without binfmt_misc),
@@ -112,7 +113,7 @@ func writeSample(t *testing.T, n, chunk int64) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "src.zarr")
 	ctx := context.Background()
-	a, err := zarr.Create(ctx, zarr.Dir(dir), zarr.Metadata{
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{
 		Format: 2, DataType: nsType, Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.BigEndian}, zarr.GzipCodec{Level: 1}},
 	})
@@ -200,7 +201,7 @@ func TestTranscodeCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	a, err := zarr.Open(context.Background(), zarr.Dir(dst))
+	a, err := zarr.Open(context.Background(), storage.NewDir(dst))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestTranscodeOverflowCommand(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "s.zarr")
 	ctx := context.Background()
 	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
-	a, err := zarr.Create(ctx, zarr.Dir(src), zarr.Metadata{Format: 3, DataType: sec, Shape: []int64{3, 4}, ChunkShape: []int64{2, 2}, FillValue: 0})
+	a, err := zarr.Create(ctx, storage.NewDir(src), zarr.Metadata{Format: 3, DataType: sec, Shape: []int64{3, 4}, ChunkShape: []int64{2, 2}, FillValue: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestTranscodeZarrPython(t *testing.T) {
 		orig := filepath.Join(dir, name+".zarr")
 		v3 := filepath.Join(dir, name+".v3.zarr")
 		back := filepath.Join(dir, name+".back.zarr")
-		a, err := zarr.Open(context.Background(), zarr.Dir(orig))
+		a, err := zarr.Open(context.Background(), storage.NewDir(orig))
 		if err != nil {
 			t.Fatal(err)
 		}

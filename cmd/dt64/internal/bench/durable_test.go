@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
-	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // unversioned is a source directory that cannot tell versions (its
-// Version has another signature, so it is no zarr.Versioner): the engine
+// Version has another signature, so it is no storage.Versioner): the engine
 // then records and checks no source chunk versions.
-type unversioned struct{ *zarr.DirStore }
+type unversioned struct{ *storage.Dir }
 
 func (unversioned) Version() {}
 
@@ -26,7 +26,7 @@ func (unversioned) Version() {}
 // marker, against --no-sync (sync-cost-x, target <= 1.05), and recording
 // and checking the source chunks' versions against not doing so
 // (versions-cost-x, target <= 1.02). Durable writes flush ahead as the
-// CLI does (zarr.DirStore.FlushAhead): each chunk's fdatasync and rename
+// CLI does (storage.Dir.FlushAhead): each chunk's fdatasync and rename
 // overlap the workers' next chunks; sync-cost-x-inline is the cost with
 // every flush on the worker that wrote the chunk. --no-sync leaves the
 // bytes in the page cache when the run ends; vs-one-final-sync-x
@@ -54,7 +54,7 @@ func BenchmarkDurableCost(b *testing.B) {
 			wall[v], _ = timed("durable", func() {
 				runDurable(b, src, dir, c, v.sync, v.versions, v.flushAhead)
 				if v.syncAtEnd {
-					if err := zarr.Dir(dir).Sync(context.Background()); err != nil {
+					if err := storage.NewDir(dir).Sync(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -78,13 +78,13 @@ func BenchmarkDurableCost(b *testing.B) {
 func runDurable(b *testing.B, src, dst string, c e2eCase, sync, versions bool, flushAhead int) {
 	us := dtype.Microsecond
 	comp := c.dst
-	d := zarr.Dir(dst)
+	d := storage.NewDir(dst)
 	d.NoSync = !sync
 	d.FlushAhead = flushAhead
 	defer d.Close()
-	var s zarr.Store = zarr.Dir(src)
+	var s storage.Store = storage.NewDir(src)
 	if !versions {
-		s = unversioned{zarr.Dir(src)}
+		s = unversioned{storage.NewDir(src)}
 	}
 	t, err := transcode.New(context.Background(), s, d, transcode.Options{
 		Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: 2,

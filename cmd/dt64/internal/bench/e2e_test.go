@@ -17,6 +17,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/inflate"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -64,14 +65,14 @@ var e2eCases = []e2eCase{
 
 func e2eSource(b *testing.B, c e2eCase) string {
 	dir := filepath.Join(b.TempDir(), c.name)
-	writeSampleArray(b, zarr.Dir(dir), e2eElements, e2eChunk, append([]zarr.Codec{zarr.BytesCodec{Endian: c.order}}, c.src...), 1)
+	writeSampleArray(b, storage.NewDir(dir), e2eElements, e2eChunk, append([]zarr.Codec{zarr.BytesCodec{Endian: c.order}}, c.src...), 1)
 	return dir
 }
 
 // writeSampleArray writes a v2 datetime64[ns] array of n timestamps in
 // chunks of chunk: a 1 s cadence from 2024 with ±0.5 ms jitter and 0.5 %
 // NaT, the demo's kind of data, encoded with codecs.
-func writeSampleArray(b *testing.B, s zarr.Store, n, chunk int64, codecs []zarr.Codec, seed uint64) {
+func writeSampleArray(b *testing.B, s storage.Store, n, chunk int64, codecs []zarr.Codec, seed uint64) {
 	ctx := context.Background()
 	a, err := zarr.Create(ctx, s, zarr.Metadata{
 		Format: 2, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
@@ -105,14 +106,14 @@ func convertedChunks(b *testing.B, src string, c e2eCase) [][]byte {
 	dir := filepath.Join(b.TempDir(), "converted")
 	us := dtype.Microsecond
 	comp := c.dst
-	t, err := transcode.New(ctx, zarr.Dir(src), zarr.Dir(dir), transcode.Options{Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3})
+	t, err := transcode.New(ctx, storage.NewDir(src), storage.NewDir(dir), transcode.Options{Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if _, err := t.Run(ctx); err != nil {
 		b.Fatal(err)
 	}
-	a, err := zarr.Open(ctx, zarr.Dir(dir))
+	a, err := zarr.Open(ctx, storage.NewDir(dir))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -131,14 +132,14 @@ func convertedChunks(b *testing.B, src string, c e2eCase) [][]byte {
 // goroutines.
 func codecFloor(b *testing.B, src, dst string, converted [][]byte, c e2eCase, workers int) {
 	ctx := context.Background()
-	in, err := zarr.Open(ctx, zarr.Dir(src))
+	in, err := zarr.Open(ctx, storage.NewDir(src))
 	if err != nil {
 		b.Fatal(err)
 	}
 	m := in.Metadata()
 	m.Format, m.KeyEncoding = 3, zarr.KeyEncoding{}
 	m.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, c.dst.Codec}
-	out, err := zarr.Create(ctx, zarr.Dir(dst), m)
+	out, err := zarr.Create(ctx, storage.NewDir(dst), m)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func codecFloor(b *testing.B, src, dst string, converted [][]byte, c e2eCase, wo
 func runTranscode(b *testing.B, src, dst string, c e2eCase, workers int) {
 	us := dtype.Microsecond
 	comp := c.dst
-	t, err := transcode.New(context.Background(), zarr.Dir(src), zarr.Dir(dst), transcode.Options{
+	t, err := transcode.New(context.Background(), storage.NewDir(src), storage.NewDir(dst), transcode.Options{
 		Unit: us, Endian: binary.LittleEndian, Compression: &comp, Format: 3, Workers: workers,
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -56,15 +57,15 @@ func BenchmarkMigrate(b *testing.B) {
 					b.Fatalf("cp: %v: %s", err, out)
 				}
 				if v == cpSync {
-					if err := zarr.Dir(dst).Sync(context.Background()); err != nil {
+					if err := storage.NewDir(dst).Sync(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 			case dt64NoSync, dt64Durable:
-				d := zarr.Dir(dst)
+				d := storage.NewDir(dst)
 				d.NoSync = v == dt64NoSync
 				d.FlushAhead = 16
-				j, err := transcode.NewStore(context.Background(), zarr.Dir(src), d, transcode.StoreOptions{Options: transcode.Options{Format: 3, Workers: 2}})
+				j, err := transcode.NewStore(context.Background(), storage.NewDir(src), d, transcode.StoreOptions{Options: transcode.Options{Format: 3, Workers: 2}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -92,7 +93,7 @@ func BenchmarkMigrate(b *testing.B) {
 // array ("time").
 func writeMigrateSource(b *testing.B, dir string, arrays, chunks, chunk int) {
 	ctx := context.Background()
-	s := zarr.Dir(dir)
+	s := storage.NewDir(dir)
 	s.NoSync = true
 	if err := s.Set(ctx, ".zgroup", []byte(`{"zarr_format": 2}`)); err != nil {
 		b.Fatal(err)
@@ -105,7 +106,7 @@ func writeMigrateSource(b *testing.B, dir string, arrays, chunks, chunk int) {
 		if i == arrays {
 			name, m.Numeric, m.DataType, m.Shape, n = "time", zarr.NumericType{}, dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}, []int64{int64(chunk)}, 1
 		}
-		sub, err := zarr.Sub(s, name)
+		sub, err := storage.Sub(s, name)
 		if err != nil {
 			b.Fatal(err)
 		}

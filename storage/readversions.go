@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"sync"

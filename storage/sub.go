@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -53,8 +53,8 @@ func (s *subStore) sub() *subStore { return s }
 // path, so errors say "data.zarr/sub/stamp/zarr.json".
 func (s *subStore) String() string {
 	p := strings.TrimSuffix(s.prefix, "/")
-	if n := storeName(s.inner); n != "" {
-		return inStore(n, p)
+	if n := Name(s.inner); n != "" {
+		return Join(n, p)
 	}
 	return p
 }
@@ -85,7 +85,7 @@ func (s *subStore) GetInto(ctx context.Context, k string, buf []byte, limit int)
 }
 
 // GetRange implements RangeGetter through the wrapped store's; without
-// one it reports errNoRanges, and a region read falls back to whole
+// one it reports ErrNoRanges, and a region read falls back to whole
 // chunks.
 func (s *subStore) GetRange(ctx context.Context, k string, off, n int64) ([]byte, error) {
 	key, err := s.key(k)
@@ -95,7 +95,7 @@ func (s *subStore) GetRange(ctx context.Context, k string, off, n int64) ([]byte
 	if rg, ok := s.inner.(RangeGetter); ok {
 		return rg.GetRange(ctx, key, off, n)
 	}
-	return nil, errNoRanges
+	return nil, ErrNoRanges
 }
 
 func (s *subStore) Set(ctx context.Context, k string, value []byte) error {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package zarr
+package storage
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 func openDirect(dir string) int { return -1 }
 func closeDirect(fd int)        {}
 
-func (d *DirStore) getDirect(key string, buf []byte, limit int) ([]byte, bool, error) {
+func (d *Dir) getDirect(key string, buf []byte, limit int) ([]byte, bool, error) {
 	return nil, false, nil
 }
-func (d *DirStore) versionDirect(key string) (string, bool, error)      { return "", false, nil }
-func (d *DirStore) createDirect(r *os.Root, t *tempValue) (bool, error) { return false, nil }
+func (d *Dir) versionDirect(key string) (string, bool, error)      { return "", false, nil }
+func (d *Dir) createDirect(r *os.Root, t *tempValue) (bool, error) { return false, nil }
 
 // Never called: a tempValue has a directory descriptor only on the
 // direct path.
@@ -29,7 +29,7 @@ func (t *tempValue) writeDirect(b []byte) error { return nil }
 func (t *tempValue) syncDirect() error          { return nil }
 func (t *tempValue) closeFileDirect() error     { return nil }
 
-func (d *DirStore) walkDirect(ctx context.Context, start string, f func(p string, e walkEntry) error) (bool, error) {
+func (d *Dir) walkDirect(ctx context.Context, start string, f func(p string, e walkEntry) error) (bool, error) {
 	return false, nil
 }
 func (e walkEntry) versionDirect() (string, bool, error) { return "", false, nil }

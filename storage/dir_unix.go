@@ -1,6 +1,6 @@
 //go:build unix
 
-package zarr
+package storage
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 // A process killed inside Set leaves a temporary file: Temps finds it with
 // the key it was for, Get and List ignore it, and RemoveTemp deletes only
 // such files.
-func TestDirStoreTemps(t *testing.T) {
+func TestDirTemps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := Dir(dir)
+	s := NewDir(dir)
 	if temps, err := s.Temps(ctx); err != nil || len(temps) != 0 {
 		t.Fatalf("empty store: %v, %v", temps, err)
 	}
@@ -47,7 +47,7 @@ func TestDirStoreTemps(t *testing.T) {
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
 		t.Errorf("temporary file still there: %v", err)
 	}
-	if temps, err := Dir(filepath.Join(dir, "missing")).Temps(ctx); err != nil || len(temps) != 0 {
+	if temps, err := NewDir(filepath.Join(dir, "missing")).Temps(ctx); err != nil || len(temps) != 0 {
 		t.Errorf("missing directory: %v, %v", temps, err)
 	}
 }

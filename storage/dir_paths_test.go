@@ -1,6 +1,6 @@
 //go:build unix
 
-package zarr
+package storage
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func withPaths(t *testing.T, f func(t *testing.T)) {
 	})
 }
 
-func TestDirStorePaths(t *testing.T) {
+func TestDirPaths(t *testing.T) {
 	withPaths(t, func(t *testing.T) {
 		ctx := t.Context()
 		dir := t.TempDir()
@@ -39,7 +39,7 @@ func TestDirStorePaths(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("no"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d := Dir(dir)
+		d := NewDir(dir)
 		defer d.Close()
 		for _, nosync := range []bool{false, true} {
 			d.NoSync = nosync
@@ -192,14 +192,14 @@ func TestDirStorePaths(t *testing.T) {
 	})
 }
 
-// TestDirStoreReadRace: a value rewritten in place between the read and
+// TestDirReadRace: a value rewritten in place between the read and
 // the version taken after it shows as another version, so the engine's
 // check after a read notices the change.
-func TestDirStoreReadVersionAfterRewrite(t *testing.T) {
+func TestDirReadVersionAfterRewrite(t *testing.T) {
 	withPaths(t, func(t *testing.T) {
 		ctx := t.Context()
 		dir := t.TempDir()
-		d := Dir(dir)
+		d := NewDir(dir)
 		defer d.Close()
 		if err := d.Set(ctx, "c/0", []byte("first")); err != nil {
 			t.Fatal(err)
@@ -225,12 +225,12 @@ func TestDirStoreReadVersionAfterRewrite(t *testing.T) {
 	})
 }
 
-// TestDirStoreNoOpenat2Errno: the direct path reports errors as os.Root
+// TestDirNoOpenat2Errno: the direct path reports errors as os.Root
 // does, as *fs.PathError values that errors.Is matches.
-func TestDirStoreDirectErrors(t *testing.T) {
+func TestDirDirectErrors(t *testing.T) {
 	withPaths(t, func(t *testing.T) {
 		dir := t.TempDir()
-		d := Dir(dir)
+		d := NewDir(dir)
 		defer d.Close()
 		if err := d.Set(t.Context(), "a", []byte("file")); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"bytes"
@@ -39,10 +39,10 @@ func holdFlushes(t *testing.T) (release func(), most *atomic.Int32) {
 // With FlushAhead, Set returns before the rename, yet every read of the
 // store sees the value: Get and Version wait for the key, List, Entries
 // and Temps for every key, so a caller cannot tell, except by speed.
-func TestDirStoreFlushAheadVisible(t *testing.T) {
+func TestDirFlushAheadVisible(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := Dir(dir)
+	s := NewDir(dir)
 	s.FlushAhead = 4
 	release, most := holdFlushes(t)
 	for i := range 4 {
@@ -94,10 +94,10 @@ func TestDirStoreFlushAheadVisible(t *testing.T) {
 // No more than FlushAhead values are in flight: the next Set waits for a
 // slot. A second Set of a key in flight waits for the first, so the later
 // value wins, and Delete of a key in flight removes what landed.
-func TestDirStoreFlushAheadOrder(t *testing.T) {
+func TestDirFlushAheadOrder(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := Dir(dir)
+	s := NewDir(dir)
 	s.FlushAhead = 2
 	release, most := holdFlushes(t)
 	for i := range 2 {
@@ -144,14 +144,14 @@ func TestDirStoreFlushAheadOrder(t *testing.T) {
 // A background rename that fails is not lost: the next Sync and Close
 // return it naming the key, later Sets refuse, and no temporary file
 // stays behind.
-func TestDirStoreFlushAheadError(t *testing.T) {
+func TestDirFlushAheadError(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	// A non-empty directory where the value should go: the rename fails.
 	if err := os.MkdirAll(filepath.Join(dir, "c", "0", "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := Dir(dir)
+	s := NewDir(dir)
 	s.FlushAhead = 4
 	if err := s.Set(ctx, "c/0", []byte("v")); err != nil {
 		t.Fatalf("Set failed before its rename was tried: %v", err)
@@ -166,14 +166,14 @@ func TestDirStoreFlushAheadError(t *testing.T) {
 	if err := s.Close(); err == nil {
 		t.Fatal("Close hid the background failure")
 	}
-	if temps, _ := Dir(dir).Temps(ctx); len(temps) != 0 {
+	if temps, _ := NewDir(dir).Temps(ctx); len(temps) != 0 {
 		t.Fatalf("temporary files left: %v", temps)
 	}
 }
 
 // Values written faster than the disk flushes are made durable in
 // batches of FlushAhead, one flush each, not one flush per value.
-func TestDirStoreFlushAheadBatches(t *testing.T) {
+func TestDirFlushAheadBatches(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var batches []int
@@ -188,7 +188,7 @@ func TestDirStoreFlushAheadBatches(t *testing.T) {
 	delay := flushDelay
 	flushDelay = time.Hour
 	t.Cleanup(func() { flushHook, flushDelay = nil, delay })
-	s := Dir(t.TempDir())
+	s := NewDir(t.TempDir())
 	s.FlushAhead = 8
 	for i := range 20 {
 		if err := s.Set(ctx, fmt.Sprintf("c/%d", i), []byte{byte(i)}); err != nil {
@@ -216,18 +216,18 @@ func TestDirStoreFlushAheadBatches(t *testing.T) {
 	}
 }
 
-// TestDirStoreFlushAheadVanished: another process's cleanup (a concurrent
+// TestDirFlushAheadVanished: another process's cleanup (a concurrent
 // part finalizing the same directory) removes a temporary file before the
 // group commit renames it. A small value (a metadata document) is written
 // again and lands; a large one cannot be, and the error says which key.
-func TestDirStoreFlushAheadVanished(t *testing.T) {
+func TestDirFlushAheadVanished(t *testing.T) {
 	withPaths(t, func(t *testing.T) {
 		ctx := context.Background()
 		dir := t.TempDir()
-		s := Dir(dir)
+		s := NewDir(dir)
 		s.FlushAhead = 4
 		removeTemps := func([]string) {
-			temps, _ := Dir(dir).Temps(ctx) // another store: no waiting for this one's flush
+			temps, _ := NewDir(dir).Temps(ctx) // another store: no waiting for this one's flush
 			for p := range temps {
 				os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
 			}

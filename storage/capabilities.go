@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import "context"
 
@@ -79,7 +79,7 @@ type RangeGetter interface {
 // An EntryLister lists everything a store holds under a key prefix, sorted
 // by key: every value List returns, with its size, and every object that
 // is not a value. Temporary files of writes in progress (see
-// DirStore.Temps) are not listed.
+// Dir.Temps) are not listed.
 type EntryLister interface {
 	Entries(ctx context.Context, prefix string) ([]Entry, error)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package zarr
+package storage
 
 import (
 	"context"

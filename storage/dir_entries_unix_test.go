@@ -1,6 +1,6 @@
 //go:build unix
 
-package zarr
+package storage
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 func TestDirEntries(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := Dir(dir)
+	s := NewDir(dir)
 	defer s.Close()
 	for k, v := range map[string]string{"zarr.json": "{}", "c/0/1": "abc", "c/1": "x"} {
 		if err := s.Set(ctx, k, []byte(v)); err != nil {

@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -63,9 +63,9 @@ func ValidKey(key string) error {
 	return nil
 }
 
-// MemoryStore is a Store in memory, for tests and small pipelines. Its
+// Memory is a Store in memory, for tests and small pipelines. Its
 // versions (Versioner) count the Sets: every Set gives its key a new one.
-type MemoryStore struct {
+type Memory struct {
 	mu   sync.RWMutex
 	m    map[string]memValue
 	sets uint64
@@ -76,12 +76,12 @@ type memValue struct {
 	gen uint64
 }
 
-// NewMemory returns an empty MemoryStore.
-func NewMemory() *MemoryStore { return &MemoryStore{m: make(map[string]memValue)} }
+// NewMemory returns an empty Memory.
+func NewMemory() *Memory { return &Memory{m: make(map[string]memValue)} }
 
-func (s *MemoryStore) String() string { return "memory" }
+func (s *Memory) String() string { return "memory" }
 
-func (s *MemoryStore) Get(ctx context.Context, key string) ([]byte, error) {
+func (s *Memory) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ValidKey(key); err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (s *MemoryStore) Get(ctx context.Context, key string) ([]byte, error) {
 
 // Version implements Versioner: the number of the Set that stored key's
 // value.
-func (s *MemoryStore) Version(ctx context.Context, key string) (string, error) {
+func (s *Memory) Version(ctx context.Context, key string) (string, error) {
 	if err := ValidKey(key); err != nil {
 		return "", err
 	}
@@ -109,7 +109,7 @@ func (s *MemoryStore) Version(ctx context.Context, key string) (string, error) {
 	return "set " + strconv.FormatUint(v.gen, 10), nil
 }
 
-func (s *MemoryStore) Set(ctx context.Context, key string, value []byte) error {
+func (s *Memory) Set(ctx context.Context, key string, value []byte) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (s *MemoryStore) Set(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
-func (s *MemoryStore) Delete(ctx context.Context, key string) error {
+func (s *Memory) Delete(ctx context.Context, key string) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *MemoryStore) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-func (s *MemoryStore) List(ctx context.Context, prefix string) ([]string, error) {
+func (s *Memory) List(ctx context.Context, prefix string) ([]string, error) {
 	s.mu.RLock()
 	var keys []string
 	for k := range s.m {

@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"os"
@@ -12,7 +12,7 @@ func TestVersions(t *testing.T) {
 	for _, s := range []interface {
 		Store
 		Versioner
-	}{NewMemory(), Dir(dir)} {
+	}{NewMemory(), NewDir(dir)} {
 		v, err := s.Version(t.Context(), "c/0")
 		if err != nil || v != "" {
 			t.Fatalf("%v: missing key: %q, %v; want \"\", nil", s, v, err)
@@ -42,14 +42,14 @@ func TestVersions(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "c", "1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := Dir(dir).Version(t.Context(), "c/1"); err == nil {
+	if v, err := NewDir(dir).Version(t.Context(), "c/1"); err == nil {
 		t.Errorf("directory at a key: version %q, no error", v)
 	}
 }
 
 func TestDirSync(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new", "a.zarr")
-	d := Dir(dir)
+	d := NewDir(dir)
 	if err := d.Sync(t.Context()); err != nil {
 		t.Errorf("sync of a store never written: %v", err)
 	}
@@ -62,7 +62,7 @@ func TestDirSync(t *testing.T) {
 	if err := syncEveryDir(t.Context(), mustRoot(t, dir)); err != nil {
 		t.Errorf("syncEveryDir (the path of systems without syncfs): %v", err)
 	}
-	nd := Dir(filepath.Join(t.TempDir(), "scratch"))
+	nd := NewDir(filepath.Join(t.TempDir(), "scratch"))
 	nd.NoSync = true
 	if err := nd.Set(t.Context(), "k", []byte("x")); err != nil {
 		t.Fatal(err)

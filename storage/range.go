@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func rangeOf(name string, off, n, size int64) (int64, error) {
 }
 
 // GetRange implements RangeGetter.
-func (s *MemoryStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+func (s *Memory) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	if err := ValidKey(key); err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *MemoryStore) GetRange(ctx context.Context, key string, off, n int64) ([
 }
 
 // GetRange implements RangeGetter with one pread(2) of the file.
-func (d *DirStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	if err := ValidKey(key); err != nil {
 		return nil, err
 	}

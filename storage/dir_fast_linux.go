@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The direct path of a DirStore on Linux: a key is resolved by one
+// The direct path of a Dir on Linux: a key is resolved by one
 // openat2(2) with RESOLVE_BENEATH, which the kernel refuses to let leave
 // the store's directory (by "..", an absolute symbolic link or one that
 // points outside), instead of os.Root's walk of one openat per path
@@ -47,7 +47,7 @@ func closeDirect(fd int) {
 
 // direct returns the store directory's descriptor, or false when the
 // direct path is off.
-func (d *DirStore) direct() (int, bool) {
+func (d *Dir) direct() (int, bool) {
 	if noOpenat2.Load() {
 		return -1, false
 	}
@@ -59,7 +59,7 @@ func (d *DirStore) direct() (int, bool) {
 // beneath opens name (a key, or a directory of keys) under the store's
 // directory. ok is false when the direct path is off, or just turned off
 // because openat2 is unavailable: the caller then takes os.Root's.
-func (d *DirStore) beneath(name string, flags int, mode uint32) (fd int, ok bool, err error) {
+func (d *Dir) beneath(name string, flags int, mode uint32) (fd int, ok bool, err error) {
 	root, ok := d.direct()
 	if !ok {
 		return -1, false, nil
@@ -98,7 +98,7 @@ func openat2Refused(root int) bool {
 // wrapping the errno (so errors.Is(err, fs.ErrNotExist) holds), with
 // ENOTDIR (a path component is a file) as not existing, and an escape
 // refused by RESOLVE_BENEATH named as such.
-func (d *DirStore) pathErr(op, name string, err error) error {
+func (d *Dir) pathErr(op, name string, err error) error {
 	if err == unix.EXDEV {
 		return &os.PathError{Op: op, Path: d.path + "/" + name, Err: errors.New("path escapes from the store's directory")}
 	}
@@ -109,7 +109,7 @@ func (d *DirStore) pathErr(op, name string, err error) error {
 // version tracking on (TrackReadVersions), the value's version is taken
 // from the open file after the read, so it is the version of exactly the
 // bytes returned.
-func (d *DirStore) getDirect(key string, buf []byte, limit int) (b []byte, ok bool, err error) {
+func (d *Dir) getDirect(key string, buf []byte, limit int) (b []byte, ok bool, err error) {
 	fd, ok, err := d.beneath(key, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -170,7 +170,7 @@ func modeOf(m uint32) os.FileMode {
 }
 
 // versionDirect is Version's direct path.
-func (d *DirStore) versionDirect(key string) (v string, ok bool, err error) {
+func (d *Dir) versionDirect(key string) (v string, ok bool, err error) {
 	fd, ok, err := d.beneath(key, unix.O_PATH, 0)
 	if !ok {
 		return "", false, nil
@@ -198,7 +198,7 @@ func statVersion(st *unix.Stat_t) string { return versionString(st.Size, st.Mtim
 // createDirect creates t's temporary file (t.tmp, for t.key) in the key's
 // directory (made when missing), on the direct path. The directory stays
 // open (t.dirfd) for the rename, so the name is not resolved again.
-func (d *DirStore) createDirect(r *os.Root, t *tempValue) (ok bool, err error) {
+func (d *Dir) createDirect(r *os.Root, t *tempValue) (ok bool, err error) {
 	dir := path.Dir(t.key)
 	dfd, ok, err := d.beneath(dir, unix.O_PATH|unix.O_DIRECTORY, 0)
 	if ok && errors.Is(err, os.ErrNotExist) && dir != "." {
@@ -281,7 +281,7 @@ func (t *tempValue) existsDirect() bool {
 
 // walkDirect is walk's direct path from directory start; ok is false when
 // the path is off.
-func (d *DirStore) walkDirect(ctx context.Context, start string, f func(p string, e walkEntry) error) (ok bool, err error) {
+func (d *Dir) walkDirect(ctx context.Context, start string, f func(p string, e walkEntry) error) (ok bool, err error) {
 	fd, ok, err := d.beneath(start, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if !ok {
 		return false, nil
@@ -298,7 +298,7 @@ func (d *DirStore) walkDirect(ctx context.Context, start string, f func(p string
 // walkFd walks the open directory fd (dir in the store) and closes it.
 // The directory file is not one of an os.Root, so reading it takes the
 // entries' types from the directory itself (d_type), without a stat.
-func (d *DirStore) walkFd(ctx context.Context, dir string, fd int, f func(p string, e walkEntry) error) error {
+func (d *Dir) walkFd(ctx context.Context, dir string, fd int, f func(p string, e walkEntry) error) error {
 	file := os.NewFile(uintptr(fd), d.path+"/"+dir)
 	defer file.Close()
 	ents, err := file.ReadDir(-1)

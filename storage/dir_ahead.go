@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -21,7 +21,7 @@ var flushDelay = 50 * time.Millisecond
 // made durable and renamed to its key.
 type pendingValue = tempValue
 
-// flushAhead is a DirStore's group commit (FlushAhead): Set writes a
+// flushAhead is a Dir's group commit (FlushAhead): Set writes a
 // value to a temporary file and hands it to one flusher goroutine, which
 // makes a whole batch durable with one flush (syncfs on Linux, an fsync
 // of each file elsewhere), then renames the batch into place. One device
@@ -104,7 +104,7 @@ func (a *flushAhead) abandon(key string) {
 }
 
 // add hands a written value to the flusher, starting it on first use.
-func (a *flushAhead) add(d *DirStore, r *os.Root, p pendingValue) {
+func (a *flushAhead) add(d *Dir, r *os.Root, p pendingValue) {
 	a.mu.Lock()
 	a.pending = append(a.pending, p)
 	if !a.running {
@@ -126,7 +126,7 @@ func (a *flushAhead) signal() {
 // a time: at once when a batch is full or someone waits for a value,
 // else after flushDelay, so that a batch holds as many values as the
 // writers produce meanwhile. It stops when nothing is pending.
-func (a *flushAhead) flusher(d *DirStore, r *os.Root) {
+func (a *flushAhead) flusher(d *Dir, r *os.Root) {
 	timer := time.NewTimer(flushDelay)
 	defer timer.Stop()
 	for {

@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 // An Entry is something a store holds at a key: a value, or, in a
 // directory store, a file system object that is not one (a directory, a

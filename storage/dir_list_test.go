@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestDirStoreListPrefix: List walks only the directory its prefix names,
+// TestDirListPrefix: List walks only the directory its prefix names,
 // and finds the same keys as a filter over everything would.
-func TestDirStoreListPrefix(t *testing.T) {
+func TestDirListPrefix(t *testing.T) {
 	ctx := context.Background()
-	d := Dir(filepath.Join(t.TempDir(), "s"))
+	d := NewDir(filepath.Join(t.TempDir(), "s"))
 	all := []string{".zgroup", "a/.zarray", "a/0", "a/b/1", "a/bc", "ab/2", "x"}
 	for _, k := range all {
 		if err := d.Set(ctx, k, []byte(k)); err != nil {

@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -32,8 +32,8 @@ func TestSub(t *testing.T) {
 		t.Errorf("Get %q %v", b, err)
 	}
 	ss, _ := Sub(s, "b")
-	if b, err := ss.Get(ctx, "c/0"); err != nil || string(b) != "a/b/c/0" || storeName(ss) != "memory/a/b" {
-		t.Errorf("Sub of a Sub: %q %v, named %q", b, err, storeName(ss))
+	if b, err := ss.Get(ctx, "c/0"); err != nil || string(b) != "a/b/c/0" || Name(ss) != "memory/a/b" {
+		t.Errorf("Sub of a Sub: %q %v, named %q", b, err, Name(ss))
 	}
 	_ = ss.Set(ctx, "c/1", []byte("new"))
 	if b, _ := m.Get(ctx, "a/b/c/1"); string(b) != "new" {
@@ -45,13 +45,13 @@ func TestSub(t *testing.T) {
 	}
 	v, ok := ss.(Versioner)
 	if !ok {
-		t.Fatal("view of a MemoryStore is no Versioner")
+		t.Fatal("view of a Memory is no Versioner")
 	}
 	if got, _ := v.Version(ctx, "c/0"); got == "" {
 		t.Error("no version for a stored key")
 	}
 	if _, ok := ss.(Syncer); ok {
-		t.Error("view of a MemoryStore is a Syncer")
+		t.Error("view of a Memory is a Syncer")
 	}
 	if _, ok := ss.(interface{ Unwrap() Store }); ok {
 		t.Error("view can be unwrapped to the whole store")
@@ -68,12 +68,12 @@ func TestSub(t *testing.T) {
 		t.Error("Sub(store, \"\") is not the store")
 	}
 
-	d, _ := Sub(Dir(t.TempDir()), "x")
+	d, _ := Sub(NewDir(t.TempDir()), "x")
 	if _, ok := d.(Syncer); !ok {
-		t.Error("view of a DirStore is no Syncer")
+		t.Error("view of a Dir is no Syncer")
 	}
 	if _, ok := d.(Versioner); !ok {
-		t.Error("view of a DirStore is no Versioner")
+		t.Error("view of a Dir is no Versioner")
 	}
 	p, _ := Sub(plainStore{m}, "a")
 	if _, ok := p.(Versioner); ok {

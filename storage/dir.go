@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"bytes"
@@ -20,11 +20,11 @@ import (
 	"syscall"
 )
 
-// tempPrefix starts the name of a value being written by DirStore.Set. A
+// tempPrefix starts the name of a value being written by Dir.Set. A
 // leading dot keeps it out of every chunk key encoding, and List skips it.
 const tempPrefix = ".dt64-tmp-"
 
-// DirStore is a Store in a local directory: key "c/0/1" is the file
+// Dir is a Store in a local directory: key "c/0/1" is the file
 // DIR/c/0/1. All access goes through an os.Root, so no key (and no
 // symbolic link inside the directory) can reach a file outside it.
 //
@@ -33,7 +33,7 @@ const tempPrefix = ".dt64-tmp-"
 // the rename is durable, neither does anyone after a crash. Sync makes the
 // renames durable (see Syncer). Versions (Versioner) are a file's size and
 // modification time in nanoseconds.
-type DirStore struct {
+type Dir struct {
 	path string
 	// NoSync skips the fsync of each value before its rename, and makes
 	// Sync do nothing: for scratch output. Faster, but after a power loss
@@ -52,7 +52,7 @@ type DirStore struct {
 	// background flush or rename (naming the key) is returned by the next
 	// Sync or Close and by every later Set: a caller that never calls
 	// either would not see it, and must call one of them before another
-	// DirStore opens the same directory. Ignored with NoSync, where the
+	// Dir opens the same directory. Ignored with NoSync, where the
 	// rename is all there is to do.
 	FlushAhead int
 
@@ -71,13 +71,13 @@ var noOpenat2 atomic.Bool
 
 // Dir returns the store rooted at directory path. The directory is opened
 // on first use and created by the first Set.
-func Dir(path string) *DirStore { return &DirStore{path: path} }
+func NewDir(path string) *Dir { return &Dir{path: path} }
 
 // String returns the directory path; it names the array in errors.
-func (d *DirStore) String() string { return d.path }
+func (d *Dir) String() string { return d.path }
 
 // Close releases the directory handle. The store reopens it if used again.
-func (d *DirStore) Close() error {
+func (d *Dir) Close() error {
 	werr := d.ahead.wait()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -94,7 +94,7 @@ func (d *DirStore) Close() error {
 	return err
 }
 
-func (d *DirStore) openRoot(create bool) (*os.Root, error) {
+func (d *Dir) openRoot(create bool) (*os.Root, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.root != nil {
@@ -123,12 +123,12 @@ func notExist(err error) error {
 	return err
 }
 
-func (d *DirStore) Get(ctx context.Context, key string) ([]byte, error) {
+func (d *Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	return d.GetInto(ctx, key, nil, -1)
 }
 
 // GetInto implements BufferGetter. A negative limit means no limit.
-func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
+func (d *Dir) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error) {
 	if err := ValidKey(key); err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (d *DirStore) GetInto(ctx context.Context, key string, buf []byte, limit in
 }
 
 // getRoot is GetInto through os.Root.
-func (d *DirStore) getRoot(r *os.Root, key string, buf []byte, limit int) ([]byte, error) {
+func (d *Dir) getRoot(r *os.Root, key string, buf []byte, limit int) ([]byte, error) {
 	// Open without blocking (readFlags): a named pipe at key would
 	// otherwise hang the open until some process writes to it.
 	f, err := r.OpenFile(key, readFlags, 0)
@@ -187,7 +187,7 @@ func (d *DirStore) getRoot(r *os.Root, key string, buf []byte, limit int) ([]byt
 // notices a file that grew. exact ends the read at size, for a caller that
 // checks the size again after it: the read that would only confirm the
 // end is saved.
-func (d *DirStore) readValue(key string, size int64, buf []byte, limit int, exact bool, read func([]byte) (int, error)) ([]byte, error) {
+func (d *Dir) readValue(key string, size int64, buf []byte, limit int, exact bool, read func([]byte) (int, error)) ([]byte, error) {
 	if limit >= 0 && size > int64(limit) {
 		return nil, fmt.Errorf("%s/%s is %d bytes: %w (at most %d)", d.path, key, size, ErrTooLarge, limit)
 	}
@@ -214,7 +214,7 @@ func (d *DirStore) readValue(key string, size int64, buf []byte, limit int, exac
 
 // notRegular is the error for a key that names something other than a
 // regular file.
-func (d *DirStore) notRegular(key string, m fs.FileMode) error {
+func (d *Dir) notRegular(key string, m fs.FileMode) error {
 	return fmt.Errorf("%s/%s is %s, not a regular file", d.path, key, fileKind(m))
 }
 
@@ -238,7 +238,7 @@ func fileKind(m fs.FileMode) string {
 	return "an irregular file"
 }
 
-func (d *DirStore) Set(ctx context.Context, key string, value []byte) error {
+func (d *Dir) Set(ctx context.Context, key string, value []byte) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ const keepForRetry = 64 << 10
 
 // setNow writes key's value, makes it durable (unless NoSync) and renames
 // it into place before it returns.
-func (d *DirStore) setNow(r *os.Root, key string, value []byte) error {
+func (d *Dir) setNow(r *os.Root, key string, value []byte) error {
 	for retry := 0; ; retry++ {
 		t, err := d.writeTemp(r, key, value)
 		if err != nil {
@@ -298,7 +298,7 @@ func (d *DirStore) setNow(r *os.Root, key string, value []byte) error {
 
 // writeTemp writes value to a new temporary file in key's directory
 // (made when missing).
-func (d *DirStore) writeTemp(r *os.Root, key string, value []byte) (tempValue, error) {
+func (d *Dir) writeTemp(r *os.Root, key string, value []byte) (tempValue, error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	dir, base := path.Split(key)
@@ -390,7 +390,7 @@ func vanished(r *os.Root, t *tempValue, err error) bool {
 
 // finish flushes the written temporary file f (unless NoSync), closes it
 // and renames it to key; on any failure it removes the file.
-func (d *DirStore) finish(r *os.Root, t *tempValue) error {
+func (d *Dir) finish(r *os.Root, t *tempValue) error {
 	var err error
 	if !d.NoSync {
 		err = t.syncData()
@@ -412,7 +412,7 @@ func (d *DirStore) finish(r *os.Root, t *tempValue) error {
 // far durable, by any process, and the directory's own entry in its parent
 // (on Linux with one syncfs(2) of the file system; elsewhere by an fsync of
 // every directory of the store).
-func (d *DirStore) Sync(ctx context.Context) error {
+func (d *Dir) Sync(ctx context.Context) error {
 	if d.NoSync {
 		return nil
 	}
@@ -467,7 +467,7 @@ func syncEveryDir(ctx context.Context, r *os.Root) error {
 // Version implements Versioner: "size=N mtime=NS ino=I" for a regular
 // file (no inode number where the system has none), ""
 // for a missing key, an error for anything else at key.
-func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
+func (d *Dir) Version(ctx context.Context, key string) (string, error) {
 	if err := ValidKey(key); err != nil {
 		return "", err
 	}
@@ -476,7 +476,7 @@ func (d *DirStore) Version(ctx context.Context, key string) (string, error) {
 }
 
 // versionNoWait is Version of a valid key not in flight.
-func (d *DirStore) versionNoWait(key string) (string, error) {
+func (d *Dir) versionNoWait(key string) (string, error) {
 	r, err := d.openRoot(false)
 	if err == nil {
 		if v, ok, err := d.versionDirect(key); ok {
@@ -514,7 +514,7 @@ func fileVersion(fi fs.FileInfo) string {
 	return versionString(fi.Size(), fi.ModTime().UnixNano(), inode(fi))
 }
 
-func (d *DirStore) Delete(ctx context.Context, key string) error {
+func (d *Dir) Delete(ctx context.Context, key string) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
@@ -532,7 +532,7 @@ func (d *DirStore) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
+func (d *Dir) List(ctx context.Context, prefix string) ([]string, error) {
 	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
@@ -557,7 +557,7 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 // gone. On the direct path (Linux) the directories are read as they are:
 // os.Root's reading of a directory stats every entry, one system call a
 // key, which listing a store of many chunks would spend for nothing.
-func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry) error) error {
+func (d *Dir) walk(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry) error) error {
 	start := "."
 	if i := strings.LastIndexByte(prefix, '/'); i > 0 && ValidKey(prefix[:i]) == nil {
 		start = prefix[:i]
@@ -590,7 +590,7 @@ func (d *DirStore) walk(ctx context.Context, r *os.Root, prefix string, f func(p
 // store, which is a value as Get reads it (a store deduplicated with
 // links: left out, a copy of the store would silently lose it); linked is
 // the version of the file a link leads to, "" for a regular file.
-func (d *DirStore) walkValues(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry, linked string) error) error {
+func (d *Dir) walkValues(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry, linked string) error) error {
 	return d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
 		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
 			return nil
@@ -637,7 +637,7 @@ func (e walkEntry) version() (string, bool, error) {
 // information the walk reads anyway, instead of a lookup of each key. A
 // symbolic link is what it points to, as for Version. It implements
 // zarr.VersionLister.
-func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]string, error) {
+func (d *Dir) Versions(ctx context.Context, prefix string) (map[string]string, error) {
 	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
@@ -665,7 +665,7 @@ func (d *DirStore) Versions(ctx context.Context, prefix string) (map[string]stri
 // that died between creating a value and renaming it into place, as a map
 // from each file's store-relative path (a valid argument to RemoveTemp) to
 // the key it was meant for. Get and List never see them.
-func (d *DirStore) Temps(ctx context.Context) (map[string]string, error) {
+func (d *Dir) Temps(ctx context.Context) (map[string]string, error) {
 	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
@@ -693,7 +693,7 @@ func (d *DirStore) Temps(ctx context.Context) (map[string]string, error) {
 
 // RemoveTemp deletes a temporary file listed by Temps. It refuses any
 // other path, so it cannot remove a value.
-func (d *DirStore) RemoveTemp(tempPath string) error {
+func (d *Dir) RemoveTemp(tempPath string) error {
 	if err := ValidKey(tempPath); err != nil || !strings.HasPrefix(path.Base(tempPath), tempPrefix) {
 		return fmt.Errorf("%s/%s is not a temporary file of this store", d.path, tempPath)
 	}
@@ -710,8 +710,8 @@ func (d *DirStore) RemoveTemp(tempPath string) error {
 // TrackReadVersions makes GetInto (and Get) remember the version of each
 // value it returns, taken after the read (from the open file on the
 // direct path), and that a key was missing.
-func (d *DirStore) TrackReadVersions() { d.reads.TrackReadVersions() }
+func (d *Dir) TrackReadVersions() { d.reads.TrackReadVersions() }
 
 // ReadVersion returns, once, the version (as Version gives it) of the
 // value the last read of key returned, or false when none was kept.
-func (d *DirStore) ReadVersion(key string) (string, bool) { return d.reads.ReadVersion(key) }
+func (d *Dir) ReadVersion(key string) (string, bool) { return d.reads.ReadVersion(key) }

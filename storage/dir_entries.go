@@ -1,4 +1,4 @@
-package zarr
+package storage
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // Entries implements EntryLister. A symbolic link is what it points to
 // inside the directory (as Get reads it); one that points outside, or
 // nowhere, is not a value.
-func (d *DirStore) Entries(ctx context.Context, prefix string) ([]Entry, error) {
+func (d *Dir) Entries(ctx context.Context, prefix string) ([]Entry, error) {
 	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
@@ -52,4 +52,4 @@ func (d *DirStore) Entries(ctx context.Context, prefix string) ([]Entry, error) 
 	return out, err
 }
 
-var _ EntryLister = (*DirStore)(nil)
+var _ EntryLister = (*Dir)(nil)

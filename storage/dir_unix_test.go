@@ -1,6 +1,6 @@
 //go:build unix
 
-package zarr
+package storage
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// TestDirStoreFIFO: a named pipe at a key must be refused at once, not
+// TestDirFIFO: a named pipe at a key must be refused at once, not
 // block the reader until some process opens it for writing.
-func TestDirStoreFIFO(t *testing.T) {
+func TestDirFIFO(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "c"), 0o755); err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestDirStoreFIFO(t *testing.T) {
 			t.Skip("mkfifo:", err)
 		}
 	}
-	st := Dir(dir)
+	st := NewDir(dir)
 	defer st.Close()
 	for _, key := range []string{"zarr.json", "c/0"} {
 		done := make(chan error, 1)
@@ -47,10 +47,5 @@ func TestDirStoreFIFO(t *testing.T) {
 			}
 			t.Fatalf("Get(%q) blocked on a named pipe", key)
 		}
-	}
-	_, err := Open(context.Background(), st)
-	var me *MetadataError
-	if !errors.As(err, &me) || !strings.HasSuffix(me.File, "zarr.json") {
-		t.Errorf("Open with a FIFO zarr.json: got %v, want a *MetadataError", err)
 	}
 }

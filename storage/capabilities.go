@@ -112,3 +112,16 @@ type ReadVersioner interface {
 type ConditionalSetter interface {
 	SetIfAbsent(ctx context.Context, key string, value []byte) (bool, error)
 }
+
+// A TempLister is a store that can leave temporary values behind when a
+// process dies between writing a value and putting it in place (Dir, whose
+// Set writes a temporary file and renames it). Temps maps each temporary's
+// store-relative path to the key it was meant for; RemoveTemp deletes one
+// and refuses any other path, so it cannot remove a value. A checker
+// reports them (zarr's Array.Inventory) and an engine that resumes removes
+// its own (the transcode engine); an object store, whose PUT is atomic,
+// leaves none and does not implement it.
+type TempLister interface {
+	Temps(ctx context.Context) (map[string]string, error)
+	RemoveTemp(tempPath string) error
+}

@@ -228,7 +228,7 @@ func (t *Job) storedMetadata(ctx context.Context) (has, same bool, err error) {
 // all of them, or only those meant for this part's chunks (other parts may
 // be writing theirs right now).
 func (t *Job) cleanTemps(ctx context.Context, all bool) error {
-	ds, ok := storage.Find[tempFiles](t.dstStore)
+	ds, ok := storage.Find[storage.TempLister](t.dstStore)
 	if !ok {
 		return nil // only directory stores leave temporary files
 	}

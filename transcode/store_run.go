@@ -194,7 +194,7 @@ func (s *StoreJob) listed(ctx context.Context, node string) (map[string]bool, er
 // part's copied chunks (one listing of them for all arrays; other parts
 // may be writing theirs right now, and the Jobs clean their own).
 func (s *StoreJob) cleanCopyTemps(ctx context.Context) error {
-	ts, ok := storage.Find[tempFiles](s.dst)
+	ts, ok := storage.Find[storage.TempLister](s.dst)
 	if !ok {
 		return nil
 	}

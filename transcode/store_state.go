@@ -345,7 +345,7 @@ func (s *StoreJob) consolidatedDoc() (key string, doc []byte, err error) {
 // cleanup removes the store's state, the plan marker last, and every
 // temporary file a killed part left (all parts are done: nobody writes).
 func (s *StoreJob) cleanup(ctx context.Context) error {
-	if ts, ok := storage.Find[tempFiles](s.dst); ok {
+	if ts, ok := storage.Find[storage.TempLister](s.dst); ok {
 		temps, err := ts.Temps(ctx)
 		if err != nil {
 			return err

@@ -10,21 +10,14 @@ import (
 	"github.com/zarr-dt64/dt64/storage"
 )
 
-// tempFiles is a store that leaves temporary files behind when a process
-// dies mid-write (storage.Dir), and can list and remove them.
-type tempFiles interface {
-	Temps(ctx context.Context) (map[string]string, error)
-	RemoveTemp(tempPath string) error
-}
-
 // arrayView is a store seen from one node of a hierarchy, for a Job that
 // converts one array of a store job: storage.Sub's view (which reaches no key
 // outside the node, and syncs and reports versions as the whole store
 // does) plus the root directory's temporary files under the node, so that
 // the Job cleans up after a killed run inside its array and nowhere else.
 type arrayView struct {
-	storage.Store           // storage.Sub(root, node)
-	temps         tempFiles // the root's, or nil
+	storage.Store                    // storage.Sub(root, node)
+	temps         storage.TempLister // the root's, or nil
 	syncer        storage.Syncer
 	versioner     storage.Versioner
 	reads         storage.ReadVersioner // the root's, or nil
@@ -39,7 +32,7 @@ func newArrayView(root storage.Store, node string) (*arrayView, error) {
 		return nil, err
 	}
 	v := &arrayView{Store: s, prefix: node + "/"}
-	if ts, ok := storage.Find[tempFiles](root); ok {
+	if ts, ok := storage.Find[storage.TempLister](root); ok {
 		v.temps = ts
 	}
 	// Found through the root's wrappers, which storage.Sub does not look

@@ -223,7 +223,7 @@ func (s *StoreJob) wipe(ctx context.Context, keys []string) error {
 			return err
 		}
 	}
-	if ts, ok := storage.Find[tempFiles](s.dst); ok {
+	if ts, ok := storage.Find[storage.TempLister](s.dst); ok {
 		temps, err := ts.Temps(ctx)
 		if err != nil {
 			return err

@@ -9,11 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -180,12 +178,12 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		return nil, err
 	}
 	defer store.Close()
-	files, err := scanArrayFiles(ctx, store, a)
+	files, err := a.Inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(files.notFiles) > 0 {
-		return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", files.notFiles[0].err(dir), dir)
+	if len(files.NotValues) > 0 {
+		return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", zarr.NotValueError(dir, files.NotValues[0]), dir)
 	}
 	meta := a.Metadata()
 	d := a.DataType()
@@ -220,11 +218,11 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		Chunks: chunkCounts{
 			Grid:    nonNilInts(a.ChunkGrid()),
 			Total:   a.NumChunks(),
-			Present: int64(len(files.chunks)),
-			Missing: a.NumChunks() - int64(len(files.chunks)),
+			Present: int64(len(files.Chunks)),
+			Missing: a.NumChunks() - int64(len(files.Chunks)),
 		},
-		StoredBytes:  files.storedBytes,
-		DecodedBytes: int64(len(files.chunks)) * int64(a.ChunkLen()) * 8,
+		StoredBytes:  files.StoredBytes,
+		DecodedBytes: int64(len(files.Chunks)) * int64(a.ChunkLen()) * 8,
 		Elements:     elements,
 	}
 	var texts []string
@@ -239,7 +237,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	rep.codecText = strings.Join(texts, " -> ")
 
 	if cft == nil {
-		if err := rep.valueStats(ctx, a, &files, nil, d); err != nil {
+		if err := rep.valueStats(ctx, a, files, nil, d); err != nil {
 			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
 		}
 		return rep, nil
@@ -250,7 +248,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = rep.valueStats(ctx, a, &files, view, to)
+		err = rep.valueStats(ctx, a, files, view, to)
 		if err != nil && isOverflow(err) && i+1 < len(types) {
 			continue // values beyond the default type's range: show them in the CF unit
 		}
@@ -266,7 +264,7 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 // valueStats sets the element statistics of rep from every stored chunk
 // (padding excluded) and the fill value of the missing ones, the values
 // of a CF array decoded by view to d.
-func (rep *inspectReport) valueStats(ctx context.Context, a *zarr.Array, files *arrayFiles, view *cfView, d dtype.DataType) error {
+func (rep *inspectReport) valueStats(ctx context.Context, a *zarr.Array, files *zarr.Inventory, view *cfView, d dtype.DataType) error {
 	grid := a.Grid()
 	elements := grid.NumElements()
 	fill, err := rep.decodedFill(a, view)
@@ -279,21 +277,21 @@ func (rep *inspectReport) valueStats(ctx context.Context, a *zarr.Array, files *
 		elems, nat, valid int64
 		min, max          int64
 	}
-	workers := chunkWorkers(a, len(files.chunks))
+	workers := a.StoredReaders(len(files.Chunks))
 	accs := make([]acc, workers)
 	for i := range accs {
 		accs[i] = acc{min: math.MaxInt64, max: math.MinInt64}
 	}
-	errs := readStoredChunks(ctx, a, files.chunks, workers, true, func(w int, c storedChunk, raw []byte, order binary.ByteOrder) error {
+	errs := a.ReadStored(ctx, files.Chunks, workers, true, func(w int, c zarr.StoredChunk, raw []byte, order binary.ByteOrder) error {
 		s := &accs[w]
 		if view != nil {
 			var err error
-			if raw, err = view.decode(a, c.coords, raw); err != nil {
+			if raw, err = view.decode(a, c.Coords, raw); err != nil {
 				return err
 			}
 			order = dtype.NativeOrder()
 		}
-		return grid.ForEachInside(c.coords, func(off, n int) error {
+		return grid.ForEachInside(c.Coords, func(off, n int) error {
 			run := raw[8*off : 8*(off+n)]
 			lo, hi, valid, err := kernels.MinMax(run, order)
 			if err != nil {
@@ -546,153 +544,4 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, err
 		}
 	}
 	return a, store, nil
-}
-
-// storedChunk is a chunk (or shard) present in the store.
-type storedChunk struct {
-	index  int64 // C-order index in the chunk grid
-	coords []int64
-	key    string
-}
-
-// arrayFiles sorts what an array's store holds by role.
-type arrayFiles struct {
-	chunks      []storedChunk // in C order
-	storedBytes int64         // total size of chunks
-	temp        []string      // temporaries left by an interrupted DirStore write
-	notFiles    []notFile     // chunk keys at which the store holds no value
-	outside     []string      // chunk keys outside the chunk grid
-	stray       []string      // anything else that is neither chunk nor metadata
-}
-
-// notFile is a chunk key holding something that is not a regular file (a
-// directory "c/0/" holding files, a named pipe): every read of the chunk
-// fails, so every command reports it.
-type notFile struct{ key, kind string }
-
-// err is the failure a read of the chunk would report.
-func (n notFile) err(dir string) error {
-	return &zarr.ChunkError{Array: dir, Key: n.key, Err: fmt.Errorf("is %s, not a regular file", n.kind)}
-}
-
-// metadataFiles are the documents of a Zarr v2 or v3 node.
-var metadataFiles = map[string]bool{
-	"zarr.json": true, ".zarray": true, ".zattrs": true, ".zgroup": true, ".zmetadata": true,
-}
-
-// scanArrayFiles lists what the store holds and classifies it. Listing
-// the store, rather than the chunk grid, keeps the cost proportional to
-// what is stored: a sparse array may have a grid of billions of chunks.
-func scanArrayFiles(ctx context.Context, store arrayStore, a *zarr.Array) (arrayFiles, error) {
-	var out arrayFiles
-	temps, err := store.Temps(ctx)
-	if err != nil {
-		return out, err
-	}
-	for p := range temps {
-		out.temp = append(out.temp, p)
-	}
-	sort.Strings(out.temp)
-	entries, err := store.Entries(ctx, "")
-	if err != nil {
-		return out, err
-	}
-	grid := a.Grid()
-	for _, e := range entries {
-		coords, ok := a.ChunkOf(e.Key)
-		switch {
-		case e.NotValue != "":
-			// Directories are how keys nest; anything else is stray.
-			if ok {
-				out.notFiles = append(out.notFiles, notFile{e.Key, e.NotValue})
-			} else if e.NotValue != "a directory" {
-				out.stray = append(out.stray, e.Key)
-			}
-		case metadataFiles[e.Key]:
-		case ok:
-			index, _ := grid.Index(coords)
-			out.chunks = append(out.chunks, storedChunk{index: index, coords: coords, key: e.Key})
-			out.storedBytes += e.Size
-		case coords != nil:
-			out.outside = append(out.outside, e.Key)
-		default:
-			out.stray = append(out.stray, e.Key)
-		}
-	}
-	sort.Slice(out.chunks, func(i, j int) bool { return out.chunks[i].index < out.chunks[j].index })
-	return out, nil
-}
-
-// chunkWorkers bounds the pool: one worker per CPU, but decode buffers
-// together stay under 1 GiB however large the chunks are.
-func chunkWorkers(a *zarr.Array, chunks int) int {
-	const memoryBudget = 1 << 30
-	w := min(runtime.NumCPU(), chunks)
-	if per := 8 * int64(a.ChunkLen()); per > 0 {
-		w = min(w, int(max(1, memoryBudget/per)))
-	}
-	return max(w, 1)
-}
-
-// readStoredChunks decodes chunks with a pool of workers, each with its own
-// buffer, and calls fn(worker, chunk, raw, order) for every chunk that
-// decodes; raw is only valid during the call. It returns one error per chunk
-// (nil when fine). With stopEarly the first failure cancels the rest.
-func readStoredChunks(ctx context.Context, a *zarr.Array, chunks []storedChunk, workers int, stopEarly bool,
-	fn func(worker int, c storedChunk, raw []byte, order binary.ByteOrder) error) []error {
-	errs := make([]error, len(chunks))
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// 8 bytes an element, for a CF array's narrower ones to be
-			// decoded in place.
-			buf := make([]byte, 8*a.ChunkLen())[:a.ChunkBytes()]
-			for i := range next {
-				c := chunks[i]
-				order, _, err := a.ReadChunkRaw(ctx, c.coords, buf)
-				if err == nil {
-					err = fn(w, c, buf, order)
-					if err != nil {
-						err = &zarr.ChunkError{Key: c.key, Err: err}
-					}
-				}
-				if err != nil {
-					if stopEarly && parent.Err() == nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-						// A casualty of our own cancel, not a fault of
-						// this chunk: the failure that caused it is kept.
-						continue
-					}
-					errs[i] = err
-					if stopEarly {
-						cancel()
-					}
-				}
-			}
-		}()
-	}
-feed:
-	for i := range chunks {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !stopEarly {
-		// The caller's context ended: report it on the chunks never read.
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
-	}
-	return errs
 }

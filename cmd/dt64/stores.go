@@ -97,13 +97,11 @@ func openTranscodeStores(ctx context.Context, srcArg, dstArg string, noSync bool
 	return src, dst, nil
 }
 
-// arrayStore is what inspect and validate read: a store they can list,
-// with the temporary values of interrupted writes (none on an object
-// store).
+// arrayStore is what inspect and validate read: a store they can list
+// (zarr's Array.Inventory).
 type arrayStore interface {
 	storage.Store
 	storage.EntryLister
-	Temps(ctx context.Context) (map[string]string, error)
 	Close() error
 }
 
@@ -154,8 +152,6 @@ const maxProbedChunks = 1 << 20
 // chunk key the array's metadata allows is asked for (HEAD, a few at a
 // time), and those missing are not stored (read as the fill value).
 type gridStore struct{ sizer }
-
-func (g *gridStore) Temps(context.Context) (map[string]string, error) { return nil, nil }
 
 func (g *gridStore) Entries(ctx context.Context, prefix string) ([]storage.Entry, error) {
 	a, err := zarr.Open(ctx, g.sizer)

@@ -91,17 +91,17 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 		return &problemsError{dir, 1}
 	}
 	defer store.Close()
-	files, err := scanArrayFiles(ctx, store, a)
+	files, err := a.Inventory(ctx)
 	if err != nil {
 		return err
 	}
-	for _, k := range files.temp {
+	for _, k := range files.Temps {
 		fmt.Fprintf(warn, "%s: warning: temporary file of an interrupted write (safe to delete)\n", k)
 	}
-	for _, k := range files.outside {
+	for _, k := range files.Outside {
 		fmt.Fprintf(warn, "%s: warning: chunk key outside the chunk grid %s (never read)\n", k, formatInts(a.ChunkGrid()))
 	}
-	for _, k := range files.stray {
+	for _, k := range files.Stray {
 		fmt.Fprintf(warn, "%s: warning: not a chunk or metadata document of this array\n", k)
 	}
 	if w := cfLeftovers(a); w != "" {
@@ -110,22 +110,22 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 
 	// Decoding checks everything the codecs know (checksums, sizes,
 	// frames, shard indexes); a CF array's values are decoded too.
-	check := func(int, storedChunk, []byte, binary.ByteOrder) error { return nil }
+	check := func(int, zarr.StoredChunk, []byte, binary.ByteOrder) error { return nil }
 	if t, err := a.CFTime(); err == nil && t != nil {
 		view, err := newCFView(a, t, dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1})
 		if err != nil {
 			return err
 		}
-		check = func(_ int, c storedChunk, raw []byte, _ binary.ByteOrder) error {
-			_, err := view.decode(a, c.coords, raw)
+		check = func(_ int, c zarr.StoredChunk, raw []byte, _ binary.ByteOrder) error {
+			_, err := view.decode(a, c.Coords, raw)
 			return err
 		}
 	}
-	errs := readStoredChunks(ctx, a, files.chunks, chunkWorkers(a, len(files.chunks)), false, check)
+	errs := a.ReadStored(ctx, files.Chunks, a.StoredReaders(len(files.Chunks)), false, check)
 	problems := 0
-	for _, n := range files.notFiles {
+	for _, n := range files.NotValues {
 		problems++
-		fmt.Fprintf(out, "%s: is %s, not a regular file\n", n.key, n.kind)
+		fmt.Fprintf(out, "%s: is %s, not a regular file\n", n.Key, n.NotValue)
 	}
 	for i, err := range errs {
 		if err == nil {
@@ -140,11 +140,11 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 		if errors.As(err, &ce) {
 			reason = ce.Err
 		}
-		fmt.Fprintf(out, "%s: %v\n", files.chunks[i].key, reason)
+		fmt.Fprintf(out, "%s: %v\n", files.Chunks[i].Key, reason)
 	}
 	if problems > 0 {
 		return &problemsError{dir, problems}
 	}
-	fmt.Fprintf(out, "ok: %s (%d present) valid\n", count(a.NumChunks(), "chunk"), len(files.chunks))
+	fmt.Fprintf(out, "ok: %s (%d present) valid\n", count(a.NumChunks(), "chunk"), len(files.Chunks))
 	return nil
 }

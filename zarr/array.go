@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -73,7 +74,7 @@ func Open(ctx context.Context, store storage.Store) (*Array, error) {
 			if err := checkAttrs(attrs); err != nil {
 				return nil, metadataError(a.docName(v2AttrsKey), err)
 			}
-			m.Attributes = fromPython(attrs) // bare NaN as placeholders (pynan.go)
+			m.Attributes = pyjson.FromPython(attrs) // bare NaN as placeholders (pynan.go)
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, metadataError(a.docName(v2AttrsKey), err)
 		}
@@ -93,7 +94,7 @@ func Open(ctx context.Context, store storage.Store) (*Array, error) {
 // maxMetadataBytes bounds a metadata document (zarr.json, .zarray,
 // .zattrs). Real ones are a few KiB; decoding JSON takes several times its
 // size in memory, so a huge document could exhaust it before any check.
-const maxMetadataBytes = 16 << 20
+const maxMetadataBytes = pyjson.MaxBytes
 
 // metadataTooLarge is an ErrTooLarge for a metadata document, with a
 // message of its own (ErrTooLarge's speaks of chunks).
@@ -165,7 +166,7 @@ func (a *Array) WriteMetadata(ctx context.Context) error {
 			return metadataError(a.docName(v2ArrayKey), err)
 		}
 		if a.meta.Attributes != nil {
-			attrs := toPython(a.meta.Attributes)
+			attrs := pyjson.ToPython(a.meta.Attributes)
 			if len(attrs) > maxMetadataBytes {
 				return &DocumentTooLargeError{Document: a.docName(v2AttrsKey)}
 			}

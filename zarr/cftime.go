@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 )
 
 // CFTime returns the CF time description of a numeric array whose
@@ -33,7 +34,7 @@ func (a *Array) CFTime() (*cf.Time, error) {
 		stored.Kind = cf.StoredFloat
 	}
 	// A bare NaN missing_value (Python's) reads as "NaN", which cf takes.
-	t, err := cf.ParseAttributes(StrictJSON(a.meta.Attributes), stored)
+	t, err := cf.ParseAttributes(pyjson.Strict(a.meta.Attributes), stored)
 	if t == nil || err != nil {
 		if ae, ok := err.(*cf.AttributeError); ok && stored.Kind == 0 {
 			ae.Reason = fmt.Sprintf("a %s array: %s", nt, ae.Reason)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -218,7 +219,7 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 	if len(nodes) == 0 || nodes[0].Path != "" || nodes[0].Kind != GroupNode {
 		return "", nil, errors.New("consolidated metadata belongs to a hierarchy whose root is a group: pass the nodes Walk returned")
 	}
-	members := jsonObject()
+	members := pyjson.NewObject()
 	if nodes[0].Format == 2 {
 		for _, n := range nodes {
 			docKey := v2GroupKey
@@ -234,10 +235,10 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 				}
 			}
 		}
-		top := jsonObject()
-		top.add("metadata", members)
-		top.add("zarr_consolidated_format", jsonNode{kind: 'n', text: "1"})
-		doc, err := pyDoc(v2ConsolidatedKey, top, 4, true)
+		top := pyjson.NewObject()
+		top.Add("metadata", members)
+		top.Add("zarr_consolidated_format", pyjson.Node{Kind: 'n', Text: "1"})
+		doc, err := pyjson.Doc(v2ConsolidatedKey, top, 4, true)
 		return v2ConsolidatedKey, doc, err
 	}
 	rest := slices.Clone(nodes[1:])
@@ -255,35 +256,35 @@ func ConsolidatedDocument(nodes []Node) (key string, doc []byte, err error) {
 			return "", nil, err
 		}
 		if n.Kind == GroupNode {
-			members.vals[len(members.vals)-1].set("consolidated_metadata", emptyConsolidated(jsonObject()), "node_type")
+			members.Vals[len(members.Vals)-1].Set("consolidated_metadata", emptyConsolidated(pyjson.NewObject()), "node_type")
 		}
 	}
-	root, err := parseJSONNode(nodes[0].Metadata)
+	root, err := pyjson.Parse(nodes[0].Metadata)
 	if err != nil {
 		return "", nil, fmt.Errorf("root %s: %w", v3MetadataKey, err)
 	}
-	root.set("consolidated_metadata", emptyConsolidated(members), "node_type")
-	doc, err = pyDoc(v3MetadataKey, root, 2, false)
+	root.Set("consolidated_metadata", emptyConsolidated(members), "node_type")
+	doc, err = pyjson.Doc(v3MetadataKey, root, 2, false)
 	return v3MetadataKey, doc, err
 }
 
-func emptyConsolidated(metadata jsonNode) jsonNode {
-	cm := jsonObject()
-	cm.add("kind", jsonString("inline"))
-	cm.add("must_understand", jsonLiteral("false"))
-	cm.add("metadata", metadata)
+func emptyConsolidated(metadata pyjson.Node) pyjson.Node {
+	cm := pyjson.NewObject()
+	cm.Add("kind", pyjson.NewString("inline"))
+	cm.Add("must_understand", pyjson.NewLiteral("false"))
+	cm.Add("metadata", metadata)
 	return cm
 }
 
-func addMember(members *jsonNode, key string, doc []byte) error {
-	n, err := parseJSONNode(doc)
+func addMember(members *pyjson.Node, key string, doc []byte) error {
+	n, err := pyjson.Parse(doc)
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
-	if n.kind != '{' {
+	if n.Kind != '{' {
 		return fmt.Errorf("%s: not a JSON object", key)
 	}
-	members.add(key, n)
+	members.Add(key, n)
 	return nil
 }
 

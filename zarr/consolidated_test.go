@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -99,18 +100,18 @@ func TestWriteConsolidatedV3(t *testing.T) {
 	for _, mode := range []string{"null", "absent"} {
 		t.Run(mode, func(t *testing.T) {
 			st := memoryCopy(t, groupFixtures+"dataset_v3.zarr")
-			root, err := parseJSONNode(want)
+			root, err := pyjson.Parse(want)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if mode == "null" {
-				root.set("consolidated_metadata", jsonLiteral("null"), "")
+				root.Set("consolidated_metadata", pyjson.NewLiteral("null"), "")
 			} else {
-				i := slices.Index(root.keys, "consolidated_metadata")
-				root.keys = slices.Delete(root.keys, i, i+1)
-				root.vals = slices.Delete(root.vals, i, i+1)
+				i := slices.Index(root.Keys, "consolidated_metadata")
+				root.Keys = slices.Delete(root.Keys, i, i+1)
+				root.Vals = slices.Delete(root.Vals, i, i+1)
 			}
-			_ = st.Set(ctx, "zarr.json", pyDumps(root, 2, false))
+			_ = st.Set(ctx, "zarr.json", pyjson.Dumps(root, 2, false))
 			if _, err := ReadConsolidated(ctx, st); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("consolidated metadata not removed: %v", err)
 			}

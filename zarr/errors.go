@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -140,3 +141,8 @@ func (e *ElementError) Error() string {
 }
 
 func (e *ElementError) Unwrap() error { return e.Err }
+
+// DocumentTooLargeError reports a metadata document dt64 would write but
+// could not read back: larger than its 16 MiB limit, or nested deeper than
+// 512 levels. Nothing is written.
+type DocumentTooLargeError = pyjson.DocumentTooLargeError

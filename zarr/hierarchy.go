@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -315,7 +316,7 @@ func readNode(ctx context.Context, name, q string, format int, bits uint8, get d
 			if err := checkAttrs(b); err != nil {
 				return Node{}, metadataError(file, err)
 			}
-			n.AttrsDoc, n.Attributes = b, fromPython(b) // the document as stored; bare NaN as placeholders (pynan.go)
+			n.AttrsDoc, n.Attributes = b, pyjson.FromPython(b) // the document as stored; bare NaN as placeholders (pynan.go)
 		}
 	}
 	return n, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 )
 
 // Metadata document names.
@@ -57,7 +58,7 @@ func parseObject(b []byte, v3 bool) (map[string]json.RawMessage, error) {
 	if err := checkDepth(b); err != nil {
 		return nil, err
 	}
-	b = fromPython(b) // Python's bare NaN attributes (pynan.go)
+	b = pyjson.FromPython(b) // Python's bare NaN attributes (pynan.go)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
 		var se *json.SyntaxError
@@ -81,7 +82,7 @@ func parseObject(b []byte, v3 bool) (map[string]json.RawMessage, error) {
 // document. Python's json reader (zarr-python, xarray) stops near 1,000
 // levels at its recursion limit; encoding/json allows 10,000, and writing
 // such a document indented costs memory quadratic in its depth.
-const maxJSONDepth = 512
+const maxJSONDepth = pyjson.MaxDepth
 
 // DepthError reports a metadata document nested deeper than maxJSONDepth.
 type DepthError struct {
@@ -480,7 +481,7 @@ func marshalNoEscape(v any, indent string) ([]byte, error) {
 
 func (w *docWriter) bytes() ([]byte, error) {
 	w.buf.WriteString("\n}\n")
-	return toPython(w.buf.Bytes()), w.err
+	return pyjson.ToPython(w.buf.Bytes()), w.err
 }
 
 func marshalV3(m *Metadata) ([]byte, error) {

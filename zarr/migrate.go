@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 )
 
 // ErrUntranslatable is wrapped by MigrateV2Array's and MigrateV3Array's
@@ -35,8 +37,8 @@ var ErrUntranslatable = errors.New("no translation to the other Zarr format")
 // (strings, objects, structured, datetime: time arrays are transcoded, not
 // migrated) is an error wrapping ErrUntranslatable.
 func MigrateV2Array(n Node) ([]byte, error) {
-	v2, err := parseJSONNode(n.Metadata)
-	if err != nil || v2.kind != '{' {
+	v2, err := pyjson.Parse(n.Metadata)
+	if err != nil || v2.Kind != '{' {
 		return nil, fmt.Errorf("%s/.zarray: not a JSON object", n.Path)
 	}
 	fail := func(format string, a ...any) error {
@@ -46,128 +48,128 @@ func MigrateV2Array(n Node) ([]byte, error) {
 	if err != nil || !ok {
 		return nil, fail("data type %q is not a numeric type dt64 migrates", n.DataType)
 	}
-	out := jsonObject()
-	member := func(key string) jsonNode {
-		if v, ok := v2.get(key); ok {
+	out := pyjson.NewObject()
+	member := func(key string) pyjson.Node {
+		if v, ok := v2.Get(key); ok {
 			return *v
 		}
-		return jsonLiteral("null")
+		return pyjson.NewLiteral("null")
 	}
-	out.add("shape", member("shape"))
-	out.add("data_type", jsonString(t.String()))
-	grid := jsonObject()
-	grid.add("name", jsonString("regular"))
-	cfg := jsonObject()
-	cfg.add("chunk_shape", member("chunks"))
-	grid.add("configuration", cfg)
-	out.add("chunk_grid", grid)
+	out.Add("shape", member("shape"))
+	out.Add("data_type", pyjson.NewString(t.String()))
+	grid := pyjson.NewObject()
+	grid.Add("name", pyjson.NewString("regular"))
+	cfg := pyjson.NewObject()
+	cfg.Add("chunk_shape", member("chunks"))
+	grid.Add("configuration", cfg)
+	out.Add("chunk_grid", grid)
 	sep := "."
-	if s, ok := v2.get("dimension_separator"); ok && s.kind == '"' {
-		sep = s.text
+	if s, ok := v2.Get("dimension_separator"); ok && s.Kind == '"' {
+		sep = s.Text
 	}
-	cke := jsonObject()
-	cke.add("name", jsonString("v2"))
-	sepCfg := jsonObject()
-	sepCfg.add("separator", jsonString(sep))
-	cke.add("configuration", sepCfg)
-	out.add("chunk_key_encoding", cke)
+	cke := pyjson.NewObject()
+	cke.Add("name", pyjson.NewString("v2"))
+	sepCfg := pyjson.NewObject()
+	sepCfg.Add("separator", pyjson.NewString(sep))
+	cke.Add("configuration", sepCfg)
+	out.Add("chunk_key_encoding", cke)
 	fill := member("fill_value")
-	if fill.kind == 'l' && fill.text == "null" {
+	if fill.Kind == 'l' && fill.Text == "null" {
 		// What xarray writes for integer and bool variables without a
 		// _FillValue. zarr-python's migration raises on it; dt64 reads the
 		// missing chunks of such an array as zero bits, so that is the v3
 		// fill value.
 		fill = zeroFill(t)
 	}
-	out.add("fill_value", fill)
+	out.Add("fill_value", fill)
 	codecs, err := migrateCodecs(&v2, t, order, len(n.Shape))
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	out.add("codecs", codecs)
-	attrs := jsonObject()
+	out.Add("codecs", codecs)
+	attrs := pyjson.NewObject()
 	if n.AttrsDoc != nil {
-		if attrs, err = parseJSONNode(n.AttrsDoc); err != nil || attrs.kind != '{' {
+		if attrs, err = pyjson.Parse(n.AttrsDoc); err != nil || attrs.Kind != '{' {
 			return nil, fmt.Errorf("%s/.zattrs: not a JSON object", n.Path)
 		}
 	}
-	dims, hasDims := attrs.get("_ARRAY_DIMENSIONS")
-	var dimNames jsonNode
+	dims, hasDims := attrs.Get("_ARRAY_DIMENSIONS")
+	var dimNames pyjson.Node
 	if hasDims {
 		dimNames = *dims
-		attrs.remove("_ARRAY_DIMENSIONS")
+		attrs.Remove("_ARRAY_DIMENSIONS")
 	}
-	out.add("attributes", attrs)
+	out.Add("attributes", attrs)
 	if hasDims {
-		out.add("dimension_names", dimNames)
+		out.Add("dimension_names", dimNames)
 	}
-	out.add("zarr_format", jsonNode{kind: 'n', text: "3"})
-	out.add("node_type", jsonString("array"))
-	out.add("storage_transformers", jsonNode{kind: '['})
-	return pyDoc(nodeDoc(n.Path, v3MetadataKey), out, 2, false)
+	out.Add("zarr_format", pyjson.Node{Kind: 'n', Text: "3"})
+	out.Add("node_type", pyjson.NewString("array"))
+	out.Add("storage_transformers", pyjson.Node{Kind: '['})
+	return pyjson.Doc(pyjson.NodeDoc(n.Path, v3MetadataKey), out, 2, false)
 }
 
 // migrateCodecs builds the v3 codec chain of a v2 array.
-func migrateCodecs(v2 *jsonNode, t NumericType, order binary.ByteOrder, ndim int) (jsonNode, error) {
-	chain := jsonNode{kind: '['}
-	if o, ok := v2.get("order"); ok && o.kind == '"' && o.text == "F" {
-		perm := jsonNode{kind: '['}
+func migrateCodecs(v2 *pyjson.Node, t NumericType, order binary.ByteOrder, ndim int) (pyjson.Node, error) {
+	chain := pyjson.Node{Kind: '['}
+	if o, ok := v2.Get("order"); ok && o.Kind == '"' && o.Text == "F" {
+		perm := pyjson.Node{Kind: '['}
 		for d := ndim - 1; d >= 0; d-- {
-			perm.vals = append(perm.vals, jsonNode{kind: 'n', text: strconv.Itoa(d)})
+			perm.Vals = append(perm.Vals, pyjson.Node{Kind: 'n', Text: strconv.Itoa(d)})
 		}
-		cfg := jsonObject()
-		cfg.add("order", perm)
-		chain.vals = append(chain.vals, namedCodec("transpose", &cfg))
+		cfg := pyjson.NewObject()
+		cfg.Add("order", perm)
+		chain.Vals = append(chain.Vals, namedCodec("transpose", &cfg))
 	}
-	if f, ok := v2.get("filters"); ok && f.kind == '[' {
-		for _, flt := range f.vals {
+	if f, ok := v2.Get("filters"); ok && f.Kind == '[' {
+		for _, flt := range f.Vals {
 			c, err := numcodecsCodec(flt)
 			if err != nil {
 				return chain, fmt.Errorf("filter: %w", err)
 			}
-			chain.vals = append(chain.vals, c)
+			chain.Vals = append(chain.Vals, c)
 		}
 	}
 	if t.Size == 1 {
-		chain.vals = append(chain.vals, namedCodec("bytes", nil))
+		chain.Vals = append(chain.Vals, namedCodec("bytes", nil))
 	} else {
-		cfg := jsonObject()
+		cfg := pyjson.NewObject()
 		endian := "little"
 		if order == binary.BigEndian {
 			endian = "big"
 		}
-		cfg.add("endian", jsonString(endian))
-		chain.vals = append(chain.vals, namedCodec("bytes", &cfg))
+		cfg.Add("endian", pyjson.NewString(endian))
+		chain.Vals = append(chain.Vals, namedCodec("bytes", &cfg))
 	}
-	c, ok := v2.get("compressor")
-	if !ok || c.kind == 'l' {
+	c, ok := v2.Get("compressor")
+	if !ok || c.Kind == 'l' {
 		return chain, nil
 	}
-	if c.kind != '{' {
+	if c.Kind != '{' {
 		return chain, errors.New("compressor is not a JSON object")
 	}
-	id, _ := c.get("id")
-	if id == nil || id.kind != '"' {
+	id, _ := c.Get("id")
+	if id == nil || id.Kind != '"' {
 		return chain, errors.New("compressor without an id")
 	}
-	num := func(key, dflt string) jsonNode {
-		if v, ok := c.get(key); ok {
+	num := func(key, dflt string) pyjson.Node {
+		if v, ok := c.Get(key); ok {
 			return *v
 		}
-		return jsonNode{kind: 'n', text: dflt}
+		return pyjson.Node{Kind: 'n', Text: dflt}
 	}
-	switch id.text {
+	switch id.Text {
 	case "blosc":
-		cfg := jsonObject()
-		cfg.add("typesize", jsonNode{kind: 'n', text: strconv.Itoa(t.Size)})
-		cname := jsonString("lz4")
-		if v, ok := c.get("cname"); ok {
+		cfg := pyjson.NewObject()
+		cfg.Add("typesize", pyjson.Node{Kind: 'n', Text: strconv.Itoa(t.Size)})
+		cname := pyjson.NewString("lz4")
+		if v, ok := c.Get("cname"); ok {
 			cname = *v
 		}
-		cfg.add("cname", cname)
-		cfg.add("clevel", num("clevel", "5"))
+		cfg.Add("cname", cname)
+		cfg.Add("clevel", num("clevel", "5"))
 		shuffle := "shuffle"
-		switch num("shuffle", "1").text {
+		switch num("shuffle", "1").Text {
 		case "0":
 			shuffle = "noshuffle"
 		case "1":
@@ -175,30 +177,30 @@ func migrateCodecs(v2 *jsonNode, t NumericType, order binary.ByteOrder, ndim int
 		case "2":
 			shuffle = "bitshuffle"
 		default:
-			return chain, fmt.Errorf("blosc shuffle %s has no v3 equivalent", num("shuffle", "1").text)
+			return chain, fmt.Errorf("blosc shuffle %s has no v3 equivalent", num("shuffle", "1").Text)
 		}
-		cfg.add("shuffle", jsonString(shuffle))
-		cfg.add("blocksize", num("blocksize", "0"))
-		chain.vals = append(chain.vals, namedCodec("blosc", &cfg))
+		cfg.Add("shuffle", pyjson.NewString(shuffle))
+		cfg.Add("blocksize", num("blocksize", "0"))
+		chain.Vals = append(chain.Vals, namedCodec("blosc", &cfg))
 	case "zstd":
-		cfg := jsonObject()
-		cfg.add("level", num("level", "1"))
-		checksum := jsonLiteral("false")
-		if v, ok := c.get("checksum"); ok {
+		cfg := pyjson.NewObject()
+		cfg.Add("level", num("level", "1"))
+		checksum := pyjson.NewLiteral("false")
+		if v, ok := c.Get("checksum"); ok {
 			checksum = *v
 		}
-		cfg.add("checksum", checksum)
-		chain.vals = append(chain.vals, namedCodec("zstd", &cfg))
+		cfg.Add("checksum", checksum)
+		chain.Vals = append(chain.Vals, namedCodec("zstd", &cfg))
 	case "gzip":
-		cfg := jsonObject()
-		cfg.add("level", num("level", "1"))
-		chain.vals = append(chain.vals, namedCodec("gzip", &cfg))
+		cfg := pyjson.NewObject()
+		cfg.Add("level", num("level", "1"))
+		chain.Vals = append(chain.Vals, namedCodec("gzip", &cfg))
 	default:
 		nc, err := numcodecsCodec(*c)
 		if err != nil {
 			return chain, fmt.Errorf("compressor: %w", err)
 		}
-		chain.vals = append(chain.vals, nc)
+		chain.Vals = append(chain.Vals, nc)
 	}
 	return chain, nil
 }
@@ -214,31 +216,31 @@ var numcodecsKnown = map[string]bool{
 
 // numcodecsCodec is a v2 codec {"id": X, ...} as the v3
 // {"name": "numcodecs.X", "configuration": {...}}.
-func numcodecsCodec(c jsonNode) (jsonNode, error) {
-	if c.kind != '{' {
+func numcodecsCodec(c pyjson.Node) (pyjson.Node, error) {
+	if c.Kind != '{' {
 		return c, errors.New("not a JSON object")
 	}
-	id, ok := c.get("id")
-	if !ok || id.kind != '"' {
+	id, ok := c.Get("id")
+	if !ok || id.Kind != '"' {
 		return c, errors.New("no id")
 	}
-	if !numcodecsKnown[id.text] {
-		return c, fmt.Errorf("codec %q is not one zarr-python 3 knows as numcodecs.%s", id.text, id.text)
+	if !numcodecsKnown[id.Text] {
+		return c, fmt.Errorf("codec %q is not one zarr-python 3 knows as numcodecs.%s", id.Text, id.Text)
 	}
-	cfg := jsonObject()
-	for i, k := range c.keys {
+	cfg := pyjson.NewObject()
+	for i, k := range c.Keys {
 		if k != "id" {
-			cfg.add(k, c.vals[i])
+			cfg.Add(k, c.Vals[i])
 		}
 	}
-	return namedCodec("numcodecs."+id.text, &cfg), nil
+	return namedCodec("numcodecs."+id.Text, &cfg), nil
 }
 
-func namedCodec(name string, cfg *jsonNode) jsonNode {
-	c := jsonObject()
-	c.add("name", jsonString(name))
+func namedCodec(name string, cfg *pyjson.Node) pyjson.Node {
+	c := pyjson.NewObject()
+	c.Add("name", pyjson.NewString(name))
 	if cfg != nil {
-		c.add("configuration", *cfg)
+		c.Add("configuration", *cfg)
 	}
 	return c
 }
@@ -246,62 +248,51 @@ func namedCodec(name string, cfg *jsonNode) jsonNode {
 // MigrateV2Group translates the v2 group node n (.zgroup and .zattrs)
 // into a Zarr v3 zarr.json as zarr-python 3.1's migration writes it.
 func MigrateV2Group(n Node) ([]byte, error) {
-	attrs := jsonObject()
+	attrs := pyjson.NewObject()
 	if n.AttrsDoc != nil {
 		var err error
-		if attrs, err = parseJSONNode(n.AttrsDoc); err != nil || attrs.kind != '{' {
+		if attrs, err = pyjson.Parse(n.AttrsDoc); err != nil || attrs.Kind != '{' {
 			return nil, fmt.Errorf("%s/.zattrs: not a JSON object", n.Path)
 		}
 	}
-	out := jsonObject()
-	out.add("attributes", attrs)
-	out.add("zarr_format", jsonNode{kind: 'n', text: "3"})
-	out.add("consolidated_metadata", jsonLiteral("null"))
-	out.add("node_type", jsonString("group"))
-	return pyDoc(nodeDoc(n.Path, v3MetadataKey), out, 2, false)
+	out := pyjson.NewObject()
+	out.Add("attributes", attrs)
+	out.Add("zarr_format", pyjson.Node{Kind: 'n', Text: "3"})
+	out.Add("consolidated_metadata", pyjson.NewLiteral("null"))
+	out.Add("node_type", pyjson.NewString("group"))
+	return pyjson.Doc(pyjson.NodeDoc(n.Path, v3MetadataKey), out, 2, false)
 }
 
-func zeroFill(t NumericType) jsonNode {
+func zeroFill(t NumericType) pyjson.Node {
 	switch t.Kind {
 	case Bool:
-		return jsonLiteral("false")
+		return pyjson.NewLiteral("false")
 	case Float:
-		return jsonNode{kind: 'n', text: "0.0"}
+		return pyjson.Node{Kind: 'n', Text: "0.0"}
 	case Complex:
-		return jsonNode{kind: '[', vals: []jsonNode{{kind: 'n', text: "0.0"}, {kind: 'n', text: "0.0"}}}
+		return pyjson.Node{Kind: '[', Vals: []pyjson.Node{{Kind: 'n', Text: "0.0"}, {Kind: 'n', Text: "0.0"}}}
 	}
-	return jsonNode{kind: 'n', text: "0"}
-}
-
-// remove deletes member key of an object, if present.
-func (n *jsonNode) remove(key string) {
-	for i, k := range n.keys {
-		if k == key {
-			n.keys = append(n.keys[:i], n.keys[i+1:]...)
-			n.vals = append(n.vals[:i], n.vals[i+1:]...)
-			return
-		}
-	}
+	return pyjson.Node{Kind: 'n', Text: "0"}
 }
 
 // V2GroupDocs is a group node as Zarr v2 documents, as zarr-python 2
 // writes them: .zgroup, and .zattrs (nil when the group has no
 // attributes).
 func V2GroupDocs(n Node) (zgroup, zattrs []byte, err error) {
-	g := jsonObject()
-	g.add("zarr_format", jsonNode{kind: 'n', text: "2"})
-	zgroup = pyDumps(g, 4, true)
+	g := pyjson.NewObject()
+	g.Add("zarr_format", pyjson.Node{Kind: 'n', Text: "2"})
+	zgroup = pyjson.Dumps(g, 4, true)
 	if len(n.Attributes) == 0 {
 		return zgroup, nil, nil
 	}
-	a, err := parseJSONNode(n.Attributes)
-	if err != nil || a.kind != '{' {
+	a, err := pyjson.Parse(n.Attributes)
+	if err != nil || a.Kind != '{' {
 		return nil, nil, fmt.Errorf("%q: attributes are not a JSON object", n.Path)
 	}
-	if len(a.keys) == 0 {
+	if len(a.Keys) == 0 {
 		return zgroup, nil, nil
 	}
-	zattrs, err = pyDoc(nodeDoc(n.Path, v2AttrsKey), a, 4, true)
+	zattrs, err = pyjson.Doc(pyjson.NodeDoc(n.Path, v2AttrsKey), a, 4, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -313,14 +304,14 @@ func V2GroupDocs(n Node) (zgroup, zattrs []byte, err error) {
 // has none), so that a copy of a root never offers consolidated metadata
 // describing another hierarchy. Other documents are returned unchanged.
 func WithoutConsolidated(doc []byte) ([]byte, error) {
-	n, err := parseJSONNode(doc)
+	n, err := pyjson.Parse(doc)
 	if err != nil {
 		return nil, err
 	}
-	cm, ok := n.get("consolidated_metadata")
-	if !ok || (cm.kind == 'l' && cm.text == "null") {
+	cm, ok := n.Get("consolidated_metadata")
+	if !ok || (cm.Kind == 'l' && cm.Text == "null") {
 		return doc, nil
 	}
-	*cm = jsonLiteral("null")
-	return pyDoc(v3MetadataKey, n, 2, false)
+	*cm = pyjson.NewLiteral("null")
+	return pyjson.Doc(v3MetadataKey, n, 2, false)
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 )
 
 // V2Array is a v3 array node translated to Zarr v2 by MigrateV3Array.
@@ -58,16 +60,16 @@ func MigrateV3Array(n Node) (V2Array, error) {
 	if n.Format != 3 || n.Kind != ArrayNode {
 		return out, fmt.Errorf("%q: not a Zarr v3 array", n.Path)
 	}
-	v3, err := parseJSONNode(n.Metadata)
-	if err != nil || v3.kind != '{' {
+	v3, err := pyjson.Parse(n.Metadata)
+	if err != nil || v3.Kind != '{' {
 		return out, fmt.Errorf("%s/zarr.json: not a JSON object", n.Path)
 	}
-	for _, k := range v3.keys {
+	for _, k := range v3.Keys {
 		if !v3Fields[k] {
 			return out, fail("field %q has no v2 form", k)
 		}
 	}
-	if st, ok := v3.get("storage_transformers"); ok && len(st.vals) > 0 {
+	if st, ok := v3.Get("storage_transformers"); ok && len(st.Vals) > 0 {
 		return out, fail("storage transformers have no v2 form")
 	}
 	t, ok := parseNumericV3(n.DataType)
@@ -79,50 +81,50 @@ func MigrateV3Array(n Node) (V2Array, error) {
 	}
 	out.Keys = KeyEncoding{Name: "v2", Separator: out.SourceKeys.Separator}
 
-	v2 := jsonObject()
+	v2 := pyjson.NewObject()
 	chunks, ok := chunkShapeNode(&v3)
 	if !ok {
 		return out, fail("only a regular chunk grid has a v2 form")
 	}
-	v2.add("chunks", chunks)
-	codecs, ok := v3.get("codecs")
-	if !ok || codecs.kind != '[' {
+	v2.Add("chunks", chunks)
+	codecs, ok := v3.Get("codecs")
+	if !ok || codecs.Kind != '[' {
 		return out, fail("no codecs")
 	}
-	chain, err := v2Codecs(codecs.vals, t, len(n.Shape))
+	chain, err := v2Codecs(codecs.Vals, t, len(n.Shape))
 	if err != nil {
 		return out, fail("%v", err)
 	}
-	v2.add("compressor", chain.compressor)
+	v2.Add("compressor", chain.compressor)
 	if out.Keys.Separator != "." {
-		v2.add("dimension_separator", jsonString(out.Keys.Separator)) // "." is the default, which zarr-python 2 does not write
+		v2.Add("dimension_separator", pyjson.NewString(out.Keys.Separator)) // "." is the default, which zarr-python 2 does not write
 	}
-	v2.add("dtype", jsonString(t.NumPy(chain.order)))
-	fill, ok := v3.get("fill_value")
+	v2.Add("dtype", pyjson.NewString(t.NumPy(chain.order)))
+	fill, ok := v3.Get("fill_value")
 	if !ok {
 		return out, fail("no fill_value")
 	}
-	bits, _, err := parseNumericFill(pyDumps(*fill, 0, false), t, false)
+	bits, _, err := parseNumericFill(pyjson.Dumps(*fill, 0, false), t, false)
 	if err != nil {
 		return out, fail("fill_value: %v", err)
 	}
-	v2fill, _ := parseJSONNode(formatNumericFill(t, bits, true))
-	v2.add("fill_value", v2fill)
-	v2.add("filters", chain.filters)
-	v2.add("order", jsonString(chain.layout))
-	shape, ok := v3.get("shape")
+	v2fill, _ := pyjson.Parse(formatNumericFill(t, bits, true))
+	v2.Add("fill_value", v2fill)
+	v2.Add("filters", chain.filters)
+	v2.Add("order", pyjson.NewString(chain.layout))
+	shape, ok := v3.Get("shape")
 	if !ok {
 		return out, fail("no shape")
 	}
-	v2.add("shape", *shape)
-	v2.add("zarr_format", jsonNode{kind: 'n', text: "2"})
-	if out.Zarray, err = pyDoc(nodeDoc(n.Path, v2ArrayKey), v2, 4, true); err != nil {
+	v2.Add("shape", *shape)
+	v2.Add("zarr_format", pyjson.Node{Kind: 'n', Text: "2"})
+	if out.Zarray, err = pyjson.Doc(pyjson.NodeDoc(n.Path, v2ArrayKey), v2, 4, true); err != nil {
 		return out, err
 	}
 	out.Zattrs, err = v2Attributes(&v3)
 	var tooLarge *DocumentTooLargeError
 	if errors.As(err, &tooLarge) {
-		tooLarge.Document = nodeDoc(n.Path, v2AttrsKey)
+		tooLarge.Document = pyjson.NodeDoc(n.Path, v2AttrsKey)
 		return out, err
 	}
 	if err != nil {
@@ -132,30 +134,30 @@ func MigrateV3Array(n Node) (V2Array, error) {
 }
 
 // chunkShapeNode is the chunk_shape of a regular chunk grid.
-func chunkShapeNode(v3 *jsonNode) (jsonNode, bool) {
-	grid, ok := v3.get("chunk_grid")
-	if !ok || grid.kind != '{' {
-		return jsonNode{}, false
+func chunkShapeNode(v3 *pyjson.Node) (pyjson.Node, bool) {
+	grid, ok := v3.Get("chunk_grid")
+	if !ok || grid.Kind != '{' {
+		return pyjson.Node{}, false
 	}
-	if name, ok := grid.get("name"); !ok || name.text != "regular" {
-		return jsonNode{}, false
+	if name, ok := grid.Get("name"); !ok || name.Text != "regular" {
+		return pyjson.Node{}, false
 	}
-	cfg, ok := grid.get("configuration")
-	if !ok || cfg.kind != '{' {
-		return jsonNode{}, false
+	cfg, ok := grid.Get("configuration")
+	if !ok || cfg.Kind != '{' {
+		return pyjson.Node{}, false
 	}
-	cs, ok := cfg.get("chunk_shape")
-	if !ok || cs.kind != '[' {
-		return jsonNode{}, false
+	cs, ok := cfg.Get("chunk_shape")
+	if !ok || cs.Kind != '[' {
+		return pyjson.Node{}, false
 	}
 	return *cs, true
 }
 
 // compactJSON is n on one line, for messages.
-func compactJSON(n jsonNode) string {
+func compactJSON(n pyjson.Node) string {
 	var b bytes.Buffer
-	if json.Compact(&b, pyDumps(n, 0, false)) != nil {
-		return string(pyDumps(n, 0, false))
+	if json.Compact(&b, pyjson.Dumps(n, 0, false)) != nil {
+		return string(pyjson.Dumps(n, 0, false))
 	}
 	return b.String()
 }
@@ -164,23 +166,23 @@ func compactJSON(n jsonNode) string {
 type v2Chain struct {
 	layout              string // order: "C" or "F"
 	order               binary.ByteOrder
-	filters, compressor jsonNode // lists and objects, or null
+	filters, compressor pyjson.Node // lists and objects, or null
 }
 
 // v2Codecs maps a v3 codec chain onto v2's fixed one: [transpose],
 // numcodecs filters, bytes, [one compressor].
-func v2Codecs(codecs []jsonNode, t NumericType, ndim int) (v2Chain, error) {
-	ch := v2Chain{layout: "C", filters: jsonLiteral("null"), compressor: jsonLiteral("null")}
+func v2Codecs(codecs []pyjson.Node, t NumericType, ndim int) (v2Chain, error) {
+	ch := v2Chain{layout: "C", filters: pyjson.NewLiteral("null"), compressor: pyjson.NewLiteral("null")}
 	names := make([]string, len(codecs))
 	for i := range codecs {
-		if codecs[i].kind != '{' {
+		if codecs[i].Kind != '{' {
 			return ch, fmt.Errorf("codec %d is not a JSON object", i)
 		}
-		name, ok := codecs[i].get("name")
-		if !ok || name.kind != '"' {
+		name, ok := codecs[i].Get("name")
+		if !ok || name.Kind != '"' {
 			return ch, fmt.Errorf("codec %d has no name", i)
 		}
-		names[i] = name.text
+		names[i] = name.Text
 	}
 	bytesAt := slices.Index(names, "bytes")
 	for i, name := range names {
@@ -210,18 +212,18 @@ func v2Codecs(codecs []jsonNode, t NumericType, ndim int) (v2Chain, error) {
 			if err != nil {
 				return ch, err
 			}
-			if ch.filters.kind != '[' {
-				ch.filters = jsonNode{kind: '['}
+			if ch.filters.Kind != '[' {
+				ch.filters = pyjson.Node{Kind: '['}
 			}
-			ch.filters.vals = append(ch.filters.vals, f)
+			ch.filters.Vals = append(ch.filters.Vals, f)
 		default:
 			return ch, fmt.Errorf("codec %q before the bytes codec has no v2 form (v2 has order F, then numcodecs filters)", name)
 		}
 	}
 	endian := ""
-	if cfg, ok := codecs[bytesAt].get("configuration"); ok {
-		if e, ok := cfg.get("endian"); ok && e.kind == '"' {
-			endian = e.text
+	if cfg, ok := codecs[bytesAt].Get("configuration"); ok {
+		if e, ok := cfg.Get("endian"); ok && e.Kind == '"' {
+			endian = e.Text
 		}
 	}
 	switch {
@@ -237,12 +239,12 @@ func v2Codecs(codecs []jsonNode, t NumericType, ndim int) (v2Chain, error) {
 
 // checkFortranOrder accepts the transpose codec that order "F" migrates
 // to: the dimensions reversed.
-func checkFortranOrder(c jsonNode, ndim int) error {
+func checkFortranOrder(c pyjson.Node, ndim int) error {
 	var perm []string
-	if cfg, ok := c.get("configuration"); ok {
-		if o, ok := cfg.get("order"); ok && o.kind == '[' {
-			for _, d := range o.vals {
-				perm = append(perm, d.text)
+	if cfg, ok := c.Get("configuration"); ok {
+		if o, ok := cfg.Get("order"); ok && o.Kind == '[' {
+			for _, d := range o.Vals {
+				perm = append(perm, d.Text)
 			}
 		}
 	}
@@ -258,58 +260,58 @@ func checkFortranOrder(c jsonNode, ndim int) error {
 
 // v2Compressor is a v3 bytes-to-bytes codec as a v2 compressor, as
 // zarr-python 2 writes it.
-func v2Compressor(c jsonNode, name string) (jsonNode, error) {
-	cfg, ok := c.get("configuration")
+func v2Compressor(c pyjson.Node, name string) (pyjson.Node, error) {
+	cfg, ok := c.Get("configuration")
 	if !ok {
-		empty := jsonObject()
+		empty := pyjson.NewObject()
 		cfg = &empty
 	}
-	member := func(key string) (jsonNode, error) {
-		if v, ok := cfg.get(key); ok {
+	member := func(key string) (pyjson.Node, error) {
+		if v, ok := cfg.Get(key); ok {
 			return *v, nil
 		}
-		return jsonNode{}, fmt.Errorf("codec %q: no %q", name, key)
+		return pyjson.Node{}, fmt.Errorf("codec %q: no %q", name, key)
 	}
-	out := jsonObject()
-	out.add("id", jsonString(name))
+	out := pyjson.NewObject()
+	out.Add("id", pyjson.NewString(name))
 	switch name {
 	case "blosc":
 		shuffle, err := member("shuffle")
 		if err != nil {
 			return out, err
 		}
-		n, ok := map[string]string{"noshuffle": "0", "shuffle": "1", "bitshuffle": "2"}[shuffle.text]
+		n, ok := map[string]string{"noshuffle": "0", "shuffle": "1", "bitshuffle": "2"}[shuffle.Text]
 		if !ok {
-			return out, fmt.Errorf("codec \"blosc\": shuffle %q has no v2 form", shuffle.text)
+			return out, fmt.Errorf("codec \"blosc\": shuffle %q has no v2 form", shuffle.Text)
 		}
-		out.add("shuffle", jsonNode{kind: 'n', text: n})
+		out.Add("shuffle", pyjson.Node{Kind: 'n', Text: n})
 		for _, k := range []string{"cname", "clevel"} {
 			v, err := member(k)
 			if err != nil {
 				return out, err
 			}
-			out.add(k, v)
+			out.Add(k, v)
 		}
-		bs := jsonNode{kind: 'n', text: "0"}
-		if v, ok := cfg.get("blocksize"); ok {
+		bs := pyjson.Node{Kind: 'n', Text: "0"}
+		if v, ok := cfg.Get("blocksize"); ok {
 			bs = *v
 		}
-		out.add("blocksize", bs)
+		out.Add("blocksize", bs)
 	case "zstd":
-		level := jsonNode{kind: 'n', text: "0"}
-		if v, ok := cfg.get("level"); ok {
+		level := pyjson.Node{Kind: 'n', Text: "0"}
+		if v, ok := cfg.Get("level"); ok {
 			level = *v
 		}
-		out.add("level", level)
-		if v, ok := cfg.get("checksum"); ok && v.kind == 'l' && v.text == "true" {
-			out.add("checksum", *v)
+		out.Add("level", level)
+		if v, ok := cfg.Get("checksum"); ok && v.Kind == 'l' && v.Text == "true" {
+			out.Add("checksum", *v)
 		}
 	case "gzip":
 		level, err := member("level")
 		if err != nil {
 			return out, err
 		}
-		out.add("level", level)
+		out.Add("level", level)
 	default:
 		if !strings.HasPrefix(name, "numcodecs.") {
 			return out, fmt.Errorf("codec %q has no v2 compressor form (blosc, zstd, gzip and numcodecs.* have)", name)
@@ -321,22 +323,22 @@ func v2Compressor(c jsonNode, name string) (jsonNode, error) {
 
 // v2NumcodecsConfig is a v3 "numcodecs.<id>" codec as the numcodecs
 // configuration {"id": id, ...} that v2 stores.
-func v2NumcodecsConfig(c jsonNode, name string) (jsonNode, error) {
+func v2NumcodecsConfig(c pyjson.Node, name string) (pyjson.Node, error) {
 	id := strings.TrimPrefix(name, "numcodecs.")
-	out := jsonObject()
+	out := pyjson.NewObject()
 	if id == "" {
 		return out, fmt.Errorf("codec %q has no numcodecs id", name)
 	}
-	out.add("id", jsonString(id))
-	if cfg, ok := c.get("configuration"); ok {
-		if cfg.kind != '{' {
+	out.Add("id", pyjson.NewString(id))
+	if cfg, ok := c.Get("configuration"); ok {
+		if cfg.Kind != '{' {
 			return out, fmt.Errorf("codec %q: configuration is not a JSON object", name)
 		}
-		for i, k := range cfg.keys {
+		for i, k := range cfg.Keys {
 			if k == "id" {
 				continue
 			}
-			out.add(k, cfg.vals[i])
+			out.Add(k, cfg.Vals[i])
 		}
 	}
 	return out, nil
@@ -345,35 +347,35 @@ func v2NumcodecsConfig(c jsonNode, name string) (jsonNode, error) {
 // v2Attributes is the .zattrs of a v3 array document: its attributes and
 // its dimension_names as "_ARRAY_DIMENSIONS"; nil when both are absent or
 // empty.
-func v2Attributes(v3 *jsonNode) ([]byte, error) {
-	attrs := jsonObject()
-	if a, ok := v3.get("attributes"); ok {
-		if a.kind != '{' {
+func v2Attributes(v3 *pyjson.Node) ([]byte, error) {
+	attrs := pyjson.NewObject()
+	if a, ok := v3.Get("attributes"); ok {
+		if a.Kind != '{' {
 			return nil, errors.New("attributes are not a JSON object")
 		}
 		attrs = *a
 	}
-	if dims, ok := v3.get("dimension_names"); ok && dims.kind != 'l' {
-		if dims.kind != '[' {
+	if dims, ok := v3.Get("dimension_names"); ok && dims.Kind != 'l' {
+		if dims.Kind != '[' {
 			return nil, errors.New("dimension_names is not a list")
 		}
-		for _, d := range dims.vals {
-			if d.kind != '"' {
+		for _, d := range dims.Vals {
+			if d.Kind != '"' {
 				return nil, fmt.Errorf("dimension_names %s: a null name has no _ARRAY_DIMENSIONS form", compactJSON(*dims))
 			}
 		}
-		if have, ok := attrs.get(arrayDimensionsAttr); ok {
+		if have, ok := attrs.Get(arrayDimensionsAttr); ok {
 			if compactJSON(*have) != compactJSON(*dims) {
 				return nil, fmt.Errorf("attribute %s %s differs from dimension_names %s", arrayDimensionsAttr, compactJSON(*have), compactJSON(*dims))
 			}
 		} else {
-			attrs.add(arrayDimensionsAttr, *dims)
+			attrs.Add(arrayDimensionsAttr, *dims)
 		}
 	}
-	if len(attrs.keys) == 0 {
+	if len(attrs.Keys) == 0 {
 		return nil, nil
 	}
-	return pyDoc(v2AttrsKey, attrs, 4, true)
+	return pyjson.Doc(v2AttrsKey, attrs, 4, true)
 }
 
 // arrayDimensionsAttr is xarray's v2 attribute holding the dimension
@@ -387,31 +389,31 @@ func (n Node) KeyEncoding() (KeyEncoding, error) {
 	if n.Kind != ArrayNode {
 		return KeyEncoding{}, fmt.Errorf("%q is a group, not an array", n.Path)
 	}
-	doc, err := parseJSONNode(n.Metadata)
-	if err != nil || doc.kind != '{' {
+	doc, err := pyjson.Parse(n.Metadata)
+	if err != nil || doc.Kind != '{' {
 		return KeyEncoding{}, errors.New("metadata: not a JSON object")
 	}
 	e := KeyEncoding{Name: "v2", Separator: "."}
 	if n.Format == 3 {
-		ke, ok := doc.get("chunk_key_encoding")
-		if !ok || ke.kind != '{' {
+		ke, ok := doc.Get("chunk_key_encoding")
+		if !ok || ke.Kind != '{' {
 			return e, errors.New("chunk_key_encoding: missing")
 		}
-		name, _ := ke.get("name")
-		if name == nil || name.kind != '"' {
+		name, _ := ke.Get("name")
+		if name == nil || name.Kind != '"' {
 			return e, errors.New("chunk_key_encoding: no name")
 		}
-		e.Name = name.text
+		e.Name = name.Text
 		if e.Name == "default" {
 			e.Separator = "/"
 		}
-		if cfg, ok := ke.get("configuration"); ok {
-			if s, ok := cfg.get("separator"); ok && s.kind == '"' {
-				e.Separator = s.text
+		if cfg, ok := ke.Get("configuration"); ok {
+			if s, ok := cfg.Get("separator"); ok && s.Kind == '"' {
+				e.Separator = s.Text
 			}
 		}
-	} else if s, ok := doc.get("dimension_separator"); ok && s.kind == '"' {
-		e.Separator = s.text
+	} else if s, ok := doc.Get("dimension_separator"); ok && s.Kind == '"' {
+		e.Separator = s.Text
 	}
 	if err := e.validate(n.Format); err != nil {
 		return e, fmt.Errorf("chunk_key_encoding: %w", err)

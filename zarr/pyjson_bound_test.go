@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 )
 
 // TestLoneSurrogatesKept: strings holding lone UTF-16 surrogate escapes, in
@@ -20,16 +22,16 @@ func TestLoneSurrogatesKept(t *testing.T) {
 		if err := checkAttrs([]byte(doc)); err != nil {
 			t.Fatalf("%s: %v", doc, err)
 		}
-		n, err := parseJSONNode([]byte(doc))
+		n, err := pyjson.Parse([]byte(doc))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Python writes what it read (the pair included): only the
 		// whitespace differs.
-		if got := string(pyDumps(n, 0, false)); compact(got) != compact(doc) {
+		if got := string(pyjson.Dumps(n, 0, false)); compact(got) != compact(doc) {
 			t.Errorf("%s\n written as %s", doc, got)
 		}
-		if b := toPython(fromPython([]byte(doc))); string(b) != doc {
+		if b := pyjson.ToPython(pyjson.FromPython([]byte(doc))); string(b) != doc {
 			t.Errorf("%s\n comes back as %s", doc, b)
 		}
 	}
@@ -51,14 +53,14 @@ func TestDepthBound(t *testing.T) {
 	if !errors.As(err, &de) || de.Limit != maxJSONDepth || !strings.Contains(err.Error(), "512") {
 		t.Fatalf("%d levels: %v", maxJSONDepth+1, err)
 	}
-	n, err := parseJSONNode([]byte(at))
+	n, err := pyjson.Parse([]byte(at))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped := jsonObject()
-	wrapped.add("metadata", n)
+	wrapped := pyjson.NewObject()
+	wrapped.Add("metadata", n)
 	var tl *DocumentTooLargeError
-	if _, err := pyDoc(".zmetadata", wrapped, 4, true); !errors.As(err, &tl) || !tl.TooDeep || !strings.Contains(err.Error(), ".zmetadata") {
+	if _, err := pyjson.Doc(".zmetadata", wrapped, 4, true); !errors.As(err, &tl) || !tl.TooDeep || !strings.Contains(err.Error(), ".zmetadata") {
 		t.Fatalf("writing %d levels: %v", maxJSONDepth+1, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -119,7 +120,7 @@ func inspectGroup(ctx context.Context, arg string) (*groupReport, error) {
 		rep.Warnings = append(rep.Warnings, warning)
 	}
 	for _, n := range nodes {
-		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: zarr.StrictJSON(n.Attributes)}
+		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: pyjson.Strict(n.Attributes)}
 		if n.Kind == zarr.ArrayNode {
 			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
 			if err := describeGroupArray(ctx, store, arg, n, &nr); err != nil {

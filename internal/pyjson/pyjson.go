@@ -1,4 +1,4 @@
-package zarr
+package pyjson
 
 import (
 	"bytes"
@@ -9,86 +9,88 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/zarr-dt64/dt64/storage"
 )
 
-// jsonNode is a JSON value that keeps the order of object members and the
+// Node is a JSON value that keeps the order of object members and the
 // text of numbers, so a document written by Python can be written again as
 // Python's json.dumps would, member for member.
-type jsonNode struct {
-	kind byte // '{', '[', '"', 'n' (number), or 'l' (a literal: true, false, null)
-	text string
-	keys []string   // objects
-	vals []jsonNode // object member values, array elements
+type Node struct {
+	Kind byte // '{', '[', '"', 'n' (number), or 'l' (a literal: true, false, null)
+	Text string
+	Keys []string // objects
+	Vals []Node   // object member values, array elements
 }
 
-// parseJSONNode parses one JSON document (already known to be valid and
-// free of duplicate keys: it went through parseObject).
-func parseJSONNode(b []byte) (jsonNode, error) {
-	dec := json.NewDecoder(bytes.NewReader(fromPython(b)))
+// Parse parses one JSON document (already known to be valid and
+// free of duplicate Keys: it went through parseObject).
+func Parse(b []byte) (Node, error) {
+	dec := json.NewDecoder(bytes.NewReader(FromPython(b)))
 	dec.UseNumber()
-	n, err := readJSONNode(dec)
+	n, err := readNode(dec)
 	if err != nil {
-		return jsonNode{}, err
+		return Node{}, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return jsonNode{}, errors.New("data after the JSON value")
+		return Node{}, errors.New("data after the JSON value")
 	}
 	return n, nil
 }
 
-func readJSONNode(dec *json.Decoder) (jsonNode, error) {
+func readNode(dec *json.Decoder) (Node, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		return jsonNode{}, err
+		return Node{}, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
-		n := jsonNode{kind: byte(t)}
+		n := Node{Kind: byte(t)}
 		if t != '{' && t != '[' {
-			return jsonNode{}, fmt.Errorf("unexpected %q", t)
+			return Node{}, fmt.Errorf("unexpected %q", t)
 		}
 		for dec.More() {
 			if t == '{' {
 				k, err := dec.Token()
 				if err != nil {
-					return jsonNode{}, err
+					return Node{}, err
 				}
 				ks, ok := k.(string)
 				if !ok {
-					return jsonNode{}, errors.New("object key is not a string")
+					return Node{}, errors.New("object key is not a string")
 				}
-				n.keys = append(n.keys, ks)
+				n.Keys = append(n.Keys, ks)
 			}
-			v, err := readJSONNode(dec)
+			v, err := readNode(dec)
 			if err != nil {
-				return jsonNode{}, err
+				return Node{}, err
 			}
-			n.vals = append(n.vals, v)
+			n.Vals = append(n.Vals, v)
 		}
 		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return jsonNode{}, err
+			return Node{}, err
 		}
 		return n, nil
 	case string:
 		if tok, ok := pyToken(t); ok {
-			return jsonNode{kind: 'n', text: tok}, nil // Python's bare NaN (pynan.go)
+			return Node{Kind: 'n', Text: tok}, nil // Python's bare NaN (pynan.go)
 		}
-		return jsonNode{kind: '"', text: t}, nil
+		return Node{Kind: '"', Text: t}, nil
 	case json.Number:
-		return jsonNode{kind: 'n', text: string(t)}, nil
+		return Node{Kind: 'n', Text: string(t)}, nil
 	case bool:
-		return jsonNode{kind: 'l', text: strconv.FormatBool(t)}, nil
+		return Node{Kind: 'l', Text: strconv.FormatBool(t)}, nil
 	case nil:
-		return jsonNode{kind: 'l', text: "null"}, nil
+		return Node{Kind: 'l', Text: "null"}, nil
 	}
-	return jsonNode{}, fmt.Errorf("unexpected token %v", tok)
+	return Node{}, fmt.Errorf("unexpected token %v", tok)
 }
 
 // get returns the value of object member key.
-func (n *jsonNode) get(key string) (*jsonNode, bool) {
-	for i, k := range n.keys {
+func (n *Node) Get(key string) (*Node, bool) {
+	for i, k := range n.Keys {
 		if k == key {
-			return &n.vals[i], true
+			return &n.Vals[i], true
 		}
 	}
 	return nil, false
@@ -96,56 +98,56 @@ func (n *jsonNode) get(key string) (*jsonNode, bool) {
 
 // set replaces the value of member key, or inserts it before member
 // before (at the end when there is no such member).
-func (n *jsonNode) set(key string, v jsonNode, before string) {
-	if p, ok := n.get(key); ok {
+func (n *Node) Set(key string, v Node, before string) {
+	if p, ok := n.Get(key); ok {
 		*p = v
 		return
 	}
-	at := len(n.keys)
-	for i, k := range n.keys {
+	at := len(n.Keys)
+	for i, k := range n.Keys {
 		if k == before {
 			at = i
 			break
 		}
 	}
-	n.keys = append(n.keys[:at], append([]string{key}, n.keys[at:]...)...)
-	n.vals = append(n.vals[:at], append([]jsonNode{v}, n.vals[at:]...)...)
+	n.Keys = append(n.Keys[:at], append([]string{key}, n.Keys[at:]...)...)
+	n.Vals = append(n.Vals[:at], append([]Node{v}, n.Vals[at:]...)...)
 }
 
-func (n *jsonNode) add(key string, v jsonNode) {
-	n.keys = append(n.keys, key)
-	n.vals = append(n.vals, v)
+func (n *Node) Add(key string, v Node) {
+	n.Keys = append(n.Keys, key)
+	n.Vals = append(n.Vals, v)
 }
 
-func jsonString(s string) jsonNode  { return jsonNode{kind: '"', text: s} }
-func jsonLiteral(s string) jsonNode { return jsonNode{kind: 'l', text: s} }
-func jsonObject() jsonNode          { return jsonNode{kind: '{'} }
+func NewString(s string) Node  { return Node{Kind: '"', Text: s} }
+func NewLiteral(s string) Node { return Node{Kind: 'l', Text: s} }
+func NewObject() Node          { return Node{Kind: '{'} }
 
 // pyDumps writes n as Python's json.dumps(n, indent=indent,
 // sort_keys=sortKeys) does, with its defaults ensure_ascii=True and
 // separators (",", ": "): zarr-python 2 writes metadata with indent 4 and
 // sorted keys, zarr-python 3 with indent 2 in its own member order. It is
 // for small values (a fill value); a document goes through pyDoc, bounded.
-func pyDumps(n jsonNode, indent int, sortKeys bool) []byte {
+func Dumps(n Node, indent int, sortKeys bool) []byte {
 	w := pyWriter{indent: indent, sortKeys: sortKeys, limit: -1}
 	w.write(&n, 0)
-	return toPython(w.b.Bytes())
+	return ToPython(w.b.Bytes())
 }
 
 // pyDoc is pyDumps for a metadata document named name: it refuses, with a
 // DocumentTooLargeError, to write one dt64 could not read back (larger
-// than maxMetadataBytes, or deeper than maxJSONDepth), and stops writing as
+// than MaxBytes, or deeper than MaxDepth), and stops writing as
 // soon as it is. Indentation grows with depth, so a small document nested
 // deep would otherwise become one of hundreds of MB (18 KB of lists 9,000
 // deep: 324 MB).
-func pyDoc(name string, n jsonNode, indent int, sortKeys bool) ([]byte, error) {
-	w := pyWriter{indent: indent, sortKeys: sortKeys, limit: maxMetadataBytes}
+func Doc(name string, n Node, indent int, sortKeys bool) ([]byte, error) {
+	w := pyWriter{indent: indent, sortKeys: sortKeys, limit: MaxBytes}
 	w.write(&n, 0)
 	if w.over {
 		return nil, &DocumentTooLargeError{Document: name, TooDeep: w.tooDeep}
 	}
-	b := toPython(w.b.Bytes())
-	if len(b) > maxMetadataBytes {
+	b := ToPython(w.b.Bytes())
+	if len(b) > MaxBytes {
 		return nil, &DocumentTooLargeError{Document: name}
 	}
 	return b, nil
@@ -153,7 +155,7 @@ func pyDoc(name string, n jsonNode, indent int, sortKeys bool) ([]byte, error) {
 
 // DocumentTooLargeError reports a metadata document dt64 would write but
 // could not read back: larger than its limit for metadata (16 MiB), or
-// nested deeper than maxJSONDepth (a .zattrs near the limit, wrapped in a
+// nested deeper than MaxDepth (a .zattrs near the limit, wrapped in a
 // consolidated document).
 type DocumentTooLargeError struct {
 	Document string // the document's key, as "lat/zarr.json"
@@ -163,15 +165,15 @@ type DocumentTooLargeError struct {
 func (e *DocumentTooLargeError) Error() string {
 	if e.TooDeep {
 		return fmt.Sprintf("%s: the document would nest deeper than dt64's limit of %d levels, which it could not read back; not written",
-			e.Document, maxJSONDepth)
+			e.Document, MaxDepth)
 	}
 	return fmt.Sprintf("%s: the document would be larger than dt64's %d MiB limit for metadata, which it could not read back; not written",
-		e.Document, maxMetadataBytes>>20)
+		e.Document, MaxBytes>>20)
 }
 
-func (*DocumentTooLargeError) Is(target error) bool { return target == ErrTooLarge }
+func (*DocumentTooLargeError) Is(target error) bool { return target == storage.ErrTooLarge }
 
-// pyWriter writes a jsonNode as json.dumps does (pyDumps), up to limit
+// pyWriter writes a Node as json.dumps does (pyDumps), up to limit
 // bytes (none when negative).
 type pyWriter struct {
 	b        bytes.Buffer
@@ -179,7 +181,7 @@ type pyWriter struct {
 	sortKeys bool
 	limit    int
 	over     bool   // the output passed limit: writing stopped
-	tooDeep  bool   // over because the document nests deeper than maxJSONDepth
+	tooDeep  bool   // over because the document nests deeper than MaxDepth
 	spaces   []byte // indentation, grown once to the deepest level seen
 }
 
@@ -198,31 +200,31 @@ func (w *pyWriter) newline(d int) {
 	w.b.Write(w.spaces[:n])
 }
 
-func (w *pyWriter) write(n *jsonNode, depth int) {
+func (w *pyWriter) write(n *Node, depth int) {
 	if w.over {
 		return
 	}
-	if w.limit >= 0 && depth >= maxJSONDepth && (n.kind == '[' || n.kind == '{') {
+	if w.limit >= 0 && depth >= MaxDepth && (n.Kind == '[' || n.Kind == '{') {
 		w.over, w.tooDeep = true, true
 		return
 	}
-	switch n.kind {
+	switch n.Kind {
 	case '"':
-		writePyString(&w.b, n.text)
+		writePyString(&w.b, n.Text)
 	case 'n', 'l':
-		w.b.WriteString(n.text)
+		w.b.WriteString(n.Text)
 	case '[':
-		if len(n.vals) == 0 {
+		if len(n.Vals) == 0 {
 			w.b.WriteString("[]")
 			return
 		}
 		w.b.WriteByte('[')
-		for i := range n.vals {
+		for i := range n.Vals {
 			if i > 0 {
 				w.b.WriteByte(',')
 			}
 			w.newline(depth + 1)
-			w.write(&n.vals[i], depth+1)
+			w.write(&n.Vals[i], depth+1)
 		}
 		w.newline(depth)
 		w.b.WriteByte(']')
@@ -231,19 +233,19 @@ func (w *pyWriter) write(n *jsonNode, depth int) {
 	}
 }
 
-func (w *pyWriter) writeObject(n *jsonNode, depth int) {
-	if len(n.keys) == 0 {
+func (w *pyWriter) writeObject(n *Node, depth int) {
+	if len(n.Keys) == 0 {
 		w.b.WriteString("{}")
 		return
 	}
-	order := make([]int, len(n.keys))
+	order := make([]int, len(n.Keys))
 	for i := range order {
 		order[i] = i
 	}
 	if w.sortKeys {
 		// Python compares str by code point; Go compares UTF-8 bytes,
 		// which orders code points the same way.
-		sort.SliceStable(order, func(i, j int) bool { return n.keys[order[i]] < n.keys[order[j]] })
+		sort.SliceStable(order, func(i, j int) bool { return n.Keys[order[i]] < n.Keys[order[j]] })
 	}
 	w.b.WriteByte('{')
 	for i, k := range order {
@@ -251,9 +253,9 @@ func (w *pyWriter) writeObject(n *jsonNode, depth int) {
 			w.b.WriteByte(',')
 		}
 		w.newline(depth + 1)
-		writePyString(&w.b, n.keys[k])
+		writePyString(&w.b, n.Keys[k])
 		w.b.WriteString(": ")
-		w.write(&n.vals[k], depth+1)
+		w.write(&n.Vals[k], depth+1)
 	}
 	w.newline(depth)
 	w.b.WriteByte('}')
@@ -306,9 +308,31 @@ func writePyString(b *bytes.Buffer, s string) {
 }
 
 // nodeDoc names document doc of the node at nodePath ("" is the root).
-func nodeDoc(nodePath, doc string) string {
+func NodeDoc(nodePath, doc string) string {
 	if nodePath == "" {
 		return doc
 	}
 	return nodePath + "/" + doc
+}
+
+// MaxBytes bounds a metadata document dt64 reads, and so one it writes:
+// real ones are a few KiB, and decoding JSON takes several times its size
+// in memory. MaxDepth bounds its nesting: Python's json reader
+// (zarr-python, xarray) stops near 1,000 levels at its recursion limit,
+// encoding/json allows 10,000, and writing such a document indented costs
+// memory quadratic in its depth.
+const (
+	MaxBytes = 16 << 20
+	MaxDepth = 512
+)
+
+// Remove deletes member key of an object, if present.
+func (n *Node) Remove(key string) {
+	for i, k := range n.Keys {
+		if k == key {
+			n.Keys = append(n.Keys[:i], n.Keys[i+1:]...)
+			n.Vals = append(n.Vals[:i], n.Vals[i+1:]...)
+			return
+		}
+	}
 }

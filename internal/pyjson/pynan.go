@@ -1,4 +1,4 @@
-package zarr
+package pyjson
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ const surrogatePrefix = pyPrefix + "u"
 // outside strings replaced by its placeholder string, and each lone
 // surrogate escape inside strings by its placeholder text; b itself when it
 // holds none.
-func fromPython(b []byte) []byte {
+func FromPython(b []byte) []byte {
 	var out []byte
 	inString, last := false, 0
 	for i := 0; i < len(b); i++ {
@@ -133,7 +133,7 @@ func identByte(b []byte, i int) bool {
 
 // toPython returns b with each placeholder written back as its bare token
 // or escape.
-func toPython(b []byte) []byte {
+func ToPython(b []byte) []byte {
 	if !bytes.Contains(b, []byte(pyPrefix)) {
 		return b
 	}
@@ -180,7 +180,7 @@ func pyToken(s string) (string, bool) {
 // strict JSON: Python's bare NaN, Infinity and -Infinity as the strings
 // "NaN", "Infinity" and "-Infinity", as the Zarr v3 fill value spells
 // them, for output that JSON tools must parse (inspect --json).
-func StrictJSON(b []byte) []byte {
+func Strict(b []byte) []byte {
 	if !bytes.Contains(b, []byte(pyPrefix)) {
 		return b
 	}

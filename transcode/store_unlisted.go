@@ -3,18 +3,13 @@ package transcode
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
-
-// maxProbedChunks bounds the chunk keys asked for, one request each, to
-// list a source that cannot be listed.
-const maxProbedChunks = 1 << 20
 
 // consolidatedListing lists a source that cannot be listed (http(s)) as
 // xarray reads it: the nodes from its consolidated metadata, each array's
@@ -48,14 +43,22 @@ func consolidatedListing(ctx context.Context, src storage.Store) (keys []string,
 		if err != nil {
 			return nil, true, fmt.Errorf("array %q: the source cannot be listed, and dt64 cannot find its chunks without opening it: %w", n.Path, err)
 		}
-		if total += a.NumChunks(); total > maxProbedChunks {
-			return nil, true, fmt.Errorf("%s cannot be listed, and its arrays have more than the %d chunks dt64 asks for one by one", storage.Name(src), maxProbedChunks)
+		if total += a.NumChunks(); total > zarr.MaxProbedChunks {
+			return nil, true, fmt.Errorf("%s cannot be listed, and its arrays have more than the %d chunks dt64 asks for one by one", storage.Name(src), zarr.MaxProbedChunks)
 		}
-		found, err := probeChunks(ctx, v, n.Path, a)
+		found, err := a.ProbeChunks(ctx, func(ctx context.Context, key string) (int64, error) {
+			ver, err := v.Version(ctx, path.Join(n.Path, key))
+			if err == nil && ver == "" {
+				err = fs.ErrNotExist
+			}
+			return 0, err
+		})
 		if err != nil {
 			return nil, true, err
 		}
-		keys = append(keys, found...)
+		for _, e := range found {
+			keys = append(keys, path.Join(n.Path, e.Key))
+		}
 	}
 	return keys, true, nil
 }
@@ -78,57 +81,6 @@ func nodeDocKeys(n zarr.Node) []string {
 		docs[i] = path.Join(n.Path, d)
 	}
 	return docs
-}
-
-// probeChunks returns the keys (from the store's root) of array a's
-// chunks that are stored, asking for each of its grid, a few at a time.
-func probeChunks(ctx context.Context, v storage.Versioner, arrayPath string, a *zarr.Array) ([]string, error) {
-	n, grid := a.NumChunks(), a.Grid()
-	stored := make([]string, n)
-	var next atomic.Int64
-	var first error
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < n; i = next.Add(1) - 1 {
-				key, err := a.ChunkKey(grid.CoordsAt(i))
-				full := path.Join(arrayPath, key)
-				var ver string
-				if err == nil {
-					ver, err = v.Version(ctx, full)
-				}
-				if err != nil {
-					mu.Lock()
-					first = cmpOr(first, err)
-					mu.Unlock()
-					next.Store(n)
-					return
-				}
-				if ver != "" {
-					stored[i] = full
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
-	}
-	var keys []string
-	for _, k := range stored {
-		if k != "" {
-			keys = append(keys, k)
-		}
-	}
-	return keys, nil
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // under returns the keys below prefix p ("" for all), relative to it.

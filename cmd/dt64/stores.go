@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/zarr-dt64/dt64/objstore"
@@ -144,13 +142,9 @@ type sizer interface {
 	Close() error
 }
 
-// maxProbedChunks bounds how many chunk keys inspect and validate ask an
-// unlistable store about, one request each.
-const maxProbedChunks = 1 << 20
-
-// gridStore lists an unlistable store's array by its chunk grid: every
-// chunk key the array's metadata allows is asked for (HEAD, a few at a
-// time), and those missing are not stored (read as the fill value).
+// gridStore lists an unlistable store's array by its chunk grid
+// (zarr's Array.ProbeChunks: a HEAD for every chunk key the metadata
+// allows); those missing are not stored (read as the fill value).
 type gridStore struct{ sizer }
 
 func (g *gridStore) Entries(ctx context.Context, prefix string) ([]storage.Entry, error) {
@@ -158,50 +152,9 @@ func (g *gridStore) Entries(ctx context.Context, prefix string) ([]storage.Entry
 	if err != nil {
 		return nil, err
 	}
-	n := a.NumChunks()
-	if n > maxProbedChunks {
-		return nil, fmt.Errorf("%s cannot be listed, and its grid has %d chunks, more than the %d dt64 asks for one by one: copy it with dt64 transcode first", g.sizer, n, maxProbedChunks)
+	entries, err := a.ProbeChunks(ctx, g.Size)
+	if a.NumChunks() > zarr.MaxProbedChunks {
+		err = fmt.Errorf("%w: copy it with dt64 transcode first", err)
 	}
-	entries := make([]storage.Entry, n)
-	found := make([]bool, n)
-	grid := a.Grid()
-	var next atomic.Int64
-	errs := make(chan error, 16)
-	for range 16 {
-		go func() {
-			for i := next.Add(1) - 1; i < n; i = next.Add(1) - 1 {
-				key, err := a.ChunkKey(grid.CoordsAt(i))
-				var size int64
-				if err == nil {
-					size, err = g.Size(ctx, key)
-				}
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				if err != nil {
-					next.Store(n) // the others stop too
-					errs <- err
-					return
-				}
-				entries[i], found[i] = storage.Entry{Key: key, Size: size}, true
-			}
-			errs <- nil
-		}()
-	}
-	var first error
-	for range 16 {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	if first != nil {
-		return nil, first
-	}
-	var out []storage.Entry
-	for i, e := range entries {
-		if found[i] {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return entries, err
 }

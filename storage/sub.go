@@ -27,8 +27,11 @@ func Sub(store Store, p string) (Store, error) {
 		store, p = inner.inner, inner.prefix+p
 	}
 	s := &subStore{inner: store, prefix: p + "/"}
-	_, versions := store.(Versioner)
-	_, syncs := store.(Syncer)
+	// Found through the wrappers around store, as every capability is.
+	s.ranges, _ = Find[RangeGetter](store)
+	s.versioner, _ = Find[Versioner](store)
+	s.syncer, _ = Find[Syncer](store)
+	versions, syncs := s.versioner != nil, s.syncer != nil
 	switch {
 	case versions && syncs:
 		return subVersionSyncer{s}, nil
@@ -43,8 +46,11 @@ func Sub(store Store, p string) (Store, error) {
 // subStore is the view Sub returns; the wrappers below add the optional
 // interfaces the wrapped store has.
 type subStore struct {
-	inner  Store
-	prefix string // the node path and a trailing "/"
+	inner     Store
+	prefix    string      // the node path and a trailing "/"
+	ranges    RangeGetter // inner's capabilities, or nil
+	versioner Versioner
+	syncer    Syncer
 }
 
 func (s *subStore) sub() *subStore { return s }
@@ -92,8 +98,8 @@ func (s *subStore) GetRange(ctx context.Context, k string, off, n int64) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	if rg, ok := s.inner.(RangeGetter); ok {
-		return rg.GetRange(ctx, key, off, n)
+	if s.ranges != nil {
+		return s.ranges.GetRange(ctx, key, off, n)
 	}
 	return nil, ErrNoRanges
 }
@@ -136,7 +142,7 @@ func (s subVersioner) Version(ctx context.Context, k string) (string, error) {
 
 type subSyncer struct{ *subStore }
 
-func (s subSyncer) Sync(ctx context.Context) error { return s.inner.(Syncer).Sync(ctx) }
+func (s subSyncer) Sync(ctx context.Context) error { return s.syncer.Sync(ctx) }
 
 type subVersionSyncer struct{ *subStore }
 
@@ -144,12 +150,12 @@ func (s subVersionSyncer) Version(ctx context.Context, k string) (string, error)
 	return s.subStore.version(ctx, k)
 }
 
-func (s subVersionSyncer) Sync(ctx context.Context) error { return s.inner.(Syncer).Sync(ctx) }
+func (s subVersionSyncer) Sync(ctx context.Context) error { return s.syncer.Sync(ctx) }
 
 func (s *subStore) version(ctx context.Context, k string) (string, error) {
 	key, err := s.key(k)
 	if err != nil {
 		return "", err
 	}
-	return s.inner.(Versioner).Version(ctx, key)
+	return s.versioner.Version(ctx, key)
 }

@@ -86,3 +86,36 @@ func TestSub(t *testing.T) {
 		t.Errorf("GetInto: %q %v", b, err)
 	}
 }
+
+// TestSubOfWrapper: a Sub of a user's wrapper keeps the capabilities of the
+// store inside it (found through Unwrap), with keys under the node.
+func TestSubOfWrapper(t *testing.T) {
+	ctx := context.Background()
+	d := NewDir(t.TempDir())
+	defer d.Close()
+	if err := d.Set(ctx, "g/a/c/0", []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Sub(unwrapping{d}, "g/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := s.(Versioner)
+	if !ok {
+		t.Fatal("Sub of a wrapped Dir is no Versioner")
+	}
+	if ver, err := v.Version(ctx, "c/0"); err != nil || ver == "" {
+		t.Errorf("Version(c/0) = %q, %v", ver, err)
+	}
+	if _, ok := s.(Syncer); !ok {
+		t.Error("Sub of a wrapped Dir is no Syncer")
+	}
+	b, err := s.(RangeGetter).GetRange(ctx, "c/0", 2, 3)
+	if err != nil || string(b) != "234" {
+		t.Errorf("GetRange = %q, %v", b, err)
+	}
+}
+
+type unwrapping struct{ Store }
+
+func (u unwrapping) Unwrap() Store { return u.Store }

@@ -104,24 +104,12 @@ func TestTranscodeGroupKillResume(t *testing.T) {
 			if attempt > 0 {
 				args = append(args, "--resume")
 			}
-			cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, args...)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			var when string
-			if rng.IntN(3) > 0 {
-				when = killAfterChunks(t, cmd, dst, 1+rng.IntN(files))
-			} else {
-				d := time.Duration(rng.Int64N(int64(duration)))
-				time.Sleep(d)
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				when = fmt.Sprint("after ", d.Round(time.Millisecond))
-			}
-			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
-				kills++
-			} else if err != nil {
+			killed, when, err := runAndKill(t, rng, args, dst, files, duration, 3)
+			if err != nil {
 				t.Fatalf("round %d attempt %d: %v", round, attempt, err)
+			}
+			if killed {
+				kills++
 			}
 			if consolidated(t, dst) {
 				completeSoFar(t, ref, dst, fmt.Sprintf("round %d attempt %d, killed %s", round, attempt, when))
@@ -246,4 +234,30 @@ func TestGroupPlanCF(t *testing.T) {
 	if !regexp.MustCompile(`time +copy .*\(not converted, see the note\)`).MatchString(out) {
 		t.Errorf("summary of a refused CF array:\n%s", out)
 	}
+}
+
+// runAndKill runs dt64 with args in a subprocess, slowed down, and kills
+// it with SIGKILL: after 1 to files chunks of dst are written
+// (killAfterChunks), or, one time in odds, after a random time up to
+// duration. It reports whether the kill landed (the run may finish
+// first) and when; err is a run that failed on its own.
+func runAndKill(t *testing.T, rng *rand.Rand, args []string, dst string, files int, duration time.Duration, odds int) (killed bool, when string, err error) {
+	t.Helper()
+	cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if rng.IntN(odds) > 0 {
+		when = killAfterChunks(t, cmd, dst, 1+rng.IntN(files))
+	} else {
+		d := time.Duration(rng.Int64N(int64(duration)))
+		time.Sleep(d)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		when = fmt.Sprint("after ", d.Round(time.Millisecond))
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
+		return true, when, nil
+	}
+	return false, when, err
 }

@@ -6,10 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -182,24 +180,12 @@ func TestS3GroupKillResume(t *testing.T) {
 			if attempt > 0 {
 				args = append(args, "--resume")
 			}
-			cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=2ms"}, args...)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			var when string
-			if rng.IntN(2) == 0 {
-				when = killAfterChunks(t, cmd, dst, 1+rng.IntN(files))
-			} else {
-				d := time.Duration(rng.Int64N(int64(duration)))
-				time.Sleep(d)
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				when = fmt.Sprint("after ", d.Round(time.Millisecond))
-			}
-			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
-				kills++
-			} else if err != nil {
+			killed, when, err := runAndKill(t, rng, args, dst, files, duration, 2)
+			if err != nil {
 				t.Fatalf("round %d attempt %d: %v", round, attempt, err)
+			}
+			if killed {
+				kills++
 			}
 			if consolidated(t, dst) {
 				completeSoFar(t, ref, dst, fmt.Sprintf("round %d attempt %d, killed %s", round, attempt, when))

@@ -167,7 +167,7 @@ func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
 // fixtures are well inside the range).
 func toNanoseconds(t *testing.T, d dtype.DataType, v []int64) []int64 {
 	t.Helper()
-	conv, err := dtype.NewConversion(d, ns)
+	conv, err := dtype.NewConversion(d, dtype.DataType{Kind: d.Kind, Unit: dtype.Nanosecond, Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

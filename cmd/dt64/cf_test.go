@@ -59,7 +59,7 @@ func xarrayFixtures(t *testing.T) []xarrayFixture {
 
 func (f xarrayFixture) path() string { return filepath.Join(xarrayDir, f.name+".zarr", "time") }
 
-// readNanoseconds reads a datetime64 array's values in ns.
+// readNanoseconds reads a datetime64 (or timedelta64) array's values in ns.
 func readNanoseconds(t *testing.T, dir string) []int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -67,7 +67,7 @@ func readNanoseconds(t *testing.T, dir string) []int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := dtype.NewConversion(a.DataType(), nsType)
+	conv, err := dtype.NewConversion(a.DataType(), dtype.DataType{Kind: a.DataType().Kind, Unit: dtype.Nanosecond, Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,9 @@ numbers (NaN as null), the durations written and the durations xarray
 decodes them to (decode_cf_timedelta through open_zarr), both int64
 nanoseconds (null for NaT). A case xarray does not decode as a duration
 has "decoded": the dtype it reads instead, and no "values".
+Also OUTDIR/era5_group.zarr, a dataset as ERA5 forecasts store it: a
+CF time "time" (int64 hours since), a CF duration "step" (int64 hours)
+and a float32 "t2m" over both, with consolidated metadata.
 Deterministic.
 """
 import json
@@ -82,6 +85,15 @@ def stored_list(path):
     return [None if (a.dtype.kind == "f" and np.isnan(x)) else x.item() for x in a]
 
 
+def era5_group(out):
+    path = os.path.join(out, "era5_group.zarr")
+    shutil.rmtree(path, ignore_errors=True)
+    time = np.arange(8).astype("timedelta64[h]") * 12 + np.datetime64("2020-01-01T00", "ns")
+    ds = xr.Dataset({"t2m": (("time", "step"), np.arange(8 * 6, dtype="float32").reshape(8, 6) + 273)},
+                    coords={"time": time, "step": steps(np.timedelta64(0, "h"), H, 6)})
+    ds.to_zarr(path, encoding={"time": {"units": "hours since 1900-01-01"}}, consolidated=True)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -109,6 +121,7 @@ def main():
         if decoded.dtype.kind == "m":
             raise TypeError(f"{name}: xarray decodes it as {decoded.dtype}")
         dump(os.path.join(out, name + ".values.json"), {"units": attrs["units"], "decoded": str(decoded.dtype)})
+    era5_group(out)
 
 
 if __name__ == "__main__":

@@ -162,3 +162,33 @@ func exportParquetDurations(t *testing.T, tab *Table) (arrow.DataType, []int64) 
 	}
 	return sr.Schema().Field(0).Type, vals
 }
+
+// TestTableCFDurationGroup: in an ERA5-like group (CF time "time", CF
+// duration "step", t2m over both) the time coordinate is "time", never
+// the duration: the wide table runs along time, and the long one has a
+// timestamp, a duration and the variable.
+func TestTableCFDurationGroup(t *testing.T) {
+	ctx := context.Background()
+	store := zarr.Dir(filepath.Join("..", "testdata", "xarray-durations", "era5_group.zarr"))
+	tab, err := OpenTable(ctx, store, TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tab.Schema(); s.NumFields() != 1 || s.Field(0).Name != "time" || s.Field(0).Type.ID() != arrow.TIMESTAMP {
+		t.Errorf("wide table: %s", s)
+	}
+	long, err := OpenLongTable(ctx, store, LongOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := long.RecordReader(ctx)
+	defer r.Release()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	rec := r.RecordBatch()
+	step, ok := rec.Column(1).(*array.Duration)
+	if rec.NumRows() != 48 || rec.Schema().Field(0).Name != "time" || !ok || rec.Schema().Field(1).Name != "step" || int64(step.Value(7)) != 3600 {
+		t.Errorf("long table: %d rows, %s, step[7] %v", rec.NumRows(), rec.Schema(), step)
+	}
+}

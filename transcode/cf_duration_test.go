@@ -278,3 +278,37 @@ func TestCFDurationKinds(t *testing.T) {
 		t.Errorf("a duration to timedelta64[M]: %v, want a plan error", err)
 	}
 }
+
+// TestCFDurationXarrayRounding: after a --cf run of durations xarray
+// would not decode exactly (int64 masked through float64 beyond 2^53;
+// beyond timedelta64[ns], which pandas wraps silently), the plan says so,
+// with no CF units to suggest; within those bounds it says nothing.
+func TestCFDurationXarrayRounding(t *testing.T) {
+	for _, c := range []struct {
+		unit dtype.Unit
+		vals []int64
+		want string // "" for no warning
+	}{
+		{dtype.Nanosecond, []int64{1 << 53, -(1 << 53), dtype.NaT}, ""},
+		{dtype.Nanosecond, []int64{1<<53 + 1, dtype.NaT}, "may round"},
+		{dtype.Hour, []int64{2_562_047, dtype.NaT}, ""}, // 292 years
+		{dtype.Hour, []int64{2_562_048, 1}, "wrapping silently"},
+	} {
+		src := zarr.NewMemory()
+		m := zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Timedelta, Unit: c.unit, Scale: 1},
+			Shape: []int64{int64(len(c.vals))}, ChunkShape: []int64{4}, FillValue: dtype.NaT}
+		writeArray(t, src, m, c.vals, nil)
+		job, err := transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{CF: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := job.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reason, exact := job.Plan().XarrayRounding(sum)
+		if exact != "" || (c.want == "") != (reason == "") || !strings.Contains(reason, c.want) || c.want != "" && !strings.Contains(reason, "durations") {
+			t.Errorf("%s %v: %q %q, want %q", c.unit, c.vals, reason, exact, c.want)
+		}
+	}
+}

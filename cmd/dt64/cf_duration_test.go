@@ -180,3 +180,32 @@ func TestCFDurationXarrayReadsOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestCFDurationPartsResume: a CF duration source in three parts (each
+// verified), then --finalize, gives the bytes of a single run; a second
+// run with --resume finds every unit done and changes nothing; so does
+// the same with --cf.
+func TestCFDurationPartsResume(t *testing.T) {
+	src := filepath.Join(durationsDir, "days_float_nat.zarr", "step")
+	for _, extra := range [][]string{{"--unit", "us"}, {"--cf", "--unit", "s"}} {
+		flags := append([]string{"--format", "3", "-q"}, extra...)
+		ref := filepath.Join(t.TempDir(), "ref.zarr")
+		if out, _, err := run(t, nil, append([]string{"transcode", src, ref, "--verify"}, flags...)...); err != nil || !strings.Contains(out, "verified") {
+			t.Fatalf("%v: %v\n%s", extra, err, out)
+		}
+		dst := filepath.Join(t.TempDir(), "dst.zarr")
+		for _, p := range []string{"2/3", "0/3", "1/3"} {
+			if out, _, err := run(t, nil, append([]string{"transcode", src, dst, "--part", p, "--verify"}, flags...)...); err != nil || !strings.Contains(out, "verified") {
+				t.Fatalf("%v part %s: %v\n%s", extra, p, err, out)
+			}
+		}
+		if out, _, err := run(t, nil, append([]string{"transcode", src, dst, "--finalize", "--verify"}, flags...)...); err != nil || !strings.Contains(out, "verified") {
+			t.Fatalf("%v finalize: %v\n%s", extra, err, out)
+		}
+		sameDirs(t, ref, dst)
+		if out, _, err := run(t, nil, append([]string{"transcode", src, ref, "--resume"}, flags...)...); err != nil {
+			t.Fatalf("%v resume: %v\n%s", extra, err, out)
+		}
+		sameDirs(t, ref, dst)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,24 +30,7 @@ type durationCase struct {
 }
 
 func durationCases(t *testing.T) []durationCase {
-	t.Helper()
-	paths, err := filepath.Glob("../testdata/xarray-durations/*.values.json")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures in testdata/xarray-durations (tools/xarray/cf_durations.py): %v", err)
-	}
-	var cases []durationCase
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := durationCase{Name: strings.TrimSuffix(filepath.Base(p), ".values.json")}
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		cases = append(cases, c)
-	}
-	return cases
+	return readFixtures(t, "xarray-durations", func(c *durationCase, name string) { c.Name = name })
 }
 
 func (c durationCase) source() zarr.Store {

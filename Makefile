@@ -253,9 +253,10 @@ cf-vectors:
 	$(PYTHON) -W ignore tools/cf/gen.py testdata/cf
 
 ## xarray-fixtures: CF-encoded time arrays written and decoded by Debian's
-## python3-xarray (testdata/xarray).
+## python3-xarray (testdata/xarray), and CF durations (testdata/xarray-durations).
 xarray-fixtures:
 	$(PYTHON) tools/xarray/cf_sources.py testdata/xarray
+	$(PYTHON) tools/xarray/cf_durations.py testdata/xarray-durations
 
 clean:
 	rm -rf bin bench.txt

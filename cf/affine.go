@@ -29,16 +29,17 @@ var secondsPer = map[dtype.Unit]*big.Rat{
 	dtype.Microsecond: big.NewRat(1, 1_000_000), dtype.Nanosecond: big.NewRat(1, 1_000_000_000),
 }
 
-// unitSeconds is the length of one count of a datetime64 data type in
-// seconds; Y and M have none (they are calendar units).
+// unitSeconds is the length of one count of a datetime64 (or timedelta64)
+// data type in seconds; Y and M have none (they are calendar units, and
+// NumPy's timedelta Y and M are averages no calendar has).
 func unitSeconds(d dtype.DataType) (*big.Rat, error) {
-	if d.Kind != dtype.Datetime {
-		return nil, fmt.Errorf("%s is not a datetime64 type", d)
+	if d.Kind != dtype.Datetime && d.Kind != dtype.Timedelta {
+		return nil, fmt.Errorf("%s is not a datetime64 or timedelta64 type", d)
 	}
 	if d.Unit.IsCalendar() || d.Unit == dtype.Generic {
-		return nil, fmt.Errorf("%s has no fixed length in seconds (CF times become datetime64 in W, D, h, m, s, ms, us, ns, ps, fs or as)", d)
+		return nil, fmt.Errorf("%s has no fixed length in seconds (CF times and durations become %s in W, D, h, m, s, ms, us, ns, ps, fs or as)", d, d.Kind)
 	}
-	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
+	sec := dtype.DataType{Kind: d.Kind, Unit: dtype.Second, Scale: 1}
 	c, err := dtype.NewConversion(d, sec)
 	if err != nil {
 		return nil, err
@@ -51,6 +52,9 @@ func unitSeconds(d dtype.DataType) (*big.Rat, error) {
 // into datetime64 values of type to: out = floor((ref + (v×Scale +
 // Offset)×unit) / to's unit).
 func NewDecoding(u Units, p Packing, to dtype.DataType) (Affine, error) {
+	if err := u.checkKind(to); err != nil {
+		return Affine{}, err
+	}
 	ds, err := unitSeconds(to)
 	if err != nil {
 		return Affine{}, err
@@ -74,6 +78,9 @@ func NewDecoding(u Units, p Packing, to dtype.DataType) (Affine, error) {
 // NewEncoding plans encoding datetime64 values of type from as integer
 // counts of units u: out = floor((v × from's unit − ref) / unit).
 func NewEncoding(from dtype.DataType, u Units) (Affine, error) {
+	if err := u.checkKind(from); err != nil {
+		return Affine{}, err
+	}
 	fs, err := unitSeconds(from)
 	if err != nil {
 		return Affine{}, err

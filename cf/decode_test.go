@@ -78,12 +78,17 @@ func TestDecoderExact(t *testing.T) {
 		`{"units": "hours since 2000-01-01", "scale_factor": 0.01, "add_offset": -12.5}`,
 		`{"units": "weeks since 1970-01-01", "scale_factor": [3]}`,
 		`{"units": "milliseconds since 2262-04-11T23:47:16.854775807"}`,
+		// CF durations, to timedelta64: the same rules with no reference.
+		`{"units": "hours"}`,
+		`{"units": "days", "scale_factor": 0.25, "add_offset": -1.5}`,
+		`{"units": "nanoseconds", "calendar": "noleap"}`,
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, a := range attrs {
 		for _, to := range []dtype.DataType{dtNs, dtUs10, dtS, dtD, dtAs} {
 			for _, stored := range []Stored{{StoredInt, 8}, {StoredUint, 8}, {StoredFloat, 8}} {
 				tm := mustTime(t, a, stored)
+				to.Kind = tm.Units.Kind()
 				d, err := NewDecoderWith(tm, to, DecoderOptions{Float: FloatExact})
 				if err != nil {
 					t.Fatal(err)
@@ -309,7 +314,9 @@ func TestParseAttributesErrors(t *testing.T) {
 			t.Errorf("%s: %v; want an AttributeError naming %s %s", c.attrs, err, c.attr, c.text)
 		}
 	}
-	for _, a := range []string{`{"units": "m/s"}`, `{"units": 3}`, `{}`, `{"units": "hours"}`, ``} {
+	for _, a := range []string{`{"units": "m/s"}`, `{"units": 3}`, `{}`, ``,
+		// Not durations for xarray (exactly its words only), so not for dt64.
+		`{"units": "hour"}`, `{"units": "Hours"}`, `{"units": " hours"}`, `{"units": "weeks"}`, `{"units": "h"}`, `{"units": "months"}`} {
 		if tm, err := ParseAttributes(json.RawMessage(a), f8); tm != nil || err != nil {
 			t.Errorf("%s: %v %v, want not a time", a, tm, err)
 		}

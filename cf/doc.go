@@ -31,6 +31,12 @@
 // against: 128-bit integer arithmetic when the plan's constants fit,
 // math/big otherwise.
 //
+// A units attribute that is exactly one of xarray's duration words
+// ("days", "hours", "minutes", "seconds", "milliseconds", "microseconds",
+// "nanoseconds"; ParseDuration) makes a CF duration: a Time with
+// Units.Duration set and no reference, decoded by the same rules to
+// timedelta64. Instants and durations never mix.
+//
 // Every attribute error is an *AttributeError naming the attribute, its
 // text and what is wrong.
 package cf

@@ -57,11 +57,12 @@ func storedFor(tm *Time, instant *big.Rat) float64 {
 func TestShortestGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 25))
 	checked, unique := 0, 0
-	for _, units := range []string{"days since 2000-01-01", "hours since 1970-01-01 00:00:00", "seconds since 1900-01-01", "days since 1850-01-01 12:00", "minutes since 2020-06-01T00:00:00.5"} {
+	for _, units := range []string{"days since 2000-01-01", "hours since 1970-01-01 00:00:00", "seconds since 1900-01-01", "days since 1850-01-01 12:00", "minutes since 2020-06-01T00:00:00.5", "days", "hours"} {
 		for _, size := range []int{8, 4} {
 			tm := mustTime(t, `{"units": "`+units+`"}`, Stored{StoredFloat, size})
 			for _, step := range []*big.Rat{big.NewRat(3600, 1), big.NewRat(900, 1), big.NewRat(60, 1), big.NewRat(1, 1), big.NewRat(1, 10)} {
 				for _, to := range []dtype.DataType{dtNs, dtUs, dtMs, dtS, dtH} {
+					to.Kind = tm.Units.Kind()
 					toSec, _ := unitSeconds(to)
 					if new(big.Rat).Quo(step, toSec).IsInt() == false {
 						continue // the grid is finer than the destination

@@ -36,6 +36,9 @@ type Units struct {
 	Calendar Calendar
 	// Text is the attribute as given.
 	Text string
+	// Duration marks a CF duration (units without "since", ParseDuration):
+	// lengths of time, decoded to timedelta64; Reference is then zero.
+	Duration bool
 }
 
 // unitWords maps every accepted spelling (lower case) to its unit: CF's
@@ -375,6 +378,9 @@ func parseInt(d string, ok bool) (int64, bool) {
 // String describes the units with the reference as an ISO 8601 instant in
 // the proleptic Gregorian calendar, e.g. "hours since 1900-01-01T00:00:00".
 func (u Units) String() string {
+	if u.Duration {
+		return unitName[u.Unit]
+	}
 	return fmt.Sprintf("%s since %s", unitName[u.Unit], FormatInstant(u.Reference))
 }
 

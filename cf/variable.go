@@ -57,6 +57,8 @@ func (s Stored) Validate() error {
 
 // Time describes a CF time variable: how its stored numbers become
 // instants, value = reference + (v × scale_factor + add_offset) × unit.
+// With Units.Duration it is a CF duration (units without "since"): the
+// reference is zero and the values are timedelta64 lengths of time.
 type Time struct {
 	Units    Units
 	Calendar Calendar
@@ -70,13 +72,13 @@ type Time struct {
 	Missing []uint64
 }
 
-// DefaultType is the datetime64 type t's values decode to unless the
-// caller picks one: its own unit when every value decodes exactly in it
+// DefaultType is the datetime64 type (timedelta64 for a duration) t's
+// values decode to unless the caller picks one: its own unit when every value decodes exactly in it
 // (integers, no fractional packing, a reference that is a whole number of
 // the unit since the epoch), else nanoseconds.
 func (t *Time) DefaultType() dtype.DataType {
-	ns := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
-	own := dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1}
+	ns := dtype.DataType{Kind: t.Units.Kind(), Unit: dtype.Nanosecond, Scale: 1}
+	own := dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1}
 	whole := func(r *big.Rat) bool { return r == nil || r.IsInt() }
 	if t.Stored.Kind == StoredFloat || !whole(t.Packing.Scale) || !whole(t.Packing.Offset) {
 		return ns
@@ -113,22 +115,28 @@ func ParseAttributes(attrs json.RawMessage, stored Stored) (*Time, error) {
 		}
 		return nil, nil
 	}
-	if !isTimeLike(units) {
-		return nil, nil
-	}
 	t := &Time{Stored: stored}
-	calText := ""
-	if raw, ok := obj["calendar"]; ok {
-		if err := json.Unmarshal(raw, &calText); err != nil {
-			return nil, &AttributeError{Attribute: "calendar", Text: shorten(string(raw)), Reason: "must be a string"}
-		}
-	}
 	var err error
-	if t.Calendar, err = ParseCalendar(calText); err != nil {
-		return nil, err
-	}
-	if t.Units, err = ParseUnits(units, t.Calendar); err != nil {
-		return nil, err
+	switch {
+	case IsDuration(units):
+		// A duration: no reference, so no calendar (xarray ignores one).
+		t.Units, _ = ParseDuration(units)
+		t.Calendar = t.Units.Calendar
+	case !isTimeLike(units):
+		return nil, nil
+	default:
+		calText := ""
+		if raw, ok := obj["calendar"]; ok {
+			if err := json.Unmarshal(raw, &calText); err != nil {
+				return nil, &AttributeError{Attribute: "calendar", Text: shorten(string(raw)), Reason: "must be a string"}
+			}
+		}
+		if t.Calendar, err = ParseCalendar(calText); err != nil {
+			return nil, err
+		}
+		if t.Units, err = ParseUnits(units, t.Calendar); err != nil {
+			return nil, err
+		}
 	}
 	if err := stored.Validate(); err != nil {
 		return nil, &AttributeError{Attribute: "units", Text: units, Reason: err.Error()}

@@ -71,7 +71,8 @@ type CFDecoder struct{ k cfKernel }
 type CFEncoder struct{ k cfKernel }
 
 // NewCFDecoder compiles decoding of t's stored numbers into datetime64
-// values of type to (any unit but Y, M and generic).
+// values of type to (any unit but Y, M and generic); a CF duration's
+// (t.Units.Duration) into timedelta64 values.
 func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) {
 	if t == nil {
 		return nil, fmt.Errorf("kernels: no CF time description")
@@ -122,7 +123,7 @@ func NewCFEncoder(from dtype.DataType, u cf.Units, o Options) (*CFEncoder, error
 	k := cfKernel{opts: o, kind: cfInt, size: 8, srcLittle: isLittle(o.From),
 		swapIn: swapFor(o.From), swapOut: swapFor(o.To),
 		stored: cf.Stored{Kind: cf.StoredInt, Size: 8}, aff: aff,
-		to:      dtype.DataType{Kind: dtype.Datetime, Unit: u.Unit, Scale: 1},
+		to:      dtype.DataType{Kind: from.Kind, Unit: u.Unit, Scale: 1},
 		missing: []uint64{natBits},
 		source:  from.String(),
 		from:    from,

@@ -37,21 +37,23 @@ type cfCase struct {
 }
 
 var (
-	i64  = cf.Stored{Kind: cf.StoredInt, Size: 8}
-	i32  = cf.Stored{Kind: cf.StoredInt, Size: 4}
-	i16  = cf.Stored{Kind: cf.StoredInt, Size: 2}
-	i8   = cf.Stored{Kind: cf.StoredInt, Size: 1}
-	u64  = cf.Stored{Kind: cf.StoredUint, Size: 8}
-	u32  = cf.Stored{Kind: cf.StoredUint, Size: 4}
-	u16  = cf.Stored{Kind: cf.StoredUint, Size: 2}
-	u8   = cf.Stored{Kind: cf.StoredUint, Size: 1}
-	f64  = cf.Stored{Kind: cf.StoredFloat, Size: 8}
-	f32  = cf.Stored{Kind: cf.StoredFloat, Size: 4}
-	ns   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
-	us   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1}
-	ms   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Millisecond, Scale: 1}
-	secs = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
-	days = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Day, Scale: 1}
+	i64    = cf.Stored{Kind: cf.StoredInt, Size: 8}
+	i32    = cf.Stored{Kind: cf.StoredInt, Size: 4}
+	i16    = cf.Stored{Kind: cf.StoredInt, Size: 2}
+	i8     = cf.Stored{Kind: cf.StoredInt, Size: 1}
+	u64    = cf.Stored{Kind: cf.StoredUint, Size: 8}
+	u32    = cf.Stored{Kind: cf.StoredUint, Size: 4}
+	u16    = cf.Stored{Kind: cf.StoredUint, Size: 2}
+	u8     = cf.Stored{Kind: cf.StoredUint, Size: 1}
+	f64    = cf.Stored{Kind: cf.StoredFloat, Size: 8}
+	f32    = cf.Stored{Kind: cf.StoredFloat, Size: 4}
+	ns     = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
+	us     = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1}
+	ms     = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Millisecond, Scale: 1}
+	secs   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
+	days   = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Day, Scale: 1}
+	tdNs   = dtype.DataType{Kind: dtype.Timedelta, Unit: dtype.Nanosecond, Scale: 1}
+	tdSecs = dtype.DataType{Kind: dtype.Timedelta, Unit: dtype.Second, Scale: 1}
 )
 
 func cfCases() []cfCase {
@@ -89,6 +91,13 @@ func cfCases() []cfCase {
 		{name: "encode us seconds half", encode: true, from: us, units: "seconds since 2000-01-01T00:00:00.5"},
 		{name: "encode ns ns", encode: true, from: ns, units: "nanoseconds since 1970-01-01"},
 		{name: "encode s ns", encode: true, from: secs, units: "nanoseconds since 2000-01-01"},
+		// CF durations (no reference, to and from timedelta64).
+		{name: "duration int64 hours ns", attrs: `{"units": "hours", "_FillValue": -1}`, stored: i64, to: tdNs},
+		{name: "duration int16 minutes s", attrs: `{"units": "minutes", "_FillValue": -32768}`, stored: i16, to: tdSecs},
+		{name: "duration float64 days ns shortest", attrs: `{"units": "days", "_FillValue": "NaN"}`, stored: f64, to: tdNs, shortest: true},
+		{name: "duration float32 hours s shortest", attrs: `{"units": "hours"}`, stored: f32, to: tdSecs, shortest: true},
+		{name: "duration encode ns hours", encode: true, from: tdNs, units: "hours"},
+		{name: "duration encode s days", encode: true, from: tdSecs, units: "days"},
 	}
 }
 
@@ -106,6 +115,9 @@ func compileCase(t *testing.T, c cfCase) *cfCompiled {
 	cc := &cfCompiled{c: c}
 	if c.encode {
 		u, err := cf.ParseUnits(c.units, cf.ProlepticGregorian)
+		if cf.IsDuration(c.units) {
+			u, err = cf.ParseDuration(c.units)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

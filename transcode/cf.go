@@ -66,14 +66,20 @@ var cfUnitWord = map[dtype.Unit]string{
 
 // cfDestinationUnits parses Options.CFUnits (in the proleptic Gregorian
 // calendar the destination declares) or makes the default for values of
-// type d.
+// type d: for timedelta64, CF duration units ("hours").
 func cfDestinationUnits(text string, d dtype.DataType) (cf.Units, error) {
+	if d.Kind == dtype.Timedelta {
+		return cfDurationUnits(text, d)
+	}
 	if text == "" {
 		u, err := cfUnitFor(d)
 		if err != nil {
 			return cf.Units{}, planErr("CF destination: %v", err)
 		}
 		text = cfUnitWord[u] + " since " + cfReference
+	}
+	if cf.IsDuration(text) {
+		return cf.Units{}, planErr("CF destination units %q are a CF duration, and the values are %s instants: give \"%s since <date>\"", text, d, text)
 	}
 	u, err := cf.ParseUnits(text, cf.ProlepticGregorian)
 	if err != nil {
@@ -85,14 +91,14 @@ func cfDestinationUnits(text string, d dtype.DataType) (cf.Units, error) {
 	return u, nil
 }
 
-// midType is the datetime64 type a CF source decodes to on its way to a
-// CF destination with units u: u's unit, or a finer one in which u's
-// reference is a whole number, so that flooring twice (to it, then to
-// u's unit) is flooring once.
+// midType is the datetime64 (timedelta64 for a duration) type a CF
+// source decodes to on its way to a CF destination with units u: u's
+// unit, or a finer one in which u's reference is a whole number, so that
+// flooring twice (to it, then to u's unit) is flooring once.
 func midType(u cf.Units) dtype.DataType {
 	for _, unit := range []dtype.Unit{dtype.Week, dtype.Day, dtype.Hour, dtype.Minute, dtype.Second, dtype.Millisecond, dtype.Microsecond, dtype.Nanosecond, dtype.Picosecond, dtype.Femtosecond, dtype.Attosecond} {
-		d := dtype.DataType{Kind: dtype.Datetime, Unit: unit, Scale: 1}
-		us, ds := unitSeconds(dtype.DataType{Kind: dtype.Datetime, Unit: u.Unit, Scale: 1}), unitSeconds(d)
+		d := dtype.DataType{Kind: u.Kind(), Unit: unit, Scale: 1}
+		us, ds := unitSeconds(dtype.DataType{Kind: u.Kind(), Unit: u.Unit, Scale: 1}), unitSeconds(d)
 		if ds.Cmp(us) > 0 {
 			continue
 		}
@@ -100,13 +106,17 @@ func midType(u cf.Units) dtype.DataType {
 			return d
 		}
 	}
-	return dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Attosecond, Scale: 1}
+	return dtype.DataType{Kind: u.Kind(), Unit: dtype.Attosecond, Scale: 1}
 }
 
 // describeCF says what a CF time description is, for plan lines:
-// "hours since 1900-01-01 00:00:00, calendar standard, int64".
+// "hours since 1900-01-01 00:00:00, calendar standard, int64" ("hours,
+// int64" for a duration).
 func describeCF(t *cf.Time) string {
 	s := fmt.Sprintf("%s, calendar %s, %s", strings.TrimSpace(t.Units.Text), t.Calendar, t.Stored)
+	if t.Units.Duration {
+		s = fmt.Sprintf("%s, %s", t.Units.Text, t.Stored)
+	}
 	if t.Packing.Scale != nil {
 		s += ", scale_factor " + t.Packing.Scale.RatString()
 	}
@@ -176,9 +186,10 @@ func cfSourceAsTime(sm zarr.Metadata, t *cf.Time, o *Options) (zarr.Metadata, er
 	return m, nil
 }
 
-// cfDestination turns dm, the metadata of a datetime64 destination, into
-// that of the CF-encoded one with units u: int64 counts, NaT as
-// MinInt64, declared as the fill value and _FillValue.
+// cfDestination turns dm, the metadata of a datetime64 (or timedelta64)
+// destination, into that of the CF-encoded one with units u: int64
+// counts, NaT as MinInt64, declared as the fill value and _FillValue; a
+// calendar for times only (xarray writes none for a duration).
 // A v2 destination gets the xarray attribute _ARRAY_DIMENSIONS from a v3
 // source's dimension_names (dims) when it has none.
 func cfDestination(dm zarr.Metadata, u cf.Units, dims json.RawMessage) (zarr.Metadata, error) {
@@ -191,6 +202,9 @@ func cfDestination(dm zarr.Metadata, u cf.Units, dims json.RawMessage) (zarr.Met
 		"units":      strings.TrimSpace(u.Text),
 		"calendar":   "proleptic_gregorian",
 		"_FillValue": int64(math.MinInt64),
+	}
+	if u.Duration {
+		delete(set, "calendar")
 	}
 	var names []string // null names fail to unmarshal: no attribute then
 	if m.Format == 2 && len(dims) > 0 && json.Unmarshal(dims, &names) == nil && !hasAttribute(dm.Attributes, "_ARRAY_DIMENSIONS") {
@@ -214,8 +228,7 @@ type cfKernel interface {
 // float64 and multiplies by the unit's nanoseconds in float64, which is
 // exact while |v| × (the odd part of the unit's nanoseconds) ≤ 2^53.
 func XarrayExactBound(u dtype.Unit) int64 {
-	ns := map[dtype.Unit]int64{dtype.Day: 86400e9, dtype.Hour: 3600e9, dtype.Minute: 60e9, dtype.Second: 1e9,
-		dtype.Millisecond: 1e6, dtype.Microsecond: 1e3, dtype.Nanosecond: 1}[u]
+	ns := cfUnitNanoseconds[u]
 	for ns > 0 && ns%2 == 0 {
 		ns /= 2
 	}
@@ -225,20 +238,31 @@ func XarrayExactBound(u dtype.Unit) int64 {
 	return (1 << 53) / ns
 }
 
+// cfUnitNanoseconds are the lengths of xarray's CF units.
+var cfUnitNanoseconds = map[dtype.Unit]int64{dtype.Day: 86400e9, dtype.Hour: 3600e9, dtype.Minute: 60e9, dtype.Second: 1e9,
+	dtype.Millisecond: 1e6, dtype.Microsecond: 1e3, dtype.Nanosecond: 1}
+
 // XarrayRounding says, for a CF destination, when xarray 2023.01 would
 // not decode every value a run wrote exactly (see XarrayExactBound):
 // reason is "" when it would (or the plan is not CF); exact are CF units
 // with the same unit that would keep the values exact (the first midnight
 // at or before the earliest value as the reference), "" when none would
-// (a coarser unit is needed).
+// (a coarser unit is needed). For a CF duration (xarrayDurationBound)
+// exact is always "".
 func (p Plan) XarrayRounding(s Summary) (reason, exact string) {
 	u := p.CFUnits
 	if u == nil || !s.Ranged {
 		return "", ""
 	}
 	bound := XarrayExactBound(u.Unit)
+	if u.Duration {
+		bound = xarrayDurationBound(u.Unit)
+	}
 	if s.Min >= -bound && s.Max <= bound {
 		return "", ""
+	}
+	if u.Duration {
+		return xarrayDurationRounding(s, u.Unit, bound), ""
 	}
 	word := cfUnitWord[u.Unit]
 	reason = fmt.Sprintf("the values reach %d..%d %s since the reference; xarray (2023.01 at least) masks int64 times with a _FillValue "+
@@ -310,10 +334,10 @@ func (t *Job) planNative(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 // value must encode (whatever the policy); where it is not NaT, chunks
 // missing in the source are written (the destination's fill is NaT).
 func (t *Job) planEncode(sm zarr.Metadata, ko kernels.Options) error {
-	if sm.DataType.Kind != dtype.Datetime {
-		return planErr("CF time encodes datetimes; the source holds %s", sm.DataType)
-	}
 	u := *t.cf.dstUnits
+	if sm.DataType.Kind != u.Kind() {
+		return planErr("%s encodes %s values; the source holds %s", cfNoun(u), u.Kind(), sm.DataType)
+	}
 	t.cf.mid = sm.DataType
 	eo := ko
 	eo.Stats = true // the range of the values, for XarrayRounding
@@ -389,10 +413,14 @@ func (t *Job) cfText() string {
 		if t.cf.src.Stored.Kind == cf.StoredFloat {
 			floats = " (floats: " + t.opts.CFFloat.String() + ")"
 		}
-		parts = append(parts, "CF time: "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String()+floats)
+		parts = append(parts, cfNoun(t.cf.src.Units)+": "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String()+floats)
 	}
 	if u := t.cf.dstUnits; u != nil {
-		parts = append(parts, fmt.Sprintf("CF destination: int64 %s, calendar proleptic_gregorian, NaT as _FillValue %d", strings.TrimSpace(u.Text), dtype.NaT))
+		cal := ", calendar proleptic_gregorian"
+		if u.Duration {
+			cal = " (a CF duration)"
+		}
+		parts = append(parts, fmt.Sprintf("CF destination: int64 %s%s, NaT as _FillValue %d", strings.TrimSpace(u.Text), cal, dtype.NaT))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -32,18 +32,25 @@ type xarrayCase struct {
 }
 
 func xarrayCases(t *testing.T) []xarrayCase {
+	return readFixtures(t, "xarray", func(c *xarrayCase, name string) { c.Name = name })
+}
+
+// readFixtures reads every NAME.values.json of testdata/dir into a T,
+// named by setName.
+func readFixtures[T any](t *testing.T, dir string, setName func(*T, string)) []T {
 	t.Helper()
-	paths, err := filepath.Glob("../testdata/xarray/*.values.json")
+	paths, err := filepath.Glob(filepath.Join("..", "testdata", dir, "*.values.json"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures in testdata/xarray (make xarray-fixtures): %v", err)
+		t.Fatalf("no fixtures in testdata/%s (make xarray-fixtures): %v", dir, err)
 	}
-	var cases []xarrayCase
+	var cases []T
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := xarrayCase{Name: strings.TrimSuffix(filepath.Base(p), ".values.json")}
+		var c T
+		setName(&c, strings.TrimSuffix(filepath.Base(p), ".values.json"))
 		if err := json.Unmarshal(b, &c); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -168,7 +175,7 @@ func (c xarrayCase) want(t *testing.T) (exact []int64, lossy int) {
 // fixtures are well inside the range).
 func toNanoseconds(t *testing.T, d dtype.DataType, v []int64) []int64 {
 	t.Helper()
-	conv, err := dtype.NewConversion(d, ns)
+	conv, err := dtype.NewConversion(d, dtype.DataType{Kind: d.Kind, Unit: dtype.Nanosecond, Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,9 @@
 // (kernels.CFEncoder): int64 counts of Options.CFUnits, by default of the
 // destination unit since 1970-01-01, with NaT as _FillValue;
 // Plan.XarrayRounding says when xarray's float64 masking would round what
-// was written. Plan.CF describes both.
+// was written. Plan.CF describes both. A CF duration (units "hours", …,
+// without "since": cf.Units.Duration) is read and written the same way,
+// to and from timedelta64.
 //
 // # Nothing lost
 //

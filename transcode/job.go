@@ -158,7 +158,7 @@ func New(ctx context.Context, src, dst storage.Store, o Options) (*Job, error) {
 		return nil, fmt.Errorf("%w: the source: %w", ErrPlan, err)
 	}
 	if !t.src.IsTime() && cft == nil {
-		return nil, planErr("the source holds %s numbers, not datetime64 or timedelta64 values nor CF time (a units attribute \"<unit> since <date>\")", t.src.Numeric())
+		return nil, planErr("the source holds %s numbers, not datetime64 or timedelta64 values nor CF time (a units attribute \"<unit> since <date>\") or a CF duration (\"hours\", …)", t.src.Numeric())
 	}
 	if o.CFUnits != "" {
 		o.CF = true

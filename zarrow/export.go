@@ -77,11 +77,24 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		}
 		props := parquet.NewWriterProperties(opts...)
 		// pqarrow closes a sink that is an io.Closer: hide it, w is the caller's.
-		fw, err := pqarrow.NewFileWriter(r.Schema(), struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
+		schema, aprops := r.Schema(), []pqarrow.WriterOption{pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)}
+		durations := durationsAsInt64(schema) // nil without duration columns
+		if durations != nil {
+			schema, aprops = durations, aprops[1:] // the schema is stored by durationsAsInt64
+		}
+		fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(aprops...))
 		if err != nil {
 			return 0, fmt.Errorf("parquet: %w", err)
 		}
-		return writeBatches(r, "parquet", fw.Write, fw.Close)
+		write := fw.Write
+		if durations != nil {
+			write = func(rec arrow.RecordBatch) error {
+				rec = withSchema(rec, durations)
+				defer rec.Release()
+				return fw.Write(rec)
+			}
+		}
+		return writeBatches(r, "parquet", write, fw.Close)
 	case IPC:
 		opts := []ipc.Option{ipc.WithSchema(r.Schema()), ipc.WithAllocator(mem)}
 		switch o.Compression {

@@ -220,16 +220,23 @@ func longTimeDimension(ctx context.Context, store storage.Store, arrays []longNo
 		return dim, nil
 	}
 	var found []string
-	for _, n := range arrays {
-		if len(n.dims) != 1 || path.Base(n.Path) != n.dims[0] || slices.Contains(found, n.dims[0]) {
-			continue
+	// Instants first: a duration coordinate (an ERA5 step) only where
+	// there is no datetime one.
+	for _, timeLike := range []func(*zarr.Array) bool{isInstant, isTime} {
+		for _, n := range arrays {
+			if len(n.dims) != 1 || path.Base(n.Path) != n.dims[0] || slices.Contains(found, n.dims[0]) {
+				continue
+			}
+			a, err := openAt(ctx, store, n.Path)
+			if err != nil {
+				return "", err
+			}
+			if timeLike(a) {
+				found = append(found, n.dims[0])
+			}
 		}
-		a, err := openAt(ctx, store, n.Path)
-		if err != nil {
-			return "", err
-		}
-		if isTime(a) {
-			found = append(found, n.dims[0])
+		if len(found) > 0 {
+			break
 		}
 	}
 	switch len(found) {

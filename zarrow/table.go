@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -21,9 +22,10 @@ import (
 type TableOptions struct {
 	Options
 	// Dim is the dimension the columns run along. Empty picks the
-	// dimension of the group's time coordinate: the 1-D time array named
-	// like its dimension (as xarray writes a coordinate), else the only
-	// dimension of 1-D time arrays.
+	// dimension of the group's time coordinate: the 1-D datetime64 (or
+	// CF time) array named like its dimension (as xarray writes a
+	// coordinate), else the only dimension of such 1-D arrays; durations
+	// (an ERA5 step) only when there is none of those.
 	Dim string
 	// BatchRows is the most rows in one record batch; 0 means 1 Mi.
 	BatchRows int64
@@ -88,20 +90,27 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 	dim := o.Dim
 	if dim == "" {
 		var dims []string
-		for _, c := range oneD {
-			a, err := open(c.node.Path)
-			if err != nil {
-				return nil, err
+		// Instants first: durations (an ERA5 step) give the dimension
+		// only where no datetime array does.
+		for _, timeLike := range []func(*zarr.Array) bool{isInstant, isTime} {
+			for _, c := range oneD {
+				a, err := open(c.node.Path)
+				if err != nil {
+					return nil, err
+				}
+				if !timeLike(a) {
+					continue
+				}
+				if path.Base(c.node.Path) == c.dim {
+					dims = []string{c.dim}
+					break
+				}
+				if len(dims) == 0 || dims[0] != c.dim {
+					dims = append(dims, c.dim)
+				}
 			}
-			if !isTime(a) {
-				continue
-			}
-			if path.Base(c.node.Path) == c.dim {
-				dims = []string{c.dim}
+			if len(dims) > 0 {
 				break
-			}
-			if len(dims) == 0 || dims[0] != c.dim {
-				dims = append(dims, c.dim)
 			}
 		}
 		switch {
@@ -190,6 +199,18 @@ func isTime(a *zarr.Array) bool {
 	}
 	t, err := a.CFTime()
 	return t != nil || err != nil
+}
+
+// isInstant reports whether a holds instants, the kind of array a time
+// coordinate is: datetime64, or CF time (not a CF duration, not
+// timedelta64; one whose CF attributes do not parse counts, and fails
+// when its column is planned).
+func isInstant(a *zarr.Array) bool {
+	if a.IsTime() {
+		return a.DataType().Kind == dtype.Datetime
+	}
+	t, err := a.CFTime()
+	return err != nil || t != nil && !t.Units.Duration
 }
 
 // dimensionName is the name of a 1-D array's dimension: v3

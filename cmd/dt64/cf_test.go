@@ -60,7 +60,7 @@ func xarrayFixtures(t *testing.T) []xarrayFixture {
 
 func (f xarrayFixture) path() string { return filepath.Join(xarrayDir, f.name+".zarr", "time") }
 
-// readNanoseconds reads a datetime64 array's values in ns.
+// readNanoseconds reads a datetime64 (or timedelta64) array's values in ns.
 func readNanoseconds(t *testing.T, dir string) []int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func readNanoseconds(t *testing.T, dir string) []int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := dtype.NewConversion(a.DataType(), nsType)
+	conv, err := dtype.NewConversion(a.DataType(), dtype.DataType{Kind: a.DataType().Kind, Unit: dtype.Nanosecond, Scale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,17 +343,7 @@ func TestCFXarrayReadsOutput(t *testing.T) {
 	if retried == 0 {
 		t.Error("no job needed other units: the float64 rounding warning is not tested")
 	}
-	out, err := exec.Command(py, append([]string{"../../tools/xarray/decode_times.py"}, groups...)...).Output()
-	if err != nil {
-		t.Fatalf("decode_times.py: %v", err)
-	}
-	var got map[string]struct {
-		Values []*int64 `json:"values"`
-		Error  string   `json:"error"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
+	got := xarrayDecode(t, py, "decode_times.py", groups...)
 	rounded := 0
 	for i, g := range groups {
 		r := got[g]
@@ -361,11 +351,7 @@ func TestCFXarrayReadsOutput(t *testing.T) {
 			t.Errorf("%s: xarray: %s (%d values, want %d)", g, r.Error, len(r.Values), len(wants[i]))
 			continue
 		}
-		for k, v := range r.Values {
-			x := int64(dtype.NaT)
-			if v != nil {
-				x = *v
-			}
+		for k, x := range r.Values {
 			if x != wants[i][k] {
 				if slices.Contains(warned, i) {
 					rounded++ // as dt64 warned
@@ -379,6 +365,42 @@ func TestCFXarrayReadsOutput(t *testing.T) {
 	if rounded == 0 {
 		t.Error("xarray decoded every output dt64 warned about exactly: the warning is not shown to be needed")
 	}
+}
+
+// xarrayDecoded is what a tools/xarray decoding script says of a group:
+// the values (int64 ns, NaT for null) or why xarray did not decode them.
+type xarrayDecoded struct {
+	Values []int64
+	Error  string
+}
+
+// xarrayDecode runs py on tools/xarray/script with args and reads its
+// JSON answer, one xarrayDecoded per group.
+func xarrayDecode(t *testing.T, py, script string, args ...string) map[string]xarrayDecoded {
+	t.Helper()
+	out, err := exec.Command(py, append([]string{filepath.Join("..", "..", "tools", "xarray", script)}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	var got map[string]struct {
+		Values []*int64 `json:"values"`
+		Error  string   `json:"error"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]xarrayDecoded{}
+	for g, r := range got {
+		d := xarrayDecoded{Error: r.Error, Values: make([]int64, len(r.Values))}
+		for i, v := range r.Values {
+			d.Values[i] = dtype.NaT
+			if v != nil {
+				d.Values[i] = *v
+			}
+		}
+		res[g] = d
+	}
+	return res
 }
 
 // TestCFKillResume: dt64 processes transcoding a CF source, killed at

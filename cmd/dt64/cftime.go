@@ -9,6 +9,7 @@ import (
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
+	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -44,14 +45,14 @@ func (v *cfView) decode(a *zarr.Array, coords []int64, raw []byte) ([]byte, erro
 	return full, nil
 }
 
-// openCF returns the CF time description of a numeric array and the
-// datetime64 type inspect shows it in: the transcode default
+// cfTypes are the datetime64 types (timedelta64 for a CF duration)
+// inspect shows a CF array in, in order of preference: the transcode default
 // (cf.Time.DefaultType), or the CF unit itself when values overflow
 // that (a float "days since 1500-01-01" array of 16th-century dates has
 // no nanosecond form).
 func cfTypes(t *cf.Time) []dtype.DataType {
 	def := t.DefaultType()
-	own := dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1}
+	own := dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1}
 	if def == own {
 		return []dtype.DataType{def}
 	}
@@ -86,4 +87,21 @@ func cfLeftovers(a *zarr.Array) string {
 		}
 	}
 	return ""
+}
+
+// xarrayWarning is the warning after a --cf run whose values xarray
+// would not decode exactly (transcode.Plan.XarrayRounding) and what
+// keeps them exact; "" when xarray decodes them exactly. A CF duration's
+// reason says its own remedy.
+func xarrayWarning(p transcode.Plan, s transcode.Summary) string {
+	reason, exact := p.XarrayRounding(s)
+	switch {
+	case reason == "":
+		return ""
+	case exact != "":
+		return fmt.Sprintf("%s; --cf-units %q keeps them exact", reason, exact)
+	case p.CFUnits != nil && p.CFUnits.Duration:
+		return reason
+	}
+	return reason + "; a coarser unit (--unit, or --cf-units) keeps them exact"
 }

@@ -60,6 +60,9 @@ A CF time array (xarray's encoding: numbers with units "<unit> since
 default unit (the CF unit when every value is exact in it, else ns; the CF
 unit when the values overflow ns), and its fill value, minimum and maximum
 are shown decoded; data_type is then the stored numeric type ("int64").
+A CF duration (units "days", "hours", "minutes", "seconds",
+"milliseconds", "microseconds" or "nanoseconds", as xarray reads them) is
+shown the same way, decoded to timedelta64.
 
 With --json the output is one JSON object with these members, always all of
 them, in this order:
@@ -88,8 +91,9 @@ them, in this order:
   max_text
   cf               for a CF time array {"units" as written, "reference" (ISO
                    8601, proleptic Gregorian, UTC), "calendar", "stored"
-                   (e.g. "float64"), "decoded_as" (e.g. "datetime64[ns]")};
-                   null otherwise`,
+                   (e.g. "float64"), "decoded_as" (e.g. "datetime64[ns]"),
+                   "duration" (true for a CF duration, whose reference and
+                   calendar are then "")}; null otherwise`,
 		Example: `  dt64 inspect data/events.zarr
   dt64 inspect --json data/events.zarr | jq .nat`,
 		Args: exactArgs(1),
@@ -158,6 +162,7 @@ type inspectCF struct {
 	Calendar  string `json:"calendar"`
 	Stored    string `json:"stored"`
 	DecodedAs string `json:"decoded_as"`
+	Duration  bool   `json:"duration"`
 }
 
 type chunkCounts struct {
@@ -256,6 +261,9 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
 		}
 		rep.CF = &inspectCF{Units: cft.Units.Text, Reference: cf.FormatInstant(cft.Units.Reference), Calendar: cft.Calendar.String(), Stored: cft.Stored.String(), DecodedAs: to.String()}
+		if cft.Units.Duration {
+			rep.CF.Reference, rep.CF.Calendar, rep.CF.Duration = "", "", true
+		}
 		return rep, nil
 	}
 	return rep, nil
@@ -360,6 +368,9 @@ func (r *inspectReport) writeText(w io.Writer) error {
 	var typeLine string
 	if r.CF != nil {
 		typeLine = fmt.Sprintf("%s  (NumPy %s), CF time: %s, calendar %s; decoded as %s", r.DataType, r.NumPy, r.CF.Units, r.CF.Calendar, r.CF.DecodedAs)
+		if r.CF.Duration {
+			typeLine = fmt.Sprintf("%s  (NumPy %s), CF duration: %s; decoded as %s", r.DataType, r.NumPy, r.CF.Units, r.CF.DecodedAs)
+		}
 	} else {
 		var dt dtype.DataType
 		if err := dt.UnmarshalJSON(r.DataType); err != nil {
@@ -540,7 +551,7 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, err
 		}
 		if t == nil {
 			store.Close()
-			return nil, nil, fmt.Errorf("%s: a Zarr array of %s, not of datetime64 or timedelta64 values nor CF time (units \"<unit> since <date>\")", dir, a.Numeric())
+			return nil, nil, fmt.Errorf("%s: a Zarr array of %s, not of datetime64 or timedelta64 values nor CF time (units \"<unit> since <date>\") or a CF duration (units \"hours\", …)", dir, a.Numeric())
 		}
 	}
 	return a, store, nil

@@ -91,6 +91,10 @@ when every value is exact in it (integers, no fractional scale_factor or
 add_offset, a reference that is a whole number of the unit since
 1970-01-01), else ns. Calendars standard, gregorian, julian and
 proleptic_gregorian are read; noleap, 360_day and the others are refused.
+A CF duration (units exactly "days", "hours", "minutes", "seconds",
+"milliseconds", "microseconds" or "nanoseconds", the words xarray decodes)
+becomes timedelta64 by the same rules, and --cf writes timedelta64 back as
+one (units "hours" etc., no calendar; --cf-units "seconds").
 
 --cf writes DST CF-encoded instead, for readers without the datetime64
 type: int64 counts, units "<U> since 1970-01-01 00:00:00" (U: --unit, else
@@ -282,12 +286,8 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst storage.Store, srcName, dstNam
 		return err
 	}
 	printTranscodeSummary(cmd.OutOrStdout(), sum)
-	if reason, exact := p.XarrayRounding(sum); reason != "" {
-		fix := "a coarser unit (--unit, or --cf-units) keeps them exact"
-		if exact != "" {
-			fix = fmt.Sprintf("--cf-units %q keeps them exact", exact)
-		}
-		fmt.Fprintf(errw, "warning: %s; %s\n", reason, fix)
+	if w := xarrayWarning(p, sum); w != "" {
+		fmt.Fprintf(errw, "warning: %s\n", w)
 	}
 	if !sum.Complete {
 		fmt.Fprintf(cmd.OutOrStdout(), "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)

@@ -79,12 +79,8 @@ func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst stor
 		if ap.Plan == nil || ap.Path != a.Path {
 			continue
 		}
-		if reason, exact := ap.Plan.XarrayRounding(a.Summary); reason != "" {
-			fix := "a coarser unit (--unit, or --cf-units) keeps them exact"
-			if exact != "" {
-				fix = fmt.Sprintf("--cf-units %q keeps them exact", exact)
-			}
-			fmt.Fprintf(errw, "warning: %s: %s; %s\n", a.Path, reason, fix)
+		if w := xarrayWarning(*ap.Plan, a.Summary); w != "" {
+			fmt.Fprintf(errw, "warning: %s: %s\n", a.Path, w)
 		}
 	}
 	if !sum.Complete {

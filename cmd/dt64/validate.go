@@ -41,7 +41,8 @@ write (".dt64-tmp-*", safe to delete), chunk keys outside the chunk grid
 
 A CF time array (xarray's encoding) is decoded as dt64 transcode decodes it
 (in its CF unit): a value that cannot be an instant (±Inf, or beyond int64
-counts of the unit) is a problem. A datetime64 array that still carries a
+counts of the unit) is a problem; so is a CF duration's (units "hours",
+…) that cannot be a timedelta64. A datetime64 array that still carries a
 CF units attribute "<unit> since <date>" gets a warning: xarray applies it
 on top of the datetime64 values (a known corruption pattern).`,
 		Example: "  dt64 validate data/events.zarr || echo damaged",
@@ -112,7 +113,7 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 	// frames, shard indexes); a CF array's values are decoded too.
 	check := func(int, zarr.StoredChunk, []byte, binary.ByteOrder) error { return nil }
 	if t, err := a.CFTime(); err == nil && t != nil {
-		view, err := newCFView(a, t, dtype.DataType{Kind: dtype.Datetime, Unit: t.Units.Unit, Scale: 1})
+		view, err := newCFView(a, t, dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1})
 		if err != nil {
 			return err
 		}

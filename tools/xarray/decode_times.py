@@ -16,19 +16,25 @@ import numpy as np
 import xarray as xr
 
 
-def main():
+def decode(var, kind, paths):
+    """Prints the JSON object for variable var of each group in paths,
+    which xarray must decode to NumPy kind ("M" or "m")."""
     warnings.simplefilter("ignore")
     out = {}
-    for path in sys.argv[1:]:
+    for path in paths:
         try:
-            decoded = xr.open_zarr(path, consolidated=False).time.values
-            if decoded.dtype.kind != "M":
+            decoded = xr.open_zarr(path, consolidated=False)[var].values
+            if decoded.dtype.kind != kind:
                 raise TypeError(f"decoded as {decoded.dtype}")
-            ints = decoded.astype("datetime64[ns]").astype("int64")
+            ints = decoded.astype(decoded.dtype.str[:3] + "[ns]").astype("int64")
             out[path] = {"dtype": str(decoded.dtype), "values": [None if np.isnat(d) else int(i) for d, i in zip(decoded, ints)]}
         except Exception as e:  # noqa: BLE001 - reported to the test
             out[path] = {"error": f"{type(e).__name__}: {e}"}
     json.dump(out, sys.stdout)
+
+
+def main():
+    decode("time", "M", sys.argv[1:])
 
 
 if __name__ == "__main__":

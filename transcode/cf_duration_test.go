@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -33,8 +34,8 @@ func durationCases(t *testing.T) []durationCase {
 	return readFixtures(t, "xarray-durations", func(c *durationCase, name string) { c.Name = name })
 }
 
-func (c durationCase) source() zarr.Store {
-	return zarr.Dir(filepath.Join("../testdata/xarray-durations", c.Name+".zarr", "step"))
+func (c durationCase) source() storage.Store {
+	return storage.NewDir(filepath.Join("../testdata/xarray-durations", c.Name+".zarr", "step"))
 }
 
 func nsOrNaT(v []*int64) []int64 {
@@ -86,7 +87,7 @@ func TestCFDurationXarrayFixtures(t *testing.T) {
 				if tm, err := mustOpen(t, c.source()).CFTime(); tm != nil || err != nil {
 					t.Fatalf("units %q: dt64 reads %v %v; xarray reads %s numbers", c.Units, tm, err, c.Decoded)
 				}
-				_, err := transcode.New(ctx, c.source(), zarr.NewMemory(), transcode.Options{})
+				_, err := transcode.New(ctx, c.source(), storage.NewMemory(), transcode.Options{})
 				if !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "float64 numbers") {
 					t.Fatalf("units %q: %v, want a plan error (numbers, not time)", c.Units, err)
 				}
@@ -124,7 +125,7 @@ func TestCFDurationXarrayFixtures(t *testing.T) {
 				}
 			}
 			for _, o := range []transcode.Options{{Workers: 1}, {Unit: dtype.Nanosecond, Workers: 2}, {Format: 3, Workers: 2}} {
-				dst := zarr.NewMemory()
+				dst := storage.NewMemory()
 				job, err := transcode.New(ctx, c.source(), dst, o)
 				if err != nil {
 					t.Fatal(err)
@@ -169,7 +170,7 @@ func TestCFDurationXarrayFixtures(t *testing.T) {
 	}
 }
 
-func mustOpen(t *testing.T, s zarr.Store) *zarr.Array {
+func mustOpen(t *testing.T, s storage.Store) *zarr.Array {
 	t.Helper()
 	a, err := zarr.Open(ctx, s)
 	if err != nil {
@@ -190,7 +191,7 @@ func TestCFDurationDestination(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			for _, o := range []transcode.Options{{CF: true}, {CF: true, Unit: dtype.Second}, {CFUnits: "milliseconds"}, {CFUnits: "hours"}} {
-				mid := zarr.NewMemory()
+				mid := storage.NewMemory()
 				job, err := transcode.New(ctx, c.source(), mid, o)
 				if err != nil {
 					t.Fatal(err)
@@ -213,7 +214,7 @@ func TestCFDurationDestination(t *testing.T) {
 				if o.CFUnits != "" && u != o.CFUnits {
 					t.Errorf("units %q, want %q", u, o.CFUnits)
 				}
-				back := zarr.NewMemory()
+				back := storage.NewMemory()
 				job, err = transcode.New(ctx, mid, back, transcode.Options{Unit: dtype.Nanosecond})
 				if err != nil {
 					t.Fatal(err)
@@ -244,19 +245,19 @@ func TestCFDurationDestination(t *testing.T) {
 func TestCFDurationKinds(t *testing.T) {
 	step := durationCases(t)[0]
 	for _, c := range []struct {
-		src   zarr.Store
+		src   storage.Store
 		units string
 		want  string
 	}{
 		{step.source(), "hours since 2000-01-01", "no reference date"},
 		{xarrayCases(t)[0].source(), "hours", "are a CF duration"},
 	} {
-		_, err := transcode.New(ctx, c.src, zarr.NewMemory(), transcode.Options{CFUnits: c.units})
+		_, err := transcode.New(ctx, c.src, storage.NewMemory(), transcode.Options{CFUnits: c.units})
 		if !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--cf-units %q: %v, want %q", c.units, err, c.want)
 		}
 	}
-	if _, err := transcode.New(ctx, step.source(), zarr.NewMemory(), transcode.Options{Unit: dtype.Month}); !errors.Is(err, transcode.ErrPlan) {
+	if _, err := transcode.New(ctx, step.source(), storage.NewMemory(), transcode.Options{Unit: dtype.Month}); !errors.Is(err, transcode.ErrPlan) {
 		t.Errorf("a duration to timedelta64[M]: %v, want a plan error", err)
 	}
 }
@@ -276,11 +277,11 @@ func TestCFDurationXarrayRounding(t *testing.T) {
 		{dtype.Hour, []int64{2_562_047, dtype.NaT}, ""}, // 292 years
 		{dtype.Hour, []int64{2_562_048, 1}, "wrapping silently"},
 	} {
-		src := zarr.NewMemory()
+		src := storage.NewMemory()
 		m := zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Timedelta, Unit: c.unit, Scale: 1},
 			Shape: []int64{int64(len(c.vals))}, ChunkShape: []int64{4}, FillValue: dtype.NaT}
 		writeArray(t, src, m, c.vals, nil)
-		job, err := transcode.New(ctx, src, zarr.NewMemory(), transcode.Options{CF: true})
+		job, err := transcode.New(ctx, src, storage.NewMemory(), transcode.Options{CF: true})
 		if err != nil {
 			t.Fatal(err)
 		}

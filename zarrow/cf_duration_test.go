@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/zarr-dt64/dt64/dtype"
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // TestTableCFDuration: the CF durations xarray wrote
@@ -47,7 +47,7 @@ func TestTableCFDuration(t *testing.T) {
 			if err := json.Unmarshal(b, &doc); err != nil {
 				t.Fatal(err)
 			}
-			store := zarr.Dir(filepath.Join(dir, name+".zarr"))
+			store := storage.NewDir(filepath.Join(dir, name+".zarr"))
 			tab, err := OpenTable(ctx, store, TableOptions{Options: Options{Unit: dtype.Nanosecond, Parquet: true}})
 			if doc.Decoded != "" {
 				if err == nil {
@@ -169,7 +169,7 @@ func exportParquetDurations(t *testing.T, tab *Table) (arrow.DataType, []int64) 
 // timestamp, a duration and the variable.
 func TestTableCFDurationGroup(t *testing.T) {
 	ctx := context.Background()
-	store := zarr.Dir(filepath.Join("..", "testdata", "xarray-durations", "era5_group.zarr"))
+	store := storage.NewDir(filepath.Join("..", "testdata", "xarray-durations", "era5_group.zarr"))
 	tab, err := OpenTable(ctx, store, TableOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -73,9 +73,10 @@ type Time struct {
 }
 
 // DefaultType is the datetime64 type (timedelta64 for a duration) t's
-// values decode to unless the caller picks one: its own unit when every value decodes exactly in it
-// (integers, no fractional packing, a reference that is a whole number of
-// the unit since the epoch), else nanoseconds.
+// values decode to unless the caller picks one: its own unit when every
+// value decodes exactly in it (integers, no fractional packing, a
+// reference that is a whole number of the unit since the epoch), else
+// nanoseconds.
 func (t *Time) DefaultType() dtype.DataType {
 	ns := dtype.DataType{Kind: t.Units.Kind(), Unit: dtype.Nanosecond, Scale: 1}
 	own := dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1}

@@ -10,7 +10,8 @@ import (
 
 // CFTime returns the CF time description of a numeric array whose
 // attributes (v3 "attributes", v2 .zattrs) have units "<unit> since
-// <date>", or nil when the array is not a CF time array (a native time
+// <date>" (or a CF duration's units, "hours": cf.Units.Duration), or nil
+// when the array is not a CF time array (a native time
 // array, or no such units). The array's fill value (unless a v2 null) is
 // one of its missing values, as xarray reads it: missing chunks and
 // padding decode to NaT. Errors are *cf.AttributeError values naming the

@@ -136,8 +136,9 @@ func TestCFTimeXarrayFixtures(t *testing.T) {
 func TestCFTimeNotTime(t *testing.T) {
 	ctx := context.Background()
 	for attrs, isTime := range map[string]bool{
-		`{"units": "m/s"}`: false, `{}`: false, `{"units": "hours"}`: false,
+		`{"units": "m/s"}`: false, `{}`: false, `{"units": "hour"}`: false, `{"units": "Hours"}`: false,
 		`{"units": "hours since 2000-01-01"}`: true,
+		`{"units": "hours"}`:                  true, // a CF duration, as xarray reads it
 	} {
 		a, err := Create(ctx, storage.NewMemory(), Metadata{Numeric: NumericType{Float, 4}, Shape: []int64{3}, ChunkShape: []int64{3},
 			Attributes: []byte(attrs)})

@@ -46,9 +46,9 @@ func (v *cfView) decode(a *zarr.Array, coords []int64, raw []byte) ([]byte, erro
 }
 
 // cfTypes are the datetime64 types (timedelta64 for a CF duration)
-// inspect shows a CF array in, in order of preference: the transcode default
-// (cf.Time.DefaultType), or the CF unit itself when values overflow
-// that (a float "days since 1500-01-01" array of 16th-century dates has
+// inspect shows a CF array in, in order of preference: the transcode
+// default (cf.Time.DefaultType), or the CF unit itself when values
+// overflow that (a float "days since 1500-01-01" array of 16th-century dates has
 // no nanosecond form).
 func cfTypes(t *cf.Time) []dtype.DataType {
 	def := t.DefaultType()

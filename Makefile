@@ -253,9 +253,11 @@ cf-vectors:
 	$(PYTHON) -W ignore tools/cf/gen.py testdata/cf
 
 ## xarray-fixtures: CF-encoded time arrays written and decoded by Debian's
-## python3-xarray (testdata/xarray).
+## python3-xarray (testdata/xarray, and testdata/xarray-null-fill: null
+## fill values and missing chunks).
 xarray-fixtures:
 	$(PYTHON) tools/xarray/cf_sources.py testdata/xarray
+	$(PYTHON) tools/xarray/null_fill.py testdata/xarray-null-fill
 
 clean:
 	rm -rf bin bench.txt

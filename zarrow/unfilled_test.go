@@ -2,7 +2,9 @@ package zarrow
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -74,5 +76,47 @@ func TestReadUnfilled(t *testing.T) {
 				col.Release()
 			}
 		}
+	}
+}
+
+// TestReadUnfilledErrors: in the box path the missing elements are given
+// a stored element's bytes before converting; an error is still named at
+// the element that holds the value (never a missing one before it), and
+// under the nat policy the missing elements are null and counted once.
+func TestReadUnfilledErrors(t *testing.T) {
+	ctx := context.Background()
+	s := zarr.NewMemory()
+	a, err := zarr.Create(ctx, s, zarr.Metadata{Format: 2, Shape: []int64{9}, ChunkShape: []int64{3}, FillNull: true,
+		Numeric: zarr.NumericType{Kind: zarr.Int, Size: 8}, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}},
+		Attributes: json.RawMessage(`{"units": "days since 1970-01-01"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 0 missing; chunk 1 starts with a value no ns column holds.
+	for c, vals := range map[int64][]int64{1: {1 << 40, 1, 2}, 2: {3, 4, 5}} {
+		raw := make([]byte, 24)
+		for i, v := range vals {
+			binary.LittleEndian.PutUint64(raw[8*i:], uint64(v))
+		}
+		if _, err := a.WriteChunkRaw(ctx, []int64{c}, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err = Read(ctx, a, []int64{0}, []int64{9}, Options{Unit: dtype.Nanosecond})
+	var ee *zarr.ElementError
+	if !errors.As(err, &ee) || ee.ArrayIndex[0] != 3 {
+		t.Fatalf("overflow: %v, want an error at array element 3", err)
+	}
+	col, st, err := Read(ctx, a, []int64{0}, []int64{9}, Options{Unit: dtype.Nanosecond, Overflow: dtype.OverflowNaT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer col.Release()
+	ts := col.(*array.Timestamp)
+	if st.NaT != 4 || st.Overflowed != 1 || st.Valid != 5 || ts.NullN() != 4 || !ts.IsNull(0) || !ts.IsNull(3) || ts.Value(4) != 86400e9 {
+		t.Errorf("nat: %+v, %d nulls, element 4 = %d", st, ts.NullN(), ts.Value(4))
 	}
 }

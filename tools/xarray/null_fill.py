@@ -6,8 +6,7 @@ Usage: null_fill.py OUTDIR
 Writes, with Debian's python3-xarray (2023.01) on zarr 2.13, the dataset
 OUTDIR/null_fill.zarr and OUTDIR/null_fill.values.json. Both of its CF
 time arrays are int64 "hours since 2020-01-01" with "fill_value": null
-(xarray's default for integers), and each misses chunks, as xarray leaves
-them:
+(xarray's default for integers), and each misses chunks:
 
   time        the dimension coordinate, 48 hours in chunks of 16; chunk 1
               is deleted after writing (a lost or never-copied object).
@@ -17,9 +16,8 @@ them:
               2023.01 first decodes the existing variable from zarr's
               uninitialized memory, and fails.)
 
-The JSON has, per array, the values xarray decoded while every chunk was
-there (int64 nanoseconds since the epoch), null where the chunk is now
-missing: what dt64 must read. zarr-python returns uninitialized memory
+The JSON has, per array, the instants written (int64 nanoseconds since
+the epoch), null where the chunk is now missing: what dt64 must read. zarr-python returns uninitialized memory
 for a missing chunk of a null-fill array, so what xarray reads there is
 not deterministic and is not recorded (see docs/cf-time.md).
 Deterministic.

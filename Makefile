@@ -253,10 +253,12 @@ cf-vectors:
 	$(PYTHON) -W ignore tools/cf/gen.py testdata/cf
 
 ## xarray-fixtures: CF-encoded time arrays written and decoded by Debian's
-## python3-xarray (testdata/xarray), and CF durations (testdata/xarray-durations).
+## python3-xarray (testdata/xarray), CF durations (testdata/xarray-durations),
+## and null fill values and missing chunks (testdata/xarray-null-fill).
 xarray-fixtures:
 	$(PYTHON) tools/xarray/cf_sources.py testdata/xarray
 	$(PYTHON) tools/xarray/cf_durations.py testdata/xarray-durations
+	$(PYTHON) tools/xarray/null_fill.py testdata/xarray-null-fill
 
 clean:
 	rm -rf bin bench.txt

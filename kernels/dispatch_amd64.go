@@ -150,13 +150,16 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 		return 0, 0, 0
 	}
 	sh := uint64(shift & 63)
-	if useAVX512 && d <= estMaxDivisor {
+	if est, avx2 := floorDivEstKernel(d); est && !avx2 {
 		// floorDivEst writes validity bits too: into a scratch bitmap here.
+		// (AVX2 keeps the magic-number kernel here: floorDivEstAVX2 pays
+		// off only on data within 2^51 of a base, and the bitmap it would
+		// write is not wanted.)
 		var scratch [blockWords / 8]byte
 		src = src[:min(len(src), len(dst))]
 		for len(src)-n >= 8 {
 			e := min(len(src), n+blockWords)
-			m, a, l := floorDivEstimate(dst[n:e], src[n:e], scratch[:], divisor{d, magic, shift}, swapIn, swapOut)
+			m, a, l := floorDivEstimate(dst[n:e], src[n:e], scratch[:], divisor{d, magic, shift}, swapIn, swapOut, false)
 			n, nat, lossy = n+m, nat+a, lossy+l
 			if m == 0 {
 				break
@@ -167,35 +170,50 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 	switch {
 	case useAVX512:
 		return floorDivAVX512Orders(dst, src, d, magic, sh, swapIn, swapOut)
-	case useAVX2 && !swapIn && !swapOut:
-		return floorDivAVX2(dst, src, d, magic, sh)
-	case useAVX2 && !swapOut:
-		return floorDivSwapInAVX2(dst, src, d, magic, sh)
-	case useAVX2 && !swapIn:
-		return floorDivSwapOutAVX2(dst, src, d, magic, sh)
 	case useAVX2:
-		return floorDivSwapAVX2(dst, src, d, magic, sh)
+		return floorDivAVX2Orders(dst, src, d, magic, sh, swapIn, swapOut)
 	}
 	return 0, 0, 0
 }
 
 // floorDivValiditySIMD is floorDivSIMD that also writes the validity bits
 // of the n elements it converts into bitmap[:n/8] (n <= 8*len(bitmap)),
-// in the same pass: AVX-512 only (floorDivEst); 0 elsewhere.
+// in the same pass: floorDivEst on AVX-512, and on AVX2 with FMA3; 0
+// elsewhere.
 func floorDivValiditySIMD(dst, src []uint64, bitmap []byte, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int) {
-	if !useAVX512 || d < 2 || d > estMaxDivisor {
+	est, avx2 := floorDivEstKernel(d)
+	if !est {
 		return 0, 0, 0
 	}
-	return floorDivEstimate(dst, src, bitmap, divisor{d, magic, shift}, swapIn, swapOut)
+	return floorDivEstimate(dst, src, bitmap, divisor{d, magic, shift}, swapIn, swapOut, avx2)
+}
+
+// floorDivEstKernel reports whether a floorDivEst kernel takes the
+// divisor d (2 <= d <= estMaxDivisor), and whether it is AVX2's
+// (floorDivEstAVX2, which needs FMA3) rather than AVX-512's.
+func floorDivEstKernel(d uint64) (est, avx2 bool) {
+	if d < 2 || d > estMaxDivisor {
+		return false, false
+	}
+	switch {
+	case useAVX512:
+		return true, false
+	case useAVX2 && availableFMA:
+		return true, true
+	}
+	return false, false
 }
 
 // estMaxDivisor is the largest divisor floorDivEst takes (2^52: exact
 // as a float64); estFallback is how many elements floorDivAVX512 converts
 // after floorDivEst stopped at a value far from its base, before
-// floorDivEst tries again with a base there.
+// floorDivEst tries again with a base there. estLimAVX2 is the widest
+// range around its base floorDivEstAVX2 takes: it converts w = v - base
+// to a float64 exactly by adding 2^52+2^51, which holds for |w| <= 2^51.
 const (
 	estMaxDivisor = 1 << 52
 	estFallback   = 256
+	estLimAVX2    = 1 << 51
 )
 
 // floorDivEstimate converts and writes the validity bits of every whole
@@ -205,14 +223,19 @@ const (
 // lim from it; floorDivAVX512 converts the next estFallback elements
 // (their bits from the output; twice as many after each time floorDivEst
 // did fewer), and floorDivEst carries on with a new base. From d = 2^13
-// on the base is 0 and only NaT is out of range.
-func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut bool) (n, nat, lossy int) {
+// on the base is 0 and only NaT is out of range. With avx2 the kernels
+// are floorDivEstAVX2 and floorDivAVX2, and the range around a base is
+// never more than estLimAVX2.
+func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut, avx2 bool) (n, nat, lossy int) {
 	src = src[:min(len(src), len(dst), 8*len(bitmap))]
 	inv := math.Float64bits(1 / float64(dv.d))
 	// From d = 2^13 on, every int64 is within 2^50*d of 0: base 0, and
 	// lim takes all but NaT.
-	lim, fixed := uint64(math.MaxInt64), dv.d >= 1<<13
-	if !fixed {
+	lim, fixed := uint64(math.MaxInt64), dv.d >= 1<<13 && !avx2
+	switch {
+	case avx2:
+		lim = estLimAVX2
+	case !fixed:
 		lim = min(dv.d<<50, 1<<62)
 	}
 	sh := uint64(dv.shift & 63)
@@ -223,7 +246,7 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		if !fixed {
 			base, qbase, blim = estBase(src[n:], dv, swapIn, lim)
 		}
-		m, a, l := floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut)
+		m, a, l := floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, avx2)
 		n, nat, lossy = n+m, nat+a, lossy+l
 		if len(src)-n < 8 {
 			break
@@ -238,7 +261,11 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		}
 		e := min(len(src), n+run)
 		e -= (e - n) % 8
-		m, a, l = floorDivAVX512Orders(dst[n:e], src[n:e], dv.d, dv.magic, sh, swapIn, swapOut)
+		if avx2 {
+			m, a, l = floorDivAVX2Orders(dst[n:e], src[n:e], dv.d, dv.magic, sh, swapIn, swapOut)
+		} else {
+			m, a, l = floorDivAVX512Orders(dst[n:e], src[n:e], dv.d, dv.magic, sh, swapIn, swapOut)
+		}
 		validityWords(bitmap[n/8:], dst[n:n+m], swapOut)
 		n, nat, lossy = n+m, nat+a, lossy+l
 	}
@@ -259,9 +286,31 @@ func floorDivAVX512Orders(dst, src []uint64, d, magic, sh uint64, swapIn, swapOu
 	return floorDivSwapAVX512(dst, src, d, magic, sh)
 }
 
-// floorDivEstOrders is floorDivEst for the byte orders given.
-func floorDivEstOrders(dst, src []uint64, bitmap []byte, d, inv, base, qbase, lim uint64, swapIn, swapOut bool) (n, nat, lossy int) {
+// floorDivAVX2Orders is the AVX2 floor divide for the byte orders given.
+func floorDivAVX2Orders(dst, src []uint64, d, magic, sh uint64, swapIn, swapOut bool) (n, nat, lossy int) {
 	switch {
+	case !swapIn && !swapOut:
+		return floorDivAVX2(dst, src, d, magic, sh)
+	case !swapOut:
+		return floorDivSwapInAVX2(dst, src, d, magic, sh)
+	case !swapIn:
+		return floorDivSwapOutAVX2(dst, src, d, magic, sh)
+	}
+	return floorDivSwapAVX2(dst, src, d, magic, sh)
+}
+
+// floorDivEstOrders is floorDivEst (with avx2, floorDivEstAVX2) for the
+// byte orders given.
+func floorDivEstOrders(dst, src []uint64, bitmap []byte, d, inv, base, qbase, lim uint64, swapIn, swapOut, avx2 bool) (n, nat, lossy int) {
+	switch {
+	case avx2 && !swapIn && !swapOut:
+		return floorDivEstAVX2(dst, src, bitmap, d, inv, base, qbase, lim)
+	case avx2 && !swapOut:
+		return floorDivEstSwapInAVX2(dst, src, bitmap, d, inv, base, qbase, lim)
+	case avx2 && !swapIn:
+		return floorDivEstSwapOutAVX2(dst, src, bitmap, d, inv, base, qbase, lim)
+	case avx2:
+		return floorDivEstSwapAVX2(dst, src, bitmap, d, inv, base, qbase, lim)
 	case !swapIn && !swapOut:
 		return floorDivEstAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
 	case !swapOut:

@@ -80,13 +80,17 @@
 //
 // A floor divide with a validity bitmap goes first through
 // floorDivValiditySIMD (floorDivSIMD that also writes the bits of the
-// elements it converts, bitmap[:n/8]; AVX-512 only), and runWords then
-// writes the bitmap only from where it stopped. On AVX-512 both run
-// floorDivEst for d <= 2^52: floor((v-base)/d) estimated in float64
-// (VCVTQQ2PD, one FMA, VCVTPD2QQ rounding down) and made exact by one
-// VPMULLQ remainder, for v within 2^50*d of a base near the data (0 from
-// d = 2^13, where that is all of int64); runs far from the base take the
-// magic-number kernel.
+// elements it converts, bitmap[:n/8]; AVX-512, and AVX2 with FMA3), and
+// runWords then writes the bitmap only from where it stopped. On AVX-512
+// both run floorDivEst for d <= 2^52: floor((v-base)/d) estimated in
+// float64 (VCVTQQ2PD, one FMA, VCVTPD2QQ rounding down) and made exact by
+// one VPMULLQ remainder, for v within 2^50*d of a base near the data (0
+// from d = 2^13, where that is all of int64); runs far from the base take
+// the magic-number kernel. AVX2 has neither instruction: its
+// floorDivEstAVX2 (the validity hook only) does it all in float64 for v
+// within 2^51 of the base (the int64 to float64 step exact by adding
+// 2^52+2^51, the quotient rounded by an FMA that adds the same constant,
+// the remainder exact from a second FMA), with no 32-bit products.
 //
 // The CF time kernels (CFDecoder, CFEncoder: cf.go, cf_loops.go) run the
 // affine map floor((v×A + B)/C) of package cf over stored CF numbers, with

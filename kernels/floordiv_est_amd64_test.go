@@ -9,12 +9,35 @@ import (
 	"testing"
 )
 
-// Differential tests of floorDivEst (asm/rescale), the AVX-512 floor
-// divide by a float64 estimate, against the generic divLoop: the kernel
-// called directly with chosen bases and ranges (where it must stop, the
-// quotient at the edges of its range and at multiples of d), and through
-// floorDivSIMD on clustered data with outliers (the base, the fallback
-// to floorDivAVX512 and the new base after it).
+// Differential tests of floorDivEst (asm/rescale), the floor divide by a
+// float64 estimate with validity, for AVX-512 and for AVX2 with FMA3
+// (floorDivEstAVX2, all in float64 within 2^51 of its base), against the
+// generic divLoop: the kernel called directly with chosen bases and
+// ranges (where it must stop, the quotient at the edges of its range and
+// at multiples of d), and through floorDivSIMD and floorDivValiditySIMD
+// on clustered data with outliers (the base, the fallback to the
+// magic-number kernel and the new base after it).
+
+// estKernel is one floorDivEst: AVX-512, or AVX2 (avx2).
+type estKernel struct {
+	name string
+	avx2 bool
+}
+
+// estKernels returns the kernels this CPU runs.
+func estKernels(t *testing.T) []estKernel {
+	var ks []estKernel
+	if availableAVX512 {
+		ks = append(ks, estKernel{"avx512", false})
+	}
+	if availableAVX2 && availableFMA {
+		ks = append(ks, estKernel{"avx2", true})
+	}
+	if len(ks) == 0 {
+		t.Skip("neither AVX-512 nor AVX2 with FMA3")
+	}
+	return ks
+}
 
 // estDivisors are the divisors the tests run: small ones (where lim =
 // 2^50*d binds), the time-unit factors, powers of two and 2^52 (the
@@ -28,9 +51,12 @@ func estDivisors() []uint64 {
 	return ds
 }
 
-// estLim is min(2^50*d, 2^62).
-func estLim(d uint64) uint64 {
-	if d < 1<<12 {
+// estLim is min(2^50*d, 2^62), and for AVX2 2^51 (estLimAVX2).
+func estLim(d uint64, k estKernel) uint64 {
+	switch {
+	case k.avx2:
+		return estLimAVX2
+	case d < 1<<12:
 		return d << 50
 	}
 	return 1 << 62
@@ -42,12 +68,12 @@ type estConfig struct {
 	lim   uint64
 }
 
-// estConfigs returns the bases of estBases with lim = min(2^50*d, 2^62,
-// 2^63-1-|base|) (as estBase gives them), and for d >= 2^13 (as
-// floorDivEstimate calls it) base 0 with lim = 2^63-1.
-func estConfigs(d uint64, r *rand.Rand) []estConfig {
+// estConfigs returns the bases of estBases with lim = min(estLim,
+// 2^63-1-|base|) (as estBase gives them), and for AVX-512 and d >= 2^13
+// (as floorDivEstimate calls it) base 0 with lim = 2^63-1.
+func estConfigs(d uint64, r *rand.Rand, k estKernel) []estConfig {
 	var cs []estConfig
-	if d >= 1<<13 {
+	if d >= 1<<13 && !k.avx2 {
 		cs = append(cs, estConfig{0, math.MaxInt64})
 	}
 	for _, qb := range estBases(d, r) {
@@ -55,7 +81,7 @@ func estConfigs(d uint64, r *rand.Rand) []estConfig {
 		if qb < 0 {
 			mag = -mag
 		}
-		cs = append(cs, estConfig{qb, min(estLim(d), math.MaxInt64-mag)})
+		cs = append(cs, estConfig{qb, min(estLim(d, k), math.MaxInt64-mag)})
 	}
 	return cs
 }
@@ -68,7 +94,7 @@ func estConfigs(d uint64, r *rand.Rand) []estConfig {
 // The bitmap has room for every element, or with short for only about
 // half of them (the kernel must stop there); its bytes past n/8 must stay
 // as they were.
-func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, swapIn, swapOut, inPlace, short bool) {
+func estCheck(t *testing.T, k estKernel, vals []int64, dv divisor, qbase int64, lim uint64, swapIn, swapOut, inPlace, short bool) {
 	t.Helper()
 	base := qbase * int64(dv.d)
 	src := hookWords(vals, swapIn)
@@ -88,8 +114,8 @@ func estCheck(t *testing.T, vals []int64, dv divisor, qbase int64, lim uint64, s
 	}
 	dst, hookSrc := hookBuffers(src, inPlace)
 	inv := math.Float64bits(1 / float64(dv.d))
-	n, nat, lossy := floorDivEstOrders(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim, swapIn, swapOut)
-	where := fmt.Sprintf("d=%d base=%d lim=%d len=%d swapIn=%v swapOut=%v inPlace=%v short=%v", dv.d, base, lim, len(vals), swapIn, swapOut, inPlace, short)
+	n, nat, lossy := floorDivEstOrders(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim, swapIn, swapOut, k.avx2)
+	where := fmt.Sprintf(k.name+": d=%d base=%d lim=%d len=%d swapIn=%v swapOut=%v inPlace=%v short=%v", dv.d, base, lim, len(vals), swapIn, swapOut, inPlace, short)
 	if want := stop / 8 * 8; n != want {
 		t.Fatalf("%s: n = %d, want %d (first value out of range, or end of the bitmap, at %d)", where, n, want, stop)
 	}
@@ -187,9 +213,12 @@ func estData(r *rand.Rand, n int, base int64, lim uint64, edges []int64, bad boo
 // TestFloorDivEstKernel calls the kernel directly for every divisor and
 // base, over assorted lengths, every byte order, out of place and in place.
 func TestFloorDivEstKernel(t *testing.T) {
-	if !availableAVX512 {
-		t.Skip("no AVX-512")
+	for _, k := range estKernels(t) {
+		testFloorDivEstKernel(t, k)
 	}
+}
+
+func testFloorDivEstKernel(t *testing.T, k estKernel) {
 	lengths := []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 64, 100, 1000, 8192 + 5}
 	if testing.Short() {
 		lengths = []int{0, 7, 8, 17, 33, 100, 1000}
@@ -197,13 +226,13 @@ func TestFloorDivEstKernel(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, d := range estDivisors() {
 		dv := newDivisor(d)
-		for _, cf := range estConfigs(d, r) {
+		for _, cf := range estConfigs(d, r, k) {
 			qb, lim := cf.qbase, cf.lim
 			edges := estEdges(d, qb*int64(d), lim)
 			for _, n := range lengths {
 				for i, sw := range swapVariants {
 					vals := estData(r, n, qb*int64(d), lim, edges, i%2 == 0)
-					estCheck(t, vals, dv, qb, lim, sw[0], sw[1], i >= 2, n%3 == 1)
+					estCheck(t, k, vals, dv, qb, lim, sw[0], sw[1], i >= 2, n%3 == 1)
 				}
 			}
 		}
@@ -214,14 +243,17 @@ func TestFloorDivEstKernel(t *testing.T) {
 // lane of a few vectors of in-range values: the stop must land on the
 // vector that holds it, the quotient must be exact at it.
 func TestFloorDivEstEdgeEveryLane(t *testing.T) {
-	if !availableAVX512 {
-		t.Skip("no AVX-512")
+	for _, k := range estKernels(t) {
+		testFloorDivEstEdgeEveryLane(t, k)
 	}
+}
+
+func testFloorDivEstEdgeEveryLane(t *testing.T, k estKernel) {
 	r := rand.New(rand.NewPCG(15, 16))
 	const n = 40 // two unrolled blocks, a single vector and a tail
 	for _, d := range estDivisors() {
 		dv := newDivisor(d)
-		for _, cf := range estConfigs(d, r)[:6] {
+		for _, cf := range estConfigs(d, r, k)[:6] {
 			qb, lim := cf.qbase, cf.lim
 			base := qb * int64(d)
 			in := estData(r, n, base, lim, nil, false)
@@ -230,7 +262,7 @@ func TestFloorDivEstEdgeEveryLane(t *testing.T) {
 					vals := append([]int64(nil), in...)
 					vals[pos] = e
 					sw := swapVariants[pos%4]
-					estCheck(t, vals, dv, qb, lim, sw[0], sw[1], pos%2 == 1, false)
+					estCheck(t, k, vals, dv, qb, lim, sw[0], sw[1], pos%2 == 1, false)
 				}
 			}
 		}
@@ -241,13 +273,16 @@ func TestFloorDivEstEdgeEveryLane(t *testing.T) {
 // base, around ±lim and around multiples of d far from the base, where a
 // wrong estimate or fix-up would first show.
 func TestFloorDivEstExhaustiveNear(t *testing.T) {
-	if !availableAVX512 {
-		t.Skip("no AVX-512")
+	for _, k := range estKernels(t) {
+		testFloorDivEstExhaustiveNear(t, k)
 	}
+}
+
+func testFloorDivEstExhaustiveNear(t *testing.T, k estKernel) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, d := range estDivisors() {
 		dv := newDivisor(d)
-		for _, cf := range estConfigs(d, r)[:6] {
+		for _, cf := range estConfigs(d, r, k)[:6] {
 			qb, lim := cf.qbase, cf.lim
 			base := qb * int64(d)
 			l := int64(lim)
@@ -257,8 +292,8 @@ func TestFloorDivEstExhaustiveNear(t *testing.T) {
 					vals = append(vals, base+c+w)
 				}
 			}
-			estCheck(t, vals, dv, qb, lim, false, false, false, false)
-			estCheck(t, vals, dv, qb, lim, true, true, true, false)
+			estCheck(t, k, vals, dv, qb, lim, false, false, false, false)
+			estCheck(t, k, vals, dv, qb, lim, true, true, true, false)
 		}
 	}
 }
@@ -273,7 +308,7 @@ func TestFloorDivSIMDClustered(t *testing.T) {
 		lengths := []int{0, 5, 8, 64, 255, 256, 257, 1000, 4096 + 3, 8192}
 		for _, d := range estDivisors() {
 			c := newRescaleCase(t, 1, d)
-			lim := estLim(d)
+			lim := estLim(d, estKernel{ri.name, ri.name == "avx2"})
 			for _, n := range lengths {
 				for i, sw := range swapVariants {
 					vals := make([]int64, n)
@@ -301,7 +336,7 @@ func TestFloorDivSIMDClustered(t *testing.T) {
 
 // checkValidityHook runs floorDivValiditySIMD on vals (with a bitmap for
 // every element) and compares with divLoop and validityGeneric: every
-// whole vector on AVX-512, none elsewhere.
+// whole vector on AVX-512 and on AVX2 with FMA3, none elsewhere.
 func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64, swapIn, swapOut, inPlace bool) {
 	t.Helper()
 	src := hookWords(vals, swapIn)
@@ -314,7 +349,7 @@ func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64
 	n, nat, lossy := floorDivValiditySIMD(dst, hookSrc, bitmap, p.div.d, p.div.magic, p.div.shift, swapIn, swapOut)
 	where := fmt.Sprintf("%s floorDivValiditySIMD %s len=%d swapIn=%v swapOut=%v inPlace=%v", ri.name, c, len(vals), swapIn, swapOut, inPlace)
 	wantN := 0
-	if ri.name == "avx512" && p.div.d <= estMaxDivisor {
+	if (ri.name == "avx512" || ri.name == "avx2" && availableFMA) && p.div.d <= estMaxDivisor {
 		wantN = len(vals) / 8 * 8
 	}
 	if n != wantN {

@@ -409,3 +409,54 @@ func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b ui
 //
 //go:noescape
 func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// floorDivEstAVX2 is floorDivEstAVX512 for AVX2 with FMA3: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has |v - base| <= lim (wrapping
+// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
+// stops before the first 8 elements holding another value; dst may be src.
+//
+//go:noescape
+func floorDivEstAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstSwapInAVX2 is floorDivEstAVX512 for AVX2 with FMA3: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has |v - base| <= lim (wrapping
+// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
+// stops before the first 8 elements holding another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func floorDivEstSwapInAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstSwapOutAVX2 is floorDivEstAVX512 for AVX2 with FMA3: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has |v - base| <= lim (wrapping
+// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
+// stops before the first 8 elements holding another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func floorDivEstSwapOutAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstSwapAVX2 is floorDivEstAVX512 for AVX2 with FMA3: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has |v - base| <= lim (wrapping
+// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
+// stops before the first 8 elements holding another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func floorDivEstSwapAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)

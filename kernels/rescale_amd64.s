@@ -5243,3 +5243,1198 @@ vectors_done:
 	MOVQ          AX, lossy+96(FP)
 	VZEROUPPER
 	RET
+
+// func floorDivEstAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·floorDivEstAVX2(SB), NOSPLIT, $128-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VXORPD       X1, X1, X1
+	VCVTSI2SDQ   DI, X1, X1
+	VBROADCASTSD X1, Y1
+	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         inv+80(FP), DI
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	MOVQ         base+88(FP), DI
+	VMOVQ        DI, X4
+	VPBROADCASTQ X4, Y4
+	VMOVDQU      Y4, (SP)
+	MOVQ         qbase+96(FP), DI
+	VMOVQ        DI, X4
+	VPBROADCASTQ X4, Y4
+	VMOVDQU      Y4, 32(SP)
+	MOVQ         lim+104(FP), DI
+	LEAQ         (DI)(DI*1), R8
+	BTCQ         $0x3f, DI
+	BTCQ         $0x3f, R8
+	VMOVQ        DI, X4
+	VPBROADCASTQ X4, Y4
+	VMOVDQU      Y4, 64(SP)
+	VMOVQ        R8, X4
+	VPBROADCASTQ X4, Y4
+	VMOVDQU      Y4, 96(SP)
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+
+blocks:
+	LEAQ         16(BX), R8
+	CMPQ         R8, CX
+	JA           pairs
+	VMOVDQU      (DX)(BX*8), Y7
+	VPSUBQ       (SP), Y7, Y7
+	VPADDQ       64(SP), Y7, Y8
+	VPCMPGTQ     96(SP), Y8, Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y10
+	VPCMPGTQ     96(SP), Y10, Y10
+	VPOR         Y10, Y8, Y8
+	VMOVDQU      64(DX)(BX*8), Y10
+	VPSUBQ       (SP), Y10, Y10
+	VPADDQ       64(SP), Y10, Y11
+	VPCMPGTQ     96(SP), Y11, Y11
+	VPOR         Y11, Y8, Y8
+	VMOVDQU      96(DX)(BX*8), Y11
+	VPSUBQ       (SP), Y11, Y11
+	VPADDQ       64(SP), Y11, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPOR         Y12, Y8, Y8
+	VPTEST       Y8, Y8
+	JNZ          slow
+	VPADDQ       Y2, Y7, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y8
+	VFMADD231PD  Y3, Y7, Y8
+	VSUBPD       Y2, Y8, Y12
+	VFNMADD231PD Y1, Y12, Y7
+	VCMPPD       $0x11, Y4, Y7, Y12
+	VPSUBQ       Y2, Y8, Y8
+	VPADDQ       Y12, Y8, Y8
+	VANDPD       Y1, Y12, Y12
+	VADDPD       Y12, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y8, Y8
+	VMOVDQU      Y8, (AX)(BX*8)
+	VPSUBQ       Y7, Y6, Y6
+	VPADDQ       Y2, Y9, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y8
+	VFMADD231PD  Y3, Y7, Y8
+	VSUBPD       Y2, Y8, Y9
+	VFNMADD231PD Y1, Y9, Y7
+	VCMPPD       $0x11, Y4, Y7, Y9
+	VPSUBQ       Y2, Y8, Y8
+	VPADDQ       Y9, Y8, Y8
+	VANDPD       Y1, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y8, Y8
+	VMOVDQU      Y8, 32(AX)(BX*8)
+	VPSUBQ       Y7, Y6, Y6
+	VPADDQ       Y2, Y10, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y8
+	VFMADD231PD  Y3, Y7, Y8
+	VSUBPD       Y2, Y8, Y9
+	VFNMADD231PD Y1, Y9, Y7
+	VCMPPD       $0x11, Y4, Y7, Y9
+	VPSUBQ       Y2, Y8, Y8
+	VPADDQ       Y9, Y8, Y8
+	VANDPD       Y1, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y8, Y8
+	VMOVDQU      Y8, 64(AX)(BX*8)
+	VPSUBQ       Y7, Y6, Y6
+	VPADDQ       Y2, Y11, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y8
+	VFMADD231PD  Y3, Y7, Y8
+	VSUBPD       Y2, Y8, Y9
+	VFNMADD231PD Y1, Y9, Y7
+	VCMPPD       $0x11, Y4, Y7, Y9
+	VPSUBQ       Y2, Y8, Y8
+	VPADDQ       Y9, Y8, Y8
+	VANDPD       Y1, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y8, Y8
+	VMOVDQU      Y8, 96(AX)(BX*8)
+	VPSUBQ       Y7, Y6, Y6
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVW         $0xffff, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          blocks
+
+slow:
+	VMOVDQU      (DX)(BX*8), Y7
+	VMOVDQU      32(DX)(BX*8), Y8
+	VPCMPEQQ     Y0, Y7, Y9
+	VPCMPEQQ     Y0, Y8, Y10
+	VPSUBQ       (SP), Y7, Y7
+	VPADDQ       64(SP), Y7, Y11
+	VPCMPGTQ     96(SP), Y11, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPANDN       Y11, Y9, Y11
+	VPANDN       Y12, Y10, Y12
+	VPOR         Y11, Y12, Y11
+	VPTEST       Y11, Y11
+	JNZ          done
+	VPADDQ       Y2, Y7, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y11
+	VFMADD231PD  Y3, Y7, Y11
+	VSUBPD       Y2, Y11, Y12
+	VFNMADD231PD Y1, Y12, Y7
+	VCMPPD       $0x11, Y4, Y7, Y12
+	VPSUBQ       Y2, Y11, Y11
+	VPADDQ       Y12, Y11, Y11
+	VANDPD       Y1, Y12, Y12
+	VADDPD       Y12, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y11, Y11
+	VPBLENDVB    Y9, Y0, Y11, Y11
+	VMOVDQU      Y11, (AX)(BX*8)
+	VPOR         Y9, Y7, Y7
+	VPSUBQ       Y9, Y5, Y5
+	VPSUBQ       Y7, Y6, Y6
+	VPADDQ       Y2, Y8, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y8
+	VFMADD231PD  Y3, Y7, Y8
+	VSUBPD       Y2, Y8, Y11
+	VFNMADD231PD Y1, Y11, Y7
+	VCMPPD       $0x11, Y4, Y7, Y11
+	VPSUBQ       Y2, Y8, Y8
+	VPADDQ       Y11, Y8, Y8
+	VANDPD       Y1, Y11, Y11
+	VADDPD       Y11, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y8, Y8
+	VPBLENDVB    Y10, Y0, Y8, Y8
+	VMOVDQU      Y8, 32(AX)(BX*8)
+	VPOR         Y10, Y7, Y7
+	VPSUBQ       Y10, Y5, Y5
+	VPSUBQ       Y7, Y6, Y6
+	VMOVMSKPD    Y9, R8
+	VMOVMSKPD    Y10, DI
+	SHLL         $0x04, DI
+	ORL          DI, R8
+	NOTL         R8
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R8, (SI)(DI*1)
+	ADDQ         $0x08, BX
+	JMP          blocks
+
+pairs:
+	LEAQ         8(BX), R8
+	CMPQ         R8, CX
+	JA           pairs_done
+	VMOVDQU      (DX)(BX*8), Y7
+	VMOVDQU      32(DX)(BX*8), Y8
+	VPCMPEQQ     Y0, Y7, Y9
+	VPCMPEQQ     Y0, Y8, Y10
+	VPSUBQ       (SP), Y7, Y7
+	VPADDQ       64(SP), Y7, Y11
+	VPCMPGTQ     96(SP), Y11, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPANDN       Y11, Y9, Y11
+	VPANDN       Y12, Y10, Y12
+	VPOR         Y11, Y12, Y11
+	VPTEST       Y11, Y11
+	JNZ          done
+	VPADDQ       Y2, Y7, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y11
+	VFMADD231PD  Y3, Y7, Y11
+	VSUBPD       Y2, Y11, Y12
+	VFNMADD231PD Y1, Y12, Y7
+	VCMPPD       $0x11, Y4, Y7, Y12
+	VPSUBQ       Y2, Y11, Y11
+	VPADDQ       Y12, Y11, Y11
+	VANDPD       Y1, Y12, Y12
+	VADDPD       Y12, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y11, Y11
+	VPBLENDVB    Y9, Y0, Y11, Y11
+	VMOVDQU      Y11, (AX)(BX*8)
+	VPOR         Y9, Y7, Y7
+	VPSUBQ       Y9, Y5, Y5
+	VPSUBQ       Y7, Y6, Y6
+	VPADDQ       Y2, Y8, Y7
+	VSUBPD       Y2, Y7, Y7
+	VMOVAPD      Y2, Y8
+	VFMADD231PD  Y3, Y7, Y8
+	VSUBPD       Y2, Y8, Y11
+	VFNMADD231PD Y1, Y11, Y7
+	VCMPPD       $0x11, Y4, Y7, Y11
+	VPSUBQ       Y2, Y8, Y8
+	VPADDQ       Y11, Y8, Y8
+	VANDPD       Y1, Y11, Y11
+	VADDPD       Y11, Y7, Y7
+	VCMPPD       $0x00, Y4, Y7, Y7
+	VPADDQ       32(SP), Y8, Y8
+	VPBLENDVB    Y10, Y0, Y8, Y8
+	VMOVDQU      Y8, 32(AX)(BX*8)
+	VPOR         Y10, Y7, Y7
+	VPSUBQ       Y10, Y5, Y5
+	VPSUBQ       Y7, Y6, Y6
+	VMOVMSKPD    Y9, R9
+	VMOVMSKPD    Y10, DI
+	SHLL         $0x04, DI
+	ORL          DI, R9
+	NOTL         R9
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R9, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          pairs
+
+pairs_done:
+done:
+	MOVQ         BX, n+112(FP)
+	VEXTRACTI128 $0x01, Y5, X0
+	VPADDQ       X5, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y6, X0
+	VPADDQ       X6, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+120(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
+// func floorDivEstSwapInAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·floorDivEstSwapInAVX2(SB), NOSPLIT, $128-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VXORPD       X2, X2, X2
+	VCVTSI2SDQ   DI, X2, X2
+	VBROADCASTSD X2, Y2
+	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	MOVQ         inv+80(FP), DI
+	VMOVQ        DI, X4
+	VPBROADCASTQ X4, Y4
+	MOVQ         base+88(FP), DI
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, (SP)
+	MOVQ         qbase+96(FP), DI
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 32(SP)
+	MOVQ         lim+104(FP), DI
+	LEAQ         (DI)(DI*1), R8
+	BTCQ         $0x3f, DI
+	BTCQ         $0x3f, R8
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 64(SP)
+	VMOVQ        R8, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 96(SP)
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
+
+blocks:
+	LEAQ         16(BX), R8
+	CMPQ         R8, CX
+	JA           pairs
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSHUFB      Y0, Y8, Y8
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y9
+	VPCMPGTQ     96(SP), Y9, Y9
+	VMOVDQU      32(DX)(BX*8), Y10
+	VPSHUFB      Y0, Y10, Y10
+	VPSUBQ       (SP), Y10, Y10
+	VPADDQ       64(SP), Y10, Y11
+	VPCMPGTQ     96(SP), Y11, Y11
+	VPOR         Y11, Y9, Y9
+	VMOVDQU      64(DX)(BX*8), Y11
+	VPSHUFB      Y0, Y11, Y11
+	VPSUBQ       (SP), Y11, Y11
+	VPADDQ       64(SP), Y11, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPOR         Y12, Y9, Y9
+	VMOVDQU      96(DX)(BX*8), Y12
+	VPSHUFB      Y0, Y12, Y12
+	VPSUBQ       (SP), Y12, Y12
+	VPADDQ       64(SP), Y12, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPOR         Y13, Y9, Y9
+	VPTEST       Y9, Y9
+	JNZ          slow
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y13, Y9, Y9
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VMOVDQU      Y9, (AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y10, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VMOVDQU      Y9, 64(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y12, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VMOVDQU      Y9, 96(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVW         $0xffff, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          blocks
+
+slow:
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSHUFB      Y0, Y8, Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPSHUFB      Y0, Y9, Y9
+	VPCMPEQQ     Y1, Y8, Y10
+	VPCMPEQQ     Y1, Y9, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPANDN       Y12, Y10, Y12
+	VPANDN       Y13, Y11, Y13
+	VPOR         Y12, Y13, Y12
+	VPTEST       Y12, Y12
+	JNZ          done
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y12
+	VFMADD231PD  Y4, Y8, Y12
+	VSUBPD       Y3, Y12, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y12, Y12
+	VPADDQ       Y13, Y12, Y12
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y12, Y12
+	VPBLENDVB    Y10, Y1, Y12, Y12
+	VMOVDQU      Y12, (AX)(BX*8)
+	VPOR         Y10, Y8, Y8
+	VPSUBQ       Y10, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y9, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y12
+	VFNMADD231PD Y2, Y12, Y8
+	VCMPPD       $0x11, Y5, Y8, Y12
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y12, Y9, Y9
+	VANDPD       Y2, Y12, Y12
+	VADDPD       Y12, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPOR         Y11, Y8, Y8
+	VPSUBQ       Y11, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VMOVMSKPD    Y10, R8
+	VMOVMSKPD    Y11, DI
+	SHLL         $0x04, DI
+	ORL          DI, R8
+	NOTL         R8
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R8, (SI)(DI*1)
+	ADDQ         $0x08, BX
+	JMP          blocks
+
+pairs:
+	LEAQ         8(BX), R8
+	CMPQ         R8, CX
+	JA           pairs_done
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSHUFB      Y0, Y8, Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPSHUFB      Y0, Y9, Y9
+	VPCMPEQQ     Y1, Y8, Y10
+	VPCMPEQQ     Y1, Y9, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPANDN       Y12, Y10, Y12
+	VPANDN       Y13, Y11, Y13
+	VPOR         Y12, Y13, Y12
+	VPTEST       Y12, Y12
+	JNZ          done
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y12
+	VFMADD231PD  Y4, Y8, Y12
+	VSUBPD       Y3, Y12, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y12, Y12
+	VPADDQ       Y13, Y12, Y12
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y12, Y12
+	VPBLENDVB    Y10, Y1, Y12, Y12
+	VMOVDQU      Y12, (AX)(BX*8)
+	VPOR         Y10, Y8, Y8
+	VPSUBQ       Y10, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y9, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y12
+	VFNMADD231PD Y2, Y12, Y8
+	VCMPPD       $0x11, Y5, Y8, Y12
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y12, Y9, Y9
+	VANDPD       Y2, Y12, Y12
+	VADDPD       Y12, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPOR         Y11, Y8, Y8
+	VPSUBQ       Y11, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VMOVMSKPD    Y10, R9
+	VMOVMSKPD    Y11, DI
+	SHLL         $0x04, DI
+	ORL          DI, R9
+	NOTL         R9
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R9, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          pairs
+
+pairs_done:
+done:
+	MOVQ         BX, n+112(FP)
+	VEXTRACTI128 $0x01, Y6, X0
+	VPADDQ       X6, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y7, X0
+	VPADDQ       X7, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+120(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
+// func floorDivEstSwapOutAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·floorDivEstSwapOutAVX2(SB), NOSPLIT, $128-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VXORPD       X2, X2, X2
+	VCVTSI2SDQ   DI, X2, X2
+	VBROADCASTSD X2, Y2
+	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	MOVQ         inv+80(FP), DI
+	VMOVQ        DI, X4
+	VPBROADCASTQ X4, Y4
+	MOVQ         base+88(FP), DI
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, (SP)
+	MOVQ         qbase+96(FP), DI
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 32(SP)
+	MOVQ         lim+104(FP), DI
+	LEAQ         (DI)(DI*1), R8
+	BTCQ         $0x3f, DI
+	BTCQ         $0x3f, R8
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 64(SP)
+	VMOVQ        R8, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 96(SP)
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
+
+blocks:
+	LEAQ         16(BX), R8
+	CMPQ         R8, CX
+	JA           pairs
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y9
+	VPCMPGTQ     96(SP), Y9, Y9
+	VMOVDQU      32(DX)(BX*8), Y10
+	VPSUBQ       (SP), Y10, Y10
+	VPADDQ       64(SP), Y10, Y11
+	VPCMPGTQ     96(SP), Y11, Y11
+	VPOR         Y11, Y9, Y9
+	VMOVDQU      64(DX)(BX*8), Y11
+	VPSUBQ       (SP), Y11, Y11
+	VPADDQ       64(SP), Y11, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPOR         Y12, Y9, Y9
+	VMOVDQU      96(DX)(BX*8), Y12
+	VPSUBQ       (SP), Y12, Y12
+	VPADDQ       64(SP), Y12, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPOR         Y13, Y9, Y9
+	VPTEST       Y9, Y9
+	JNZ          slow
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y13, Y9, Y9
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, (AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y10, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 64(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y12, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 96(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVW         $0xffff, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          blocks
+
+slow:
+	VMOVDQU      (DX)(BX*8), Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPCMPEQQ     Y1, Y8, Y10
+	VPCMPEQQ     Y1, Y9, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPANDN       Y12, Y10, Y12
+	VPANDN       Y13, Y11, Y13
+	VPOR         Y12, Y13, Y12
+	VPTEST       Y12, Y12
+	JNZ          done
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y12
+	VFMADD231PD  Y4, Y8, Y12
+	VSUBPD       Y3, Y12, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y12, Y12
+	VPADDQ       Y13, Y12, Y12
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y12, Y12
+	VPBLENDVB    Y10, Y1, Y12, Y12
+	VPSHUFB      Y0, Y12, Y12
+	VMOVDQU      Y12, (AX)(BX*8)
+	VPOR         Y10, Y8, Y8
+	VPSUBQ       Y10, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y9, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y12
+	VFNMADD231PD Y2, Y12, Y8
+	VCMPPD       $0x11, Y5, Y8, Y12
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y12, Y9, Y9
+	VANDPD       Y2, Y12, Y12
+	VADDPD       Y12, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPOR         Y11, Y8, Y8
+	VPSUBQ       Y11, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VMOVMSKPD    Y10, R8
+	VMOVMSKPD    Y11, DI
+	SHLL         $0x04, DI
+	ORL          DI, R8
+	NOTL         R8
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R8, (SI)(DI*1)
+	ADDQ         $0x08, BX
+	JMP          blocks
+
+pairs:
+	LEAQ         8(BX), R8
+	CMPQ         R8, CX
+	JA           pairs_done
+	VMOVDQU      (DX)(BX*8), Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPCMPEQQ     Y1, Y8, Y10
+	VPCMPEQQ     Y1, Y9, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPANDN       Y12, Y10, Y12
+	VPANDN       Y13, Y11, Y13
+	VPOR         Y12, Y13, Y12
+	VPTEST       Y12, Y12
+	JNZ          done
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y12
+	VFMADD231PD  Y4, Y8, Y12
+	VSUBPD       Y3, Y12, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y12, Y12
+	VPADDQ       Y13, Y12, Y12
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y12, Y12
+	VPBLENDVB    Y10, Y1, Y12, Y12
+	VPSHUFB      Y0, Y12, Y12
+	VMOVDQU      Y12, (AX)(BX*8)
+	VPOR         Y10, Y8, Y8
+	VPSUBQ       Y10, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y9, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y12
+	VFNMADD231PD Y2, Y12, Y8
+	VCMPPD       $0x11, Y5, Y8, Y12
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y12, Y9, Y9
+	VANDPD       Y2, Y12, Y12
+	VADDPD       Y12, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPOR         Y11, Y8, Y8
+	VPSUBQ       Y11, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VMOVMSKPD    Y10, R9
+	VMOVMSKPD    Y11, DI
+	SHLL         $0x04, DI
+	ORL          DI, R9
+	NOTL         R9
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R9, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          pairs
+
+pairs_done:
+done:
+	MOVQ         BX, n+112(FP)
+	VEXTRACTI128 $0x01, Y6, X0
+	VPADDQ       X6, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y7, X0
+	VPADDQ       X7, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+120(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+128(FP)
+	VZEROUPPER
+	RET
+
+// func floorDivEstSwapAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·floorDivEstSwapAVX2(SB), NOSPLIT, $128-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+	MOVQ         bitmap_base+48(FP), SI
+	MOVQ         bitmap_len+56(FP), DI
+	SHLQ         $0x03, DI
+	CMPQ         DI, CX
+	CMOVQLT      DI, CX
+	MOVQ         d+72(FP), DI
+	VXORPD       X2, X2, X2
+	VCVTSI2SDQ   DI, X2, X2
+	VBROADCASTSD X2, Y2
+	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X3
+	VPBROADCASTQ X3, Y3
+	MOVQ         inv+80(FP), DI
+	VMOVQ        DI, X4
+	VPBROADCASTQ X4, Y4
+	MOVQ         base+88(FP), DI
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, (SP)
+	MOVQ         qbase+96(FP), DI
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 32(SP)
+	MOVQ         lim+104(FP), DI
+	LEAQ         (DI)(DI*1), R8
+	BTCQ         $0x3f, DI
+	BTCQ         $0x3f, R8
+	VMOVQ        DI, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 64(SP)
+	VMOVQ        R8, X5
+	VPBROADCASTQ X5, Y5
+	VMOVDQU      Y5, 96(SP)
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
+
+blocks:
+	LEAQ         16(BX), R8
+	CMPQ         R8, CX
+	JA           pairs
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSHUFB      Y0, Y8, Y8
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y9
+	VPCMPGTQ     96(SP), Y9, Y9
+	VMOVDQU      32(DX)(BX*8), Y10
+	VPSHUFB      Y0, Y10, Y10
+	VPSUBQ       (SP), Y10, Y10
+	VPADDQ       64(SP), Y10, Y11
+	VPCMPGTQ     96(SP), Y11, Y11
+	VPOR         Y11, Y9, Y9
+	VMOVDQU      64(DX)(BX*8), Y11
+	VPSHUFB      Y0, Y11, Y11
+	VPSUBQ       (SP), Y11, Y11
+	VPADDQ       64(SP), Y11, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPOR         Y12, Y9, Y9
+	VMOVDQU      96(DX)(BX*8), Y12
+	VPSHUFB      Y0, Y12, Y12
+	VPSUBQ       (SP), Y12, Y12
+	VPADDQ       64(SP), Y12, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPOR         Y13, Y9, Y9
+	VPTEST       Y9, Y9
+	JNZ          slow
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y13, Y9, Y9
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, (AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y10, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y11, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 64(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y12, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y10
+	VFNMADD231PD Y2, Y10, Y8
+	VCMPPD       $0x11, Y5, Y8, Y10
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y10, Y9, Y9
+	VANDPD       Y2, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 96(AX)(BX*8)
+	VPSUBQ       Y8, Y7, Y7
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVW         $0xffff, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          blocks
+
+slow:
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSHUFB      Y0, Y8, Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPSHUFB      Y0, Y9, Y9
+	VPCMPEQQ     Y1, Y8, Y10
+	VPCMPEQQ     Y1, Y9, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPANDN       Y12, Y10, Y12
+	VPANDN       Y13, Y11, Y13
+	VPOR         Y12, Y13, Y12
+	VPTEST       Y12, Y12
+	JNZ          done
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y12
+	VFMADD231PD  Y4, Y8, Y12
+	VSUBPD       Y3, Y12, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y12, Y12
+	VPADDQ       Y13, Y12, Y12
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y12, Y12
+	VPBLENDVB    Y10, Y1, Y12, Y12
+	VPSHUFB      Y0, Y12, Y12
+	VMOVDQU      Y12, (AX)(BX*8)
+	VPOR         Y10, Y8, Y8
+	VPSUBQ       Y10, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y9, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y12
+	VFNMADD231PD Y2, Y12, Y8
+	VCMPPD       $0x11, Y5, Y8, Y12
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y12, Y9, Y9
+	VANDPD       Y2, Y12, Y12
+	VADDPD       Y12, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPOR         Y11, Y8, Y8
+	VPSUBQ       Y11, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VMOVMSKPD    Y10, R8
+	VMOVMSKPD    Y11, DI
+	SHLL         $0x04, DI
+	ORL          DI, R8
+	NOTL         R8
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R8, (SI)(DI*1)
+	ADDQ         $0x08, BX
+	JMP          blocks
+
+pairs:
+	LEAQ         8(BX), R8
+	CMPQ         R8, CX
+	JA           pairs_done
+	VMOVDQU      (DX)(BX*8), Y8
+	VPSHUFB      Y0, Y8, Y8
+	VMOVDQU      32(DX)(BX*8), Y9
+	VPSHUFB      Y0, Y9, Y9
+	VPCMPEQQ     Y1, Y8, Y10
+	VPCMPEQQ     Y1, Y9, Y11
+	VPSUBQ       (SP), Y8, Y8
+	VPADDQ       64(SP), Y8, Y12
+	VPCMPGTQ     96(SP), Y12, Y12
+	VPSUBQ       (SP), Y9, Y9
+	VPADDQ       64(SP), Y9, Y13
+	VPCMPGTQ     96(SP), Y13, Y13
+	VPANDN       Y12, Y10, Y12
+	VPANDN       Y13, Y11, Y13
+	VPOR         Y12, Y13, Y12
+	VPTEST       Y12, Y12
+	JNZ          done
+	VPADDQ       Y3, Y8, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y12
+	VFMADD231PD  Y4, Y8, Y12
+	VSUBPD       Y3, Y12, Y13
+	VFNMADD231PD Y2, Y13, Y8
+	VCMPPD       $0x11, Y5, Y8, Y13
+	VPSUBQ       Y3, Y12, Y12
+	VPADDQ       Y13, Y12, Y12
+	VANDPD       Y2, Y13, Y13
+	VADDPD       Y13, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y12, Y12
+	VPBLENDVB    Y10, Y1, Y12, Y12
+	VPSHUFB      Y0, Y12, Y12
+	VMOVDQU      Y12, (AX)(BX*8)
+	VPOR         Y10, Y8, Y8
+	VPSUBQ       Y10, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VPADDQ       Y3, Y9, Y8
+	VSUBPD       Y3, Y8, Y8
+	VMOVAPD      Y3, Y9
+	VFMADD231PD  Y4, Y8, Y9
+	VSUBPD       Y3, Y9, Y12
+	VFNMADD231PD Y2, Y12, Y8
+	VCMPPD       $0x11, Y5, Y8, Y12
+	VPSUBQ       Y3, Y9, Y9
+	VPADDQ       Y12, Y9, Y9
+	VANDPD       Y2, Y12, Y12
+	VADDPD       Y12, Y8, Y8
+	VCMPPD       $0x00, Y5, Y8, Y8
+	VPADDQ       32(SP), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y9
+	VPSHUFB      Y0, Y9, Y9
+	VMOVDQU      Y9, 32(AX)(BX*8)
+	VPOR         Y11, Y8, Y8
+	VPSUBQ       Y11, Y6, Y6
+	VPSUBQ       Y8, Y7, Y7
+	VMOVMSKPD    Y10, R9
+	VMOVMSKPD    Y11, DI
+	SHLL         $0x04, DI
+	ORL          DI, R9
+	NOTL         R9
+	MOVQ         BX, DI
+	SHRQ         $0x03, DI
+	MOVB         R9, (SI)(DI*1)
+	MOVQ         R8, BX
+	JMP          pairs
+
+pairs_done:
+done:
+	MOVQ         BX, n+112(FP)
+	VEXTRACTI128 $0x01, Y6, X0
+	VPADDQ       X6, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	VEXTRACTI128 $0x01, Y7, X0
+	VPADDQ       X7, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, CX
+	MOVQ         AX, nat+120(FP)
+	MOVQ         BX, AX
+	SUBQ         CX, AX
+	MOVQ         AX, lossy+128(FP)
+	VZEROUPPER
+	RET

@@ -390,6 +390,10 @@ func (t *Job) planDecode(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 	copy(out, fill)
 	st, err := fk.Run(out, out[:len(fill)], nil)
 	t.fillSt, t.fillSame = st, err == nil && int64(dtype.NativeOrder().Uint64(out)) == dtype.NaT
+	if t.nullFill = sm.FillNull; t.nullFill {
+		// No fill value: missing chunks are NaT (nullfill.go), not zeros.
+		t.fillSt, t.fillSame = kernels.Stats{Elements: 1, NaT: 1}, true
+	}
 	t.dstFillNaT, dm.FillValue = true, dtype.NaT
 	if t.conv, err = dtype.NewConversion(t.cf.mid, t.cf.mid); err != nil {
 		return fmt.Errorf("%w: %w", ErrPlan, err)

@@ -432,8 +432,9 @@ func TestCFPaddingAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Chunk 1 is missing and the fill null: it reads as zeros, 1970-01-01.
-	if sum, err := job.Run(ctx); err != nil || sum.NaT != 1 || sum.Overflowed != 1 || sum.Elements != 6 || sum.Stored != 2 {
+	// Chunk 1 is missing and the fill null (none defined): its 2
+	// elements become NaT, not zeros (1970-01-01), and are not stored.
+	if sum, err := job.Run(ctx); err != nil || sum.NaT != 3 || sum.Unfilled != 2 || sum.Overflowed != 1 || sum.Elements != 6 || sum.Stored != 1 {
 		t.Errorf("+Inf under nat: %+v, %v", sum, err)
 	}
 

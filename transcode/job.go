@@ -38,9 +38,13 @@ type Job struct {
 	// fillSame: the source's fill value converts to the destination's,
 	// so a region whose source chunks are all missing is all fill.
 	fillSame   bool
-	dstFillNaT bool              // the destination's fill value is NaT (padding counts as NaT)
-	lo, hi     int64             // this part's work units
-	sources    map[string]string // versions of this part's source chunks (sources.go)
+	dstFillNaT bool // the destination's fill value is NaT (padding counts as NaT)
+	// nullFill: a CF source whose fill value is a v2 null has no fill
+	// value, so the chunks it does not store have no values: they
+	// become NaT (nullfill.go), never what their zero bits decode to.
+	nullFill bool
+	lo, hi   int64             // this part's work units
+	sources  map[string]string // versions of this part's source chunks (sources.go)
 
 	bufs chan *buffers // the pool: at most InFlight sets ever exist
 	nbuf atomic.Int64
@@ -85,8 +89,12 @@ type Summary struct {
 	// NaT but not Overflowed and Lossy (those are known only when
 	// converting).
 	Elements, NaT, Overflowed, Lossy int64
-	BytesRead, BytesWritten          int64 // encoded chunk bytes
-	Elapsed                          time.Duration
+	// Unfilled counts the elements (also counted as NaT) of chunks a CF
+	// source with a null fill value does not store: they have no value
+	// and became NaT.
+	Unfilled                int64 `json:",omitempty"`
+	BytesRead, BytesWritten int64 // encoded chunk bytes
+	Elapsed                 time.Duration
 	// Complete is true when the destination's metadata is written: the
 	// array is whole. AlreadyComplete: it was before this run.
 	Complete, AlreadyComplete bool
@@ -104,7 +112,7 @@ func (s *Summary) addUnit(u unitStats) {
 	if u.resumed {
 		s.Resumed++
 	}
-	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy,
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy, Unfilled: u.unfilled,
 		Min: u.min, Max: u.max, Ranged: u.ranged})
 }
 
@@ -117,6 +125,7 @@ func (s *Summary) add(o Summary) {
 	s.NaT += o.NaT
 	s.Overflowed += o.Overflowed
 	s.Lossy += o.Lossy
+	s.Unfilled += o.Unfilled
 	s.BytesRead += o.BytesRead
 	s.BytesWritten += o.BytesWritten
 	if o.Ranged {
@@ -198,6 +207,12 @@ func New(ctx context.Context, src, dst storage.Store, o Options) (*Job, error) {
 	}
 	if err := CheckSparse(ctx, src, t.geo.units); err != nil {
 		return nil, err
+	}
+	if err := t.checkUnfilled(ctx); err != nil {
+		return nil, err
+	}
+	if t.nullFill {
+		notes = append(notes, unfilledNote)
 	}
 	t.lo, t.hi = o.Part.units(t.geo.units)
 

@@ -128,8 +128,17 @@ type unitStats struct {
 	resumed                          bool
 	chunks, stored                   int64
 	elements, nat, overflowed, lossy int64
+	unfilled                         int64 // of which NaT for want of a fill value (sourceRead)
 	min, max                         int64 // of a CF destination's values, when ranged
 	ranged                           bool
+}
+
+// sourceRead says what readRegion found: whether any source chunk of
+// the region is stored, and how many elements (inside the array) of the
+// missing ones have no value (a null-fill CF source's) and became NaT.
+type sourceRead struct {
+	present  bool
+	unfilled int64
 }
 
 // readRegion decodes the source chunks of the region at origin into
@@ -138,7 +147,7 @@ type unitStats struct {
 // bytes an element), and the statistics of their elements inside the
 // array returned; an element dec refuses is convErr, returned apart from
 // read errors so that a changed source is reported first.
-func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64, dec cfKernel) (present bool, st kernels.Stats, convErr error, err error) {
+func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64, dec cfKernel) (r sourceRead, st kernels.Stats, convErr error, err error) {
 	g := t.geo
 	off := make([]int64, len(origin))
 	err = g.chunksIn(origin, g.srcChunk, g.srcGrid, func(c []int64) error {
@@ -157,7 +166,13 @@ func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64, dec cf
 		if err != nil {
 			return fmt.Errorf("reading the source: %w", err)
 		}
-		if dec != nil && convErr == nil {
+		switch {
+		case !ok && t.nullFill:
+			n := t.unfilledChunk(buf, c)
+			st.Elements += int(n)
+			st.NaT += int(n)
+			r.unfilled += n
+		case dec != nil && convErr == nil:
 			var cst kernels.Stats
 			if cst, convErr = t.decodeChunk(dec, b, buf, raw, c); convErr == nil {
 				st.Add(cst)
@@ -169,7 +184,7 @@ func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64, dec cf
 				copy(b.region[8*o:8*(o+n)], buf[8*i:8*(i+n)])
 			})
 		}
-		present = present || ok
+		r.present = r.present || ok
 		return nil
 	})
 	if dec != nil && err == nil && convErr == nil {
@@ -177,7 +192,7 @@ func (t *Job) readRegion(ctx context.Context, b *buffers, origin []int64, dec cf
 		// destination stores padding.
 		g.pad(b.region, origin, t.decodedNaT())
 	}
-	return present, st, convErr, err
+	return r, st, convErr, err
 }
 
 // dstChunkBytes returns the destination chunk at coords within the region
@@ -281,7 +296,7 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 		}
 		us = unitStats{}
 	}
-	present, st, convErr, err := t.readRegion(ctx, b, origin, t.dec)
+	r, st, convErr, err := t.readRegion(ctx, b, origin, t.dec)
 	if err != nil {
 		return us, err
 	}
@@ -292,7 +307,8 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 		return us, convErr
 	}
 	_, inside, _ := g.extent(origin)
-	if !present && t.fillSame {
+	us.unfilled = r.unfilled
+	if !r.present && t.fillSame {
 		// Every source chunk is missing: the region is all fill, and so is
 		// every destination chunk, which zarr does not store.
 		us.elements = inside
@@ -348,14 +364,15 @@ func (t *Job) recountOnResume() bool {
 // sets the overflowed and lossy counts of us, so that a resumed run's
 // summary counts the units an earlier run did.
 func (t *Job) recount(ctx context.Context, b *buffers, origin []int64, us *unitStats) error {
-	present, st, convErr, err := t.readRegion(ctx, b, origin, t.dec)
+	r, st, convErr, err := t.readRegion(ctx, b, origin, t.dec)
 	if err != nil {
 		return err
 	}
 	if convErr != nil {
 		return convErr
 	}
-	if !present && t.fillSame {
+	us.unfilled = r.unfilled
+	if !r.present && t.fillSame {
 		_, inside, _ := t.geo.extent(origin)
 		us.lossy = inside * int64(t.fillSt.Lossy)
 		return nil

@@ -18,6 +18,12 @@ type RegionOptions struct {
 	// Parallel is how many chunks are read and decoded at once; 0 or 1
 	// reads them one after another.
 	Parallel int
+	// Missing, when set, is called with the coordinates of every chunk
+	// (of a sharded array: shard) the box touches that is not stored,
+	// whose elements read as the fill value: a caller with no defined
+	// fill (Metadata.FillNull) tells them from stored values so. It may
+	// be called from several goroutines at once and must not keep coords.
+	Missing func(coords []int64)
 }
 
 // ReadRegion reads the box of elements [start, start+shape) of a time
@@ -56,7 +62,7 @@ func (a *Array) ReadRegionRaw(ctx context.Context, start, shape []int64, dst []b
 	if n == 0 {
 		return c.order, nil
 	}
-	r := regionRead{a: a, start: start, shape: shape, dst: dst}
+	r := regionRead{a: a, start: start, shape: shape, dst: dst, missing: o.Missing}
 	if s, ok := c.ab.(*shardStage); ok && len(c.arrays) == 0 && len(c.bbs) == 0 {
 		r.shard = s
 		r.ranges, _ = storage.Find[storage.RangeGetter](a.store)
@@ -150,6 +156,14 @@ type regionRead struct {
 	dst          []byte
 	shard        *shardStage         // the array's chunks are shards, and nothing else encodes them
 	ranges       storage.RangeGetter // the store reads ranges
+	missing      func(coords []int64)
+}
+
+// stored calls r.missing for the chunk at coords when present is false.
+func (r *regionRead) stored(coords []int64, present bool) {
+	if !present && r.missing != nil {
+		r.missing(coords)
+	}
 }
 
 // chunk copies the part of the box in the chunk at coords into dst. buf
@@ -177,16 +191,19 @@ func (r *regionRead) chunk(ctx context.Context, coords []int64, buf *[]byte) err
 	if whole {
 		if off, ok := contiguous(r.shape, cs, inBox); ok {
 			z := int64(c.elem)
-			_, _, err := a.ReadChunkRaw(ctx, coords, r.dst[off*z:(off+int64(c.nbytes)/z)*z])
+			_, present, err := a.ReadChunkRaw(ctx, coords, r.dst[off*z:(off+int64(c.nbytes)/z)*z])
+			r.stored(coords, present || err != nil)
 			return err
 		}
 	}
 	if *buf == nil {
 		*buf = make([]byte, c.nbytes)
 	}
-	if _, _, err := a.ReadChunkRaw(ctx, coords, *buf); err != nil {
+	_, present, err := a.ReadChunkRaw(ctx, coords, *buf)
+	if err != nil {
 		return err
 	}
+	r.stored(coords, present)
 	copyBox(r.dst, r.shape, inBox, *buf, cs, inChunk, ext, c.elem)
 	return nil
 }
@@ -207,6 +224,7 @@ func (r *regionRead) shardPart(ctx context.Context, coords, inChunk, inBox, ext 
 	idxEnc, err := r.ranges.GetRange(ctx, key, off, int64(s.indexSize))
 	if errors.Is(err, fs.ErrNotExist) {
 		fillBox(r.dst, r.shape, inBox, ext, fill)
+		r.stored(coords, false)
 		return nil
 	}
 	if err != nil {

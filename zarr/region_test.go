@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -363,5 +364,57 @@ func TestWrapperKeepsRangeReads(t *testing.T) {
 				t.Errorf("read %d bytes of the shard; by range: %v, want %v", mem.bytes, byRange, c.ranges)
 			}
 		})
+	}
+}
+
+// TestRegionMissing: RegionOptions.Missing names every chunk a box
+// touches that is not stored, and no other, on each read path (whole
+// chunks straight into the box, part chunks through scratch, several at
+// once).
+func TestRegionMissing(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemory()
+	m := Metadata{Format: 2, Shape: []int64{10, 9}, ChunkShape: []int64{4, 3}, FillNull: true,
+		Numeric: NumericType{Kind: Int, Size: 8}, Codecs: []Codec{BytesCodec{Endian: binary.LittleEndian}}}
+	a, err := Create(ctx, s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func(c []int64) bool { return (c[0]+c[1])%2 == 0 }
+	for _, c := range a.ChunkCoords() {
+		if stored(c) {
+			b := make([]byte, a.ChunkBytes())
+			b[0] = 1 // not all fill, so stored
+			if ok, err := a.WriteChunkRaw(ctx, c, b); err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+		}
+	}
+	for _, box := range [][4]int64{{0, 0, 10, 9}, {0, 0, 4, 9}, {1, 2, 6, 5}, {4, 3, 4, 3}} {
+		for _, par := range []int{1, 3} {
+			var mu sync.Mutex
+			var got [][]int64
+			o := RegionOptions{Parallel: par, Missing: func(c []int64) {
+				mu.Lock()
+				got = append(got, slices.Clone(c))
+				mu.Unlock()
+			}}
+			start, shape := []int64{box[0], box[1]}, []int64{box[2], box[3]}
+			if _, err := a.ReadRegionRaw(ctx, start, shape, make([]byte, 8*shape[0]*shape[1]), o); err != nil {
+				t.Fatal(err)
+			}
+			var want [][]int64
+			for _, c := range a.ChunkCoords() {
+				in := c[0]*4 < start[0]+shape[0] && (c[0]+1)*4 > start[0] && c[1]*3 < start[1]+shape[1] && (c[1]+1)*3 > start[1]
+				if in && !stored(c) {
+					want = append(want, c)
+				}
+			}
+			slices.SortFunc(got, slices.Compare)
+			slices.SortFunc(want, slices.Compare)
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("box %v, %d at once: missing %v, want %v", box, par, got, want)
+			}
+		}
 	}
 }

@@ -262,6 +262,13 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 	}
 	chunk := a.ChunkShape()[0]
 	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 {
+		if unfilled(a) {
+			st, err := readUnfilledRegion(ctx, a, k, size, start, shape, raw, bitmap, parallel)
+			if err != nil && !errors.As(err, new(*zarr.ChunkError)) {
+				err = fail(err)
+			}
+			return st, err
+		}
 		stored := raw[:len(raw)/8*size]
 		if _, err := a.ReadRegionRaw(ctx, start, shape, stored, zarr.RegionOptions{Parallel: parallel}); err != nil {
 			return kernels.Stats{}, err
@@ -308,7 +315,12 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 					}
 					buf = scratch
 				}
-				st, err := convertChunk(ctx, a, k, size, p.lo/chunk, int(p.lo-c0), int(p.hi-c0), b, buf, bitmap[off/8:])
+				st, present, err := convertChunk(ctx, a, k, size, p.lo/chunk, int(p.lo-c0), int(p.hi-c0), b, buf, bitmap[off/8:])
+				if !present && unfilled(a) && !errors.As(err, new(*zarr.ChunkError)) {
+					// No values (unfilled.go): null, whatever the zero bits converted to.
+					nullRange(b, bitmap[off/8:], 0, int(p.hi-p.lo))
+					st, err = kernels.Stats{Elements: int(p.hi - p.lo), NaT: int(p.hi - p.lo)}, nil
+				}
 				if err != nil && !errors.As(err, new(*zarr.ChunkError)) {
 					err = fail(shiftIndex(err, int(off)))
 				}
@@ -344,10 +356,10 @@ send:
 // value, in pieces of whole bitmap bytes (lo is a multiple of 8), others
 // once decoded into buf (ChunkBytes; the start of b when the range takes
 // the whole chunk, which is then converted in place). Element errors
-// count from lo.
-func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i int64, lo, hi int, b, buf, bitmap []byte) (kernels.Stats, error) {
+// count from lo. It reports whether the chunk is stored.
+func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i int64, lo, hi int, b, buf, bitmap []byte) (kernels.Stats, bool, error) {
 	var total kernels.Stats
-	_, _, err := a.ReadChunkFunc(ctx, []int64{i}, buf, 8*size, func(off int, p []byte) error {
+	_, present, err := a.ReadChunkFunc(ctx, []int64{i}, buf, 8*size, func(off int, p []byte) error {
 		// The piece's elements [e, f), clipped to [lo, hi).
 		at := off / size
 		e, f := max(at, lo), min(at+len(p)/size, hi)
@@ -359,7 +371,7 @@ func convertChunk(ctx context.Context, a *zarr.Array, k converter, size int, i i
 		total.Add(st)
 		return shiftIndex(err, e-lo)
 	})
-	return total, err
+	return total, present, err
 }
 
 // shiftIndex makes an element error's index count from the start of the

@@ -59,6 +59,11 @@ func main() {
 			}
 		}
 	}
+	// AVX2's fused floor divide with validity (est_avx2.go), last so that
+	// the kernels above keep their place in the generated file.
+	for _, o := range orders {
+		floorDivEstAVX2(o)
+	}
 	Generate()
 }
 

@@ -76,7 +76,9 @@ them, in this order:
   chunk_shape      chunk (or shard) shape
   fill_value       integer; NaT is -9223372036854775808
   fill_value_text  the fill value as text (as min_text)
-  fill_value_null  true for a v2 "fill_value": null (missing chunks read as NaT)
+  fill_value_null  true for a v2 "fill_value": null: none defined, so missing
+                   chunks read as NaT (fill_value is then NaT), also those
+                   of a CF time array
   codecs           the codec chain: [{"name", "configuration"}], as in zarr.json
                    (v2 compressors shown as their v3 equivalent)
   chunks           {"grid": chunks per dimension, "total", "present", "missing"}
@@ -354,6 +356,12 @@ func (rep *inspectReport) decodedFill(a *zarr.Array, view *cfView) (int64, error
 		return a.FillValue(), nil
 	}
 	m := a.Metadata()
+	if m.FillNull {
+		// No fill value: missing chunks have no values, and converting
+		// makes them NaT (never what zero bits decode to).
+		rep.FillValue, rep.FillValueText = dtype.NaT, formatValueText(dtype.NaT, view.to)
+		return dtype.NaT, nil
+	}
 	buf := make([]byte, 8)
 	z := copy(buf, m.Numeric.Element(m.NumericFill, a.ByteOrder()))
 	if _, err := view.dec.Run(buf, buf[:z], nil); err != nil {
@@ -383,7 +391,7 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		fill += " (" + r.FillValueText + ")"
 	}
 	if r.FillValueNull {
-		fill += ", null in .zarray"
+		fill = "null (none defined; missing chunks read as NaT when converted)"
 	}
 	lines := [][2]string{
 		{"path", r.Path},

@@ -436,6 +436,15 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), ratio(s.BytesRead), ratio(s.BytesWritten),
 		s.Elapsed.Round(time.Millisecond), gbps)
+	if s.Unfilled > 0 {
+		fmt.Fprintf(w, "note:        %s\n", unfilledText(s.Unfilled))
+	}
+}
+
+// unfilledText says what became of the elements of chunks that a CF
+// source whose fill value is null does not store.
+func unfilledText(n int64) string {
+	return fmt.Sprintf("%s of chunks the source does not store became NaT: its fill value is null, so they have no value (--exact refuses such a source)", count(n, "element"))
 }
 
 func transcodeBytes(n int64) string {

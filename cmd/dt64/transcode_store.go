@@ -149,4 +149,9 @@ func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 		fmt.Fprintf(w, "  %-20s %-9s %s (%d stored, %d already done), read %s, wrote %s%s\n",
 			a.Path, a.Action, count(a.Chunks, "chunk"), a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten), counts)
 	}
+	for _, a := range s.Arrays {
+		if a.Unfilled > 0 {
+			fmt.Fprintf(w, "note:        %s: %s\n", a.Path, unfilledText(a.Unfilled))
+		}
+	}
 }

@@ -96,6 +96,12 @@ func Standard() []Case {
 			cfCase("CF(int64 hours->ns)", name, `{"units": "hours since 1900-01-01 00:00:00"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, fillCFHours),
 			cfCase("CF(float64 days->ns)", name, `{"units": "days since 1800-01-01", "_FillValue": "NaN"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8}, fillCFDays),
 		)
+		// An Arrow µs column's pass over a ns array (zarrow.Read): the
+		// floor divide with the validity bitmap, on instants a minute
+		// apart as a time coordinate holds them.
+		col := runCase("Column(ns->us+validity)", name, dtype.Nanosecond, false, transcoder(dtOf(dtype.Nanosecond, 1), dtOf(dtype.Microsecond, 1), kernels.Options{}), true)
+		col.Data = fillMinutes
+		cs = append(cs, col)
 		// In place, as the engine converts inside the decompression
 		// buffer. Repeated runs floor-divide already divided values; the
 		// loop is branch-free, so its time does not depend on them.
@@ -155,6 +161,19 @@ func fillCFDays(b []byte, order binary.ByteOrder) {
 			f = math.NaN()
 		}
 		order.PutUint64(b[i:], math.Float64bits(f))
+	}
+}
+
+// fillMinutes writes ns instants a minute apart from 2020-09-13, each
+// with up to a second of jitter, one NaT in 1000.
+func fillMinutes(b []byte, order binary.ByteOrder) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i+8 <= len(b); i += 8 {
+		v := int64(1_600_000_000e9) + int64(i/8)*60e9 + r.Int64N(1e9)
+		if r.IntN(1000) == 0 {
+			v = math.MinInt64
+		}
+		order.PutUint64(b[i:], uint64(v))
 	}
 }
 

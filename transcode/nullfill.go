@@ -7,7 +7,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/zarr-dt64/dt64/zarr"
+	"github.com/zarr-dt64/dt64/storage"
 )
 
 // A CF time array whose v2 fill value is null has no fill value: a chunk
@@ -100,7 +100,7 @@ func (t *Job) storedChunks(ctx context.Context) (map[string]bool, error) {
 		}
 		return stored, nil
 	}
-	v, ok := zarr.Find[zarr.Versioner](t.srcStore)
+	v, ok := storage.Find[storage.Versioner](t.srcStore)
 	if !ok || errors.Is(err, context.Canceled) || t.src.NumChunks() > maxProbedChunks {
 		return nil, fmt.Errorf("listing the source for its missing chunks: %w", err)
 	}

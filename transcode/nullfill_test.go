@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -63,11 +64,13 @@ func (a nullFillArray) want() (vals []int64, unfilled int64) {
 	return vals, unfilled
 }
 
-func (a nullFillArray) source() zarr.Store { return zarr.Dir(filepath.Join(nullFillDir, a.Name)) }
+func (a nullFillArray) source() storage.Store {
+	return storage.NewDir(filepath.Join(nullFillDir, a.Name))
+}
 
 // checkNullFillDestination reads the datetime64 destination in dst and
 // compares it, in ns, with want; its fill value must be NaT.
-func checkNullFillDestination(t *testing.T, what string, dst zarr.Store, want []int64) {
+func checkNullFillDestination(t *testing.T, what string, dst storage.Store, want []int64) {
 	t.Helper()
 	a, got := readArray(t, dst)
 	if a.FillValue() != dtype.NaT || a.Metadata().FillNull {
@@ -89,7 +92,7 @@ func TestCFNullFillMissingChunks(t *testing.T) {
 			{Unit: dtype.Nanosecond, Workers: 2}, // through a region of several source chunks below
 			{Unit: dtype.Second, Format: 2, Workers: 1},
 		} {
-			dst := zarr.Dir(filepath.Join(t.TempDir(), "d"))
+			dst := storage.NewDir(filepath.Join(t.TempDir(), "d"))
 			job, err := transcode.New(ctx, arr.source(), dst, o)
 			if err != nil {
 				t.Fatal(err)
@@ -112,7 +115,7 @@ func TestCFNullFillMissingChunks(t *testing.T) {
 
 		// Shards of two source chunks, one of them missing: a region
 		// converted partly from stored chunks.
-		dst := zarr.Dir(filepath.Join(t.TempDir(), "d"))
+		dst := storage.NewDir(filepath.Join(t.TempDir(), "d"))
 		shards := transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2}}
 		job, err := transcode.New(ctx, arr.source(), dst, transcode.Options{Format: 3, Sharding: shards, Workers: 2})
 		if err != nil {
@@ -124,7 +127,7 @@ func TestCFNullFillMissingChunks(t *testing.T) {
 		checkNullFillDestination(t, arr.Name+", shards of two", dst, want)
 
 		// A CF destination: NaT is its _FillValue.
-		dst = zarr.Dir(filepath.Join(t.TempDir(), "cf"))
+		dst = storage.NewDir(filepath.Join(t.TempDir(), "cf"))
 		job, err = transcode.New(ctx, arr.source(), dst, transcode.Options{CF: true, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +156,7 @@ func TestCFNullFillMissingChunks(t *testing.T) {
 
 		// Exact: refused before anything is written.
 		dir := filepath.Join(t.TempDir(), "exact")
-		_, err = transcode.New(ctx, arr.source(), zarr.Dir(dir), transcode.Options{Exact: true})
+		_, err = transcode.New(ctx, arr.source(), storage.NewDir(dir), transcode.Options{Exact: true})
 		var me *transcode.MissingChunksError
 		if !errors.As(err, &me) || !errors.Is(err, transcode.ErrPlan) || me.Missing != int64(len(arr.Missing)) {
 			t.Fatalf("%s, exact: %v, want a MissingChunksError for %d chunks", arr.Name, err, len(arr.Missing))
@@ -169,8 +172,8 @@ func TestCFNullFillMissingChunks(t *testing.T) {
 	}
 
 	// Exact with every chunk stored: nothing to refuse.
-	dst := zarr.Dir(filepath.Join(t.TempDir(), "d"))
-	job, err := transcode.New(ctx, zarr.Dir("../testdata/xarray/hourly_int.zarr/time"), dst, transcode.Options{Exact: true})
+	dst := storage.NewDir(filepath.Join(t.TempDir(), "d"))
+	job, err := transcode.New(ctx, storage.NewDir("../testdata/xarray/hourly_int.zarr/time"), dst, transcode.Options{Exact: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func TestCFNullFillPartsAndResume(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "parts")
 	var total int64
 	for i := range 3 {
-		job, err := transcode.New(ctx, arr.source(), zarr.Dir(dir), transcode.Options{Part: transcode.Part{Index: i, Count: 3}, Workers: 1})
+		job, err := transcode.New(ctx, arr.source(), storage.NewDir(dir), transcode.Options{Part: transcode.Part{Index: i, Count: 3}, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,19 +203,19 @@ func TestCFNullFillPartsAndResume(t *testing.T) {
 	if total != unfilled {
 		t.Errorf("parts: %d unfilled in all, want %d", total, unfilled)
 	}
-	checkNullFillDestination(t, "parts", zarr.Dir(dir), want)
+	checkNullFillDestination(t, "parts", storage.NewDir(dir), want)
 
 	for _, o := range []transcode.Options{{Workers: 1}, {Unit: dtype.Millisecond, Overflow: dtype.OverflowNaT, Workers: 1}} {
 		resumed := false
 		for after := int64(1); after < 8; after++ {
 			d := filepath.Join(t.TempDir(), "d")
-			job, _ := transcode.New(ctx, arr.source(), &failStore{Store: zarr.Dir(d), after: after}, o)
+			job, _ := transcode.New(ctx, arr.source(), &failStore{Store: storage.NewDir(d), after: after}, o)
 			if _, err := job.Run(ctx); err == nil {
 				t.Fatalf("after %d: no failure", after)
 			}
 			r := o
 			r.Resume = true
-			job, err := transcode.New(ctx, arr.source(), zarr.Dir(d), r)
+			job, err := transcode.New(ctx, arr.source(), storage.NewDir(d), r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +227,7 @@ func TestCFNullFillPartsAndResume(t *testing.T) {
 			if sum.Unfilled != unfilled || sum.NaT != unfilled {
 				t.Errorf("after %d, resumed %+v: want %d unfilled", after, sum, unfilled)
 			}
-			checkNullFillDestination(t, "resumed", zarr.Dir(d), want)
+			checkNullFillDestination(t, "resumed", storage.NewDir(d), want)
 		}
 		if !resumed {
 			t.Errorf("%+v: no run resumed a unit", o)
@@ -237,7 +240,7 @@ func TestCFNullFillPartsAndResume(t *testing.T) {
 func TestCFNullFillStore(t *testing.T) {
 	arrays := nullFillArrays(t)
 	dst := filepath.Join(t.TempDir(), "d")
-	job, err := transcode.NewStore(ctx, zarr.Dir(nullFillDir), zarr.Dir(dst), transcode.StoreOptions{Options: transcode.Options{Workers: 2}})
+	job, err := transcode.NewStore(ctx, storage.NewDir(nullFillDir), storage.NewDir(dst), transcode.StoreOptions{Options: transcode.Options{Workers: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +256,7 @@ func TestCFNullFillStore(t *testing.T) {
 		if i < 0 || sum.Arrays[i].Unfilled != unfilled {
 			t.Errorf("%s: array summaries %+v, want %d unfilled", arr.Name, sum.Arrays, unfilled)
 		}
-		checkNullFillDestination(t, arr.Name, zarr.Dir(filepath.Join(dst, arr.Name)), want)
+		checkNullFillDestination(t, arr.Name, storage.NewDir(filepath.Join(dst, arr.Name)), want)
 	}
 	if sum.Unfilled != all {
 		t.Errorf("store summary: %d unfilled, want %d", sum.Unfilled, all)
@@ -271,7 +274,7 @@ func TestNativeMissingChunksStayNaT(t *testing.T) {
 		vals[i] = 1_577_836_800_000 + int64(i)*3_600_000
 	}
 	missing := func(c []int64) bool { return c[0] == 1 || c[0] == 4 }
-	src := zarr.NewMemory()
+	src := storage.NewMemory()
 	writeArray(t, src, zarr.Metadata{Format: 3, DataType: ms, Shape: []int64{100}, ChunkShape: []int64{16}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}}, vals, missing)
 	want := make([]int64, len(vals))
@@ -286,7 +289,7 @@ func TestNativeMissingChunksStayNaT(t *testing.T) {
 		{Unit: dtype.Second, Format: 2, Workers: 2},
 		{Unit: dtype.Microsecond, Sharding: transcode.Sharding{Mode: transcode.ShardAdd, Chunks: []int64{2}}, Workers: 2},
 	} {
-		dst := zarr.NewMemory()
+		dst := storage.NewMemory()
 		job, err := transcode.New(ctx, src, dst, o)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -39,7 +40,7 @@ func TestReadUnfilled(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	for _, name := range []string{"time", "valid_time"} {
 		want := doc[name].Values
-		a, err := zarr.Open(ctx, zarr.Dir(filepath.Join(dir, "null_fill.zarr", name)))
+		a, err := zarr.Open(ctx, storage.NewDir(filepath.Join(dir, "null_fill.zarr", name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestReadUnfilled(t *testing.T) {
 // under the nat policy the missing elements are null and counted once.
 func TestReadUnfilledErrors(t *testing.T) {
 	ctx := context.Background()
-	s := zarr.NewMemory()
+	s := storage.NewMemory()
 	a, err := zarr.Create(ctx, s, zarr.Metadata{Format: 2, Shape: []int64{9}, ChunkShape: []int64{3}, FillNull: true,
 		Numeric: zarr.NumericType{Kind: zarr.Int, Size: 8}, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}},
 		Attributes: json.RawMessage(`{"units": "days since 1970-01-01"}`)})

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 
 	"github.com/zarr-dt64/dt64/storage"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // A CF time array whose v2 fill value is null has no fill value: a chunk
@@ -68,7 +70,7 @@ func (t *Job) checkUnfilled(ctx context.Context) error {
 		return err
 	}
 	grid := t.src.Grid()
-	e := &MissingChunksError{Array: storeName(t.srcStore)}
+	e := &MissingChunksError{Array: storage.Name(t.srcStore)}
 	for i := range t.src.NumChunks() {
 		k, err := t.src.ChunkKey(grid.CoordsAt(i))
 		if err != nil {
@@ -101,17 +103,21 @@ func (t *Job) storedChunks(ctx context.Context) (map[string]bool, error) {
 		return stored, nil
 	}
 	v, ok := storage.Find[storage.Versioner](t.srcStore)
-	if !ok || errors.Is(err, context.Canceled) || t.src.NumChunks() > maxProbedChunks {
+	if !ok || errors.Is(err, context.Canceled) || t.src.NumChunks() > zarr.MaxProbedChunks {
 		return nil, fmt.Errorf("listing the source for its missing chunks: %w", err)
 	}
-	found, perr := probeChunks(ctx, v, "", t.src)
+	found, perr := t.src.ProbeChunks(ctx, func(ctx context.Context, key string) (int64, error) {
+		ver, err := v.Version(ctx, key)
+		if err == nil && ver == "" {
+			err = fs.ErrNotExist
+		}
+		return 0, err
+	})
 	if perr != nil {
 		return nil, fmt.Errorf("finding the source's missing chunks: %w", perr)
 	}
-	for _, k := range found {
-		if k != "" {
-			stored[k] = true
-		}
+	for _, e := range found {
+		stored[e.Key] = true
 	}
 	return stored, nil
 }

@@ -373,7 +373,7 @@ func TestWrapperKeepsRangeReads(t *testing.T) {
 // once).
 func TestRegionMissing(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemory()
+	s := storage.NewMemory()
 	m := Metadata{Format: 2, Shape: []int64{10, 9}, ChunkShape: []int64{4, 3}, FillNull: true,
 		Numeric: NumericType{Kind: Int, Size: 8}, Codecs: []Codec{BytesCodec{Endian: binary.LittleEndian}}}
 	a, err := Create(ctx, s, m)

@@ -132,13 +132,13 @@ func TestFastCheckPlan(t *testing.T) {
 		n1    float64
 	}{
 		{"days since 1850-01-01", 8, dtNs, 1e9, 86400},
-		{"days since 1850-01-01", 4, dtNs, 3600e9, 24},            // float32: whole hours
-		{"hours since 1850-01-01", 4, dtS, 3600, 1},               // float32 hours: one per step
-		{"milliseconds since 1970-01-01", 8, dtNs, 1e9, 1},        // 1000 stored units per step
-		{"seconds since 1970-01-01", 8, dtH, 1, 1},                // only whole hours are whole destination units
-		{"days since 2019-12-31T23:59:59.5", 8, dtNs, 0, 0},       // the reference is on no grid
-		{"days since 2019-12-31T23:59:59.5", 8, dtMs, 0, 0},       // not even of seconds
-		{"days since 1850-01-01 00:00:00.25", 8, dtS, 0, 0},       // nor a whole destination unit
+		{"days since 1850-01-01", 4, dtNs, 3600e9, 24},      // float32: whole hours
+		{"hours since 1850-01-01", 4, dtS, 3600, 1},         // float32 hours: one per step
+		{"milliseconds since 1970-01-01", 8, dtNs, 1e9, 1},  // 1000 stored units per step
+		{"seconds since 1970-01-01", 8, dtH, 1, 1},          // only whole hours are whole destination units
+		{"days since 2019-12-31T23:59:59.5", 8, dtNs, 0, 0}, // the reference is on no grid
+		{"days since 2019-12-31T23:59:59.5", 8, dtMs, 0, 0}, // not even of seconds
+		{"days since 1850-01-01 00:00:00.25", 8, dtS, 0, 0}, // nor a whole destination unit
 		{"minutes since 1600-01-01 00:00:00 -05:30", 8, dtUs, 1e6, 60},
 	} {
 		tm := mustTime(t, `{"units": "`+c.units+`"}`, Stored{StoredFloat, c.size})

@@ -59,6 +59,11 @@ type cfKernel struct {
 	lo, hi int64
 	miss   cfMissing
 	fl     cfFloatParams
+	// cfLoopShortest: the decoder's fast check, when it has one, and its
+	// constants for the kernels (cf_shortest.go).
+	fc       cf.FastCheck
+	hasCheck bool
+	check    cfCheckArgs
 }
 
 // CFDecoder is a compiled decoding of CF time numbers into datetime64
@@ -149,6 +154,9 @@ func (k *cfKernel) compile() {
 	a, b, c := k.aff.A, k.aff.B, k.aff.C
 	if !k.opts.Reference && k.kind == cfFloat && k.dec != nil && k.opts.CFFloat == cf.FloatShortest {
 		k.loop = cfLoopShortest
+		k.fl.setMissing(k.missing)
+		k.fc, k.hasCheck = k.dec.FastCheck()
+		k.check = checkArgs(&k.fc, &k.fl)
 		return
 	}
 	if k.opts.Reference || !a.IsInt64() || !b.IsInt64() || !c.IsUint64() || c.Sign() <= 0 || a.Sign() == 0 {
@@ -169,12 +177,7 @@ func (k *cfKernel) compile() {
 			return
 		}
 		k.fl = cfFloatParams{af: af, bf: float64(k.b), b: uint64(k.b)}
-		for _, m := range k.missing {
-			k.fl.missing = append(k.fl.missing, math.Float64frombits(m))
-		}
-		if len(k.fl.missing) == 1 {
-			k.fl.missF, k.fl.hasMiss = k.fl.missing[0], true
-		}
+		k.fl.setMissing(k.missing)
 		k.loop = cfLoopFloat
 		return
 	}
@@ -208,6 +211,16 @@ func (k *cfKernel) compile() {
 	k.loop = cfLoopMulAdd
 	if k.c != 1 {
 		k.loop = cfLoopMulAddDiv
+	}
+}
+
+// setMissing sets the float loops' missing values from their bits.
+func (p *cfFloatParams) setMissing(missing []uint64) {
+	for _, m := range missing {
+		p.missing = append(p.missing, math.Float64frombits(m))
+	}
+	if len(p.missing) == 1 {
+		p.missF, p.hasMiss = p.missing[0], true
 	}
 }
 

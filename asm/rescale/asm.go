@@ -58,6 +58,9 @@ func main() {
 				cfFloatAVX2(o)
 			}
 		}
+		for _, o := range orders {
+			cfShortest(isa, o)
+		}
 	}
 	Generate()
 }

@@ -231,3 +231,154 @@ func cfFloatAVX2(o order) {
 	})
 	k.finish(c, true)
 }
+
+// More VCMPPD predicates (VEX and EVEX encodings take all 32).
+const (
+	cmpPDLtOQ = 0x11 // ordered and less than
+	cmpPDLeOQ = 0x12 // ordered and less than or equal
+	cmpPDGeOQ = 0x1d // ordered and greater than or equal
+	roundEven = 0x08 // VROUNDPD/VRNDSCALEPD: to nearest even, precision exception suppressed
+)
+
+// The constants of cfShortest, at these offsets (in words) of its c
+// argument: kernels/cf_shortest.go's cfCheckArgs and cc* indices.
+const (
+	ccMul = iota
+	ccN1
+	ccN2
+	ccHalfN1
+	ccGapBits
+	ccMax
+	ccKLo
+	ccKHi
+	ccStep
+	ccBase
+	ccMiss
+	ccCount
+)
+
+// cfShortest: cf.FastCheck (kernels/cf_shortest.go, proof in
+// cf/fastcheck.go) on float64 source words. Per lane:
+//
+//	valid   f is not NaN and not miss (else NaT)
+//	decided |f| < Max, KLo <= k <= KHi for k = roundEven(f*Mul), and
+//	        r = fma(f, N1, -(k*N2)) is 0 or |r| < (|f| - pred(|f|))*HalfN1,
+//	        pred(|f|) = bits(|f|) - GapBits
+//	out     k*Step + Base
+//
+// A vector with a valid lane that is not decided stops the kernel before
+// it. AVX-512 converts k with VCVTPD2QQ; AVX2 through the rounding
+// constant 2^52+2^51 (|k| <= 2^51) and multiplies from 32-bit products.
+// The AVX2 kernel needs FMA3.
+func cfShortest(isa gen.ISA, o order) {
+	k := begin(isa, o, true, "cfShortest",
+		"func(dst, src []uint64, c *[11]uint64) (n, nat int)",
+		"stores the fast check's k*Step + Base into dst[i] for the float64",
+		"f of src[i] (cf.FastCheck.Decide; c holds its constants as",
+		"kernels.cfCheckArgs) for the leading n elements, n a multiple of the",
+		"vector width; NaN and the missing value c[10] are stored as NaT and",
+		"counted. It stops before the first vector holding an element the",
+		"check does not decide; dst may be src.")
+	if !k.avx512() {
+		Comment("Needs FMA3.")
+	}
+	cp := Load(Param("c"), GP64())
+	arg := func(i int) Op {
+		v := isa.Vec()
+		VPBROADCASTQ(Mem{Base: cp, Disp: 8 * i}, v)
+		return k.spill(v)
+	}
+	mul, n1, n2, halfN1 := arg(ccMul), arg(ccN1), arg(ccN2), arg(ccHalfN1)
+	gapBits, fmax, kLo, kHi := arg(ccGapBits), arg(ccMax), arg(ccKLo), arg(ccKHi)
+	base, miss := arg(ccBase), arg(ccMiss)
+	step := constant{full: arg(ccStep)}
+	if !k.avx512() {
+		h := GP64()
+		MOVQ(Mem{Base: cp, Disp: 8 * ccStep}, h)
+		SHRQ(Imm(32), h)
+		step.high = k.spill(gen.Broadcast(isa, h))
+	}
+	abs := k.spill(gen.BroadcastConst(isa, 0x7fffffffffffffff))
+	zero := gen.Zero(isa)
+	var magic, ones Op
+	if !k.avx512() {
+		magic = k.spill(gen.BroadcastConst(isa, 0x4338000000000000)) // float64(2^52 + 2^51)
+		ones = k.spill(gen.BroadcastConst(isa, ^uint64(0)))
+	}
+	c := k.counters(false)
+	k.loops(unroll(isa, k.heavy), true, false, c, func(v reg.VecVirtual) lane {
+		var l lane
+		if k.avx512() {
+			ord := K()
+			VCMPPD(Imm(cmpPDOrdQ), v, v, ord)
+			l.valid = K()
+			VCMPPD(Imm(cmpPDNeqUQ), miss, v, ord, l.valid) // ordered, and not miss
+		} else {
+			l.nat = isa.Vec()
+			VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
+			eq := isa.Vec()
+			VCMPPD(Imm(cmpPDEqOQ), miss, v, eq)
+			VORPD(eq, l.nat, l.nat)
+		}
+		a := isa.Vec()
+		VANDPD(abs, v, a)
+		p := isa.Vec()
+		VMULPD(mul, v, p)
+		kk := isa.Vec()
+		r := isa.Vec()
+		gap := isa.Vec()
+		if k.avx512() {
+			VRNDSCALEPD(Imm(roundEven), p, kk)
+		} else {
+			VROUNDPD(Imm(roundEven), p, kk)
+		}
+		VMULPD(n2, kk, r)
+		VFMSUB231PD(n1, v, r) // r = f*N1 - k*N2
+		VPSUBQ(gapBits, a, gap)
+		VSUBPD(gap, a, gap) // |f| - pred(|f|)
+		VMULPD(halfN1, gap, gap)
+		ar := isa.Vec()
+		VANDPD(abs, r, ar)
+		var out reg.VecVirtual
+		if k.avx512() {
+			ok := K()
+			VCMPPD(Imm(cmpPDLtOQ), fmax, a, l.valid, ok)
+			VCMPPD(Imm(cmpPDGeOQ), kLo, kk, ok, ok)
+			VCMPPD(Imm(cmpPDLeOQ), kHi, kk, ok, ok)
+			in := K()
+			VCMPPD(Imm(cmpPDLtOQ), gap, ar, ok, in)
+			z := K()
+			VCMPPD(Imm(cmpPDEqOQ), zero, r, ok, z)
+			KORB(in, z, in)
+			l.badK = K()
+			KXORB(in, l.valid, l.badK) // valid and not decided (decided lanes are valid)
+			ki := isa.Vec()
+			VCVTPD2QQ(kk, ki)
+			out = k.mulLow(ki, step)
+		} else {
+			ok := isa.Vec()
+			VCMPPD(Imm(cmpPDLtOQ), fmax, a, ok)
+			t := isa.Vec()
+			VCMPPD(Imm(cmpPDGeOQ), kLo, kk, t)
+			VANDPD(t, ok, ok)
+			VCMPPD(Imm(cmpPDLeOQ), kHi, kk, t)
+			VANDPD(t, ok, ok)
+			VCMPPD(Imm(cmpPDLtOQ), gap, ar, t)
+			z := isa.Vec()
+			VCMPPD(Imm(cmpPDEqOQ), zero, r, z)
+			VORPD(z, t, t)
+			VANDPD(t, ok, ok)
+			VORPD(l.nat, ok, ok) // decided or NaT
+			l.badV = isa.Vec()
+			VPXOR(ones, ok, l.badV)
+			ki := isa.Vec()
+			VADDPD(magic, kk, ki)
+			VPSUBQ(magic, ki, ki) // k as an int64
+			out = k.mulLow(ki, step)
+		}
+		VPADDQ(base, out, out)
+		l.out = k.keepNaT(out, &l)
+		return l
+	})
+	k.finish(c, false)
+}

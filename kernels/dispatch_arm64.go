@@ -166,8 +166,22 @@ func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, 
 	return 0, 0, 0
 }
 
+// cfShortestSIMD runs the NEON fast check of cf_arm64.s (asm/neon).
 func cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n, nat int) {
-	return 0, 0
+	if !useNEON {
+		return 0, 0
+	}
+	if len(src) > len(dst) {
+		src = src[:len(dst)]
+	}
+	return cfShortestNEON(dst, src, (*[ccCount]uint64)(c), swapIn, swapOut)
 }
 
-func cfShortestLanes() int { return 0 }
+// cfShortestLanes is the vector width of the kernel cfShortestSIMD runs,
+// 0 when it runs none.
+func cfShortestLanes() int {
+	if useNEON {
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,149 @@
+package main
+
+import "fmt"
+
+// The CF fast check of the shortest rule (cf.FastCheck, proof in
+// cf/fastcheck.go) on two float64 lanes per step: the float work in
+// AdvSIMD (compares, FMUL, FRINTN, the fused FMLA residual, FCVTZS, all
+// as WORDs), then k*Step + Base in scalar MADD (no 64-bit lane multiply)
+// with NaT and the byte order per lane.
+
+var cfKernels = []kernel{
+	{
+		file: "cf", name: "cfShortestNEON",
+		doc: `cfShortestNEON stores the fast check's k*Step + Base into dst[i] for the
+float64 f of src[i] (cf.FastCheck.Decide; c holds its constants as
+kernels.cfCheckArgs; src words byte-reversed when swapIn, dst words when
+swapOut) for the leading n elements, n even; NaN and the missing value
+c[10] are stored as NaT and counted. It stops before the first pair of
+elements holding one the check does not decide, or at len(src) rounded
+down to an even number. len(dst) >= len(src); dst may be src.`,
+		goSig: "(dst, src []uint64, c *[11]uint64, swapIn, swapOut bool) (n, nat int)",
+		args:  80, emit: emitCFShortest,
+	},
+}
+
+// The offsets of the constants in c: kernels/cf_shortest.go's cc* indices.
+const (
+	ccMul = iota
+	ccN1
+	ccN2
+	ccHalfN1
+	ccGapBits
+	ccMax
+	ccKLo
+	ccKHi
+	ccStep
+	ccBase
+	ccMiss
+)
+
+// Vector registers of emitCFShortest: V16-V25 hold the constants, V0-V8
+// the lanes of one step.
+const (
+	vMul, vN1, vNegN2, vHalfN1, vGapBits, vMax, vKLo, vKHi, vMiss, vAbs = 16, 17, 18, 19, 20, 21, 22, 23, 24, 25
+)
+
+func emitCFShortest(a *asm) {
+	a.op("MOVD dst_base+0(FP), R0")
+	a.op("MOVD R0, R19")
+	a.op("MOVD src_base+24(FP), R1")
+	a.op("MOVD src_len+32(FP), R2")
+	a.op("LSR $1, R2, R2")
+	a.op("MOVD $0x8000000000000000, R3")
+	a.op("MOVD ZR, R4")
+	a.op("MOVD c+48(FP), R5")
+	for _, c := range []struct{ v, off int }{{vMul, ccMul}, {vN1, ccN1}, {vNegN2, ccN2}, {vHalfN1, ccHalfN1},
+		{vGapBits, ccGapBits}, {vMax, ccMax}, {vKLo, ccKLo}, {vKHi, ccKHi}, {vMiss, ccMiss}} {
+		a.op("MOVD %d(R5), R6", 8*c.off)
+		if c.v == vNegN2 {
+			a.op("EOR R3, R6, R6 // -N2: the residual is one FMLA onto -k*N2")
+		}
+		a.op("VDUP R6, V%d.D2", c.v)
+	}
+	a.op("MOVD $0x7fffffffffffffff, R6")
+	a.op("VDUP R6, V%d.D2", vAbs)
+	a.op("MOVD %d(R5), R6 // Step", 8*ccStep)
+	a.op("MOVD %d(R5), R7 // Base", 8*ccBase)
+	a.op("CBZ R2, done")
+	a.comment("one loop per (swapIn, swapOut), so the loops do not branch on them")
+	a.op("MOVBU swapIn+56(FP), R24")
+	a.op("MOVBU swapOut+57(FP), R25")
+	a.op("CBNZ R24, swappedIn")
+	a.op("CBNZ R25, loop01")
+	a.op("B loop00")
+	a.label("swappedIn")
+	a.op("CBNZ R25, loop11")
+	a.op("B loop10")
+	for _, in := range []bool{false, true} {
+		for _, out := range []bool{false, true} {
+			label := fmt.Sprintf("loop%d%d", b2i(in), b2i(out))
+			a.label(label)
+			cfShortestStep(a, in, out)
+			a.op("SUB $1, R2")
+			a.op("CBNZ R2, %s", label)
+			if !(in && out) {
+				a.op("B done")
+			}
+		}
+	}
+	a.label("done")
+	a.comment("n = words stored: the dst pointer has moved past each of them")
+	a.op("SUB R19, R0, R8")
+	a.op("LSR $3, R8, R8")
+	a.op("MOVD R8, n+64(FP)")
+	a.op("MOVD R4, nat+72(FP)")
+	a.op("RET")
+}
+
+// cfShortestStep converts the two lanes at R1 into R0, or branches to
+// done before storing anything when one of them is valid and not decided.
+func cfShortestStep(a *asm, swapIn, swapOut bool) {
+	a.op("VLD1.P 16(R1), [V0.D2]")
+	if swapIn {
+		a.op("VREV64 V0.B16, V0.B16")
+	}
+	a.word(fp2d("fcmeq", 1, 0, 0))     // ordered: not NaN
+	a.word(fp2d("fcmeq", 2, 0, vMiss)) // the missing value
+	a.op("VEOR V2.B16, V1.B16, V1.B16 // valid (a missing value is ordered)")
+	a.op("VAND V%d.B16, V0.B16, V3.B16 // |f|", vAbs)
+	a.word(fp2d("fmul", 4, 0, vMul))
+	a.word(fp2dOne("frintn", 4, 4)) // k
+	a.word(fp2d("fmul", 5, 4, vNegN2))
+	a.word(fp2d("fmla", 5, 0, vN1)) // r = f*N1 - k*N2, one rounding
+	a.op("VSUB V%d.D2, V3.D2, V6.D2 // pred(|f|) bits", vGapBits)
+	a.word(fp2d("fsub", 6, 3, 6))
+	a.word(fp2d("fmul", 6, 6, vHalfN1)) // T = gap*N1/2
+	a.op("VAND V%d.B16, V5.B16, V7.B16 // |r|", vAbs)
+	a.word(fp2d("fcmgt", 7, 6, 7)) // |r| < T
+	a.word(fp2dOne("fcmeq0", 5, 5)) // r == 0
+	a.op("VORR V5.B16, V7.B16, V7.B16")
+	a.word(fp2d("fcmgt", 8, vMax, 3)) // |f| < Max
+	a.op("VAND V8.B16, V7.B16, V7.B16")
+	a.word(fp2d("fcmge", 8, 4, vKLo))
+	a.op("VAND V8.B16, V7.B16, V7.B16")
+	a.word(fp2d("fcmge", 8, vKHi, 4))
+	a.op("VAND V8.B16, V7.B16, V7.B16")
+	a.op("VAND V1.B16, V7.B16, V7.B16 // decided")
+	a.op("VEOR V1.B16, V7.B16, V7.B16 // valid and not decided")
+	a.op("VMOV V7.D[0], R8")
+	a.op("VMOV V7.D[1], R9")
+	a.op("ORR R8, R9, R8")
+	a.op("CBNZ R8, done")
+	a.word(fp2dOne("fcvtzs", 4, 4)) // k is an integer below 2^51: exact
+	a.op("VMOV V4.D[0], R8")
+	a.op("VMOV V4.D[1], R9")
+	a.op("MADD R6, R7, R8, R8 // k*Step + Base")
+	a.op("MADD R6, R7, R9, R9")
+	a.op("VMOV V1.D[0], R10")
+	a.op("VMOV V1.D[1], R11")
+	for _, l := range []struct{ mask, out string }{{"R10", "R8"}, {"R11", "R9"}} {
+		a.op("CMP $0, %s", l.mask)
+		a.op("CSEL EQ, R3, %s, %s // NaN or missing: NaT", l.out, l.out)
+		a.op("CINC EQ, R4, R4")
+		if swapOut {
+			a.op("REV %s, %s", l.out, l.out)
+		}
+	}
+	a.op("STP.P (R8, R9), 16(R0)")
+}

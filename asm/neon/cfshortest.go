@@ -115,7 +115,7 @@ func cfShortestStep(a *asm, swapIn, swapOut bool) {
 	a.word(fp2d("fsub", 6, 3, 6))
 	a.word(fp2d("fmul", 6, 6, vHalfN1)) // T = gap*N1/2
 	a.op("VAND V%d.B16, V5.B16, V7.B16 // |r|", vAbs)
-	a.word(fp2d("fcmgt", 7, 6, 7)) // |r| < T
+	a.word(fp2d("fcmgt", 7, 6, 7))  // |r| < T
 	a.word(fp2dOne("fcmeq0", 5, 5)) // r == 0
 	a.op("VORR V5.B16, V7.B16, V7.B16")
 	a.word(fp2d("fcmgt", 8, vMax, 3)) // |f| < Max

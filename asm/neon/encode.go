@@ -115,8 +115,8 @@ var fp2dUnary = map[string]struct {
 	base uint32
 	gnu  string
 }{
-	"frintn": {0x4e618800, "frintn v%d.2d, v%d.2d"},       // 0 1 0 01110 0 1 10000 11000 10 Rn Rd
-	"fcvtzs": {0x4ee1b800, "fcvtzs v%d.2d, v%d.2d"},       // 0 1 0 01110 1 1 10000 11011 10 Rn Rd
+	"frintn": {0x4e618800, "frintn v%d.2d, v%d.2d"},      // 0 1 0 01110 0 1 10000 11000 10 Rn Rd
+	"fcvtzs": {0x4ee1b800, "fcvtzs v%d.2d, v%d.2d"},      // 0 1 0 01110 1 1 10000 11011 10 Rn Rd
 	"fcmeq0": {0x4ee0d800, "fcmeq v%d.2d, v%d.2d, #0.0"}, // 0 1 0 01110 1 1 10000 01101 10 Rn Rd
 }
 

@@ -78,19 +78,12 @@ type FastCheck struct {
 // later add).
 func (c *FastCheck) Decide(f float64) (int64, bool) {
 	a := math.Abs(f)
-	if !(a < c.Max) {
-		return 0, false
-	}
 	k := math.RoundToEven(float64(f * c.Mul))
-	if !(k >= c.KLo && k <= c.KHi) {
-		return 0, false
-	}
 	r := math.FMA(f, c.N1, -float64(k*c.N2))
-	gap := float64(a - math.Float64frombits(math.Float64bits(a)-c.GapBits))
-	if r != 0 && !(math.Abs(r) < float64(gap*c.HalfN1)) {
-		return 0, false
-	}
-	return int64(k)*c.Step + c.Base, true
+	t := float64(float64(a-math.Float64frombits(math.Float64bits(a)-c.GapBits)) * c.HalfN1)
+	// int64(k) of an out-of-range k is some value (Go does not panic),
+	// never returned as decided.
+	return int64(k)*c.Step + c.Base, a < c.Max && k >= c.KLo && k <= c.KHi && (r == 0 || math.Abs(r) < t)
 }
 
 // fastReach is how far from the reference (2^34 s, about 544 years) the

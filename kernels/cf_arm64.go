@@ -10,7 +10,7 @@ package kernels
 // swapOut) for the leading n elements, n even; NaN and the missing value
 // c[10] are stored as NaT and counted. It stops before the first pair of
 // elements holding one the check does not decide, or at len(src) rounded
-// down to an even number. len(dst) >= len(src); dst may be src.
+// down to a multiple of 4. len(dst) >= len(src); dst may be src.
 //
 //go:noescape
 func cfShortestNEON(dst, src []uint64, c *[11]uint64, swapIn, swapOut bool) (n, nat int)

@@ -12,33 +12,34 @@ TEXT ·cfShortestNEON(SB), NOSPLIT, $0-80
 	MOVD R0, R19
 	MOVD src_base+24(FP), R1
 	MOVD src_len+32(FP), R2
-	LSR $1, R2, R2
+	LSR $2, R2, R2
 	MOVD $0x8000000000000000, R3
 	MOVD ZR, R4
-	MOVD c+48(FP), R5
-	MOVD 0(R5), R6
+	MOVD ZR, R5
+	MOVD c+48(FP), R12
+	MOVD 0(R12), R6
 	VDUP R6, V16.D2
-	MOVD 8(R5), R6
+	MOVD 8(R12), R6
 	VDUP R6, V17.D2
-	MOVD 16(R5), R6
+	MOVD 16(R12), R6
 	EOR R3, R6, R6 // -N2: the residual is one FMLA onto -k*N2
 	VDUP R6, V18.D2
-	MOVD 24(R5), R6
+	MOVD 24(R12), R6
 	VDUP R6, V19.D2
-	MOVD 32(R5), R6
+	MOVD 32(R12), R6
 	VDUP R6, V20.D2
-	MOVD 40(R5), R6
+	MOVD 40(R12), R6
 	VDUP R6, V21.D2
-	MOVD 48(R5), R6
+	MOVD 48(R12), R6
 	VDUP R6, V22.D2
-	MOVD 56(R5), R6
+	MOVD 56(R12), R6
 	VDUP R6, V23.D2
-	MOVD 80(R5), R6
+	MOVD 80(R12), R6
 	VDUP R6, V24.D2
 	MOVD $0x7fffffffffffffff, R6
 	VDUP R6, V25.D2
-	MOVD 64(R5), R6 // Step
-	MOVD 72(R5), R7 // Base
+	MOVD 64(R12), R6 // Step
+	MOVD 72(R12), R7 // Base
 	CBZ R2, done
 	// one loop per (swapIn, swapOut), so the loops do not branch on them
 	MOVBU swapIn+56(FP), R24
@@ -50,6 +51,50 @@ swappedIn:
 	CBNZ R25, loop11
 	B loop10
 loop00:
+	// element 0
+	VLD1.P 16(R1), [V0.D2]
+	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
+	WORD $0x4e78e402 // fcmeq v2.2d, v0.2d, v24.2d
+	VEOR V2.B16, V1.B16, V1.B16 // valid (a missing value is ordered)
+	VAND V25.B16, V0.B16, V3.B16 // |f|
+	WORD $0x6e70dc04 // fmul v4.2d, v0.2d, v16.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x6e72dc85 // fmul v5.2d, v4.2d, v18.2d
+	WORD $0x4e71cc05 // fmla v5.2d, v0.2d, v17.2d
+	VSUB V20.D2, V3.D2, V6.D2 // pred(|f|) bits
+	WORD $0x4ee6d466 // fsub v6.2d, v3.2d, v6.2d
+	WORD $0x6e73dcc6 // fmul v6.2d, v6.2d, v19.2d
+	VAND V25.B16, V5.B16, V7.B16 // |r|
+	WORD $0x6ee7e4c7 // fcmgt v7.2d, v6.2d, v7.2d
+	WORD $0x4ee0d8a5 // fcmeq v5.2d, v5.2d, #0.0
+	VORR V5.B16, V7.B16, V7.B16
+	WORD $0x6ee3e6a8 // fcmgt v8.2d, v21.2d, v3.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e76e488 // fcmge v8.2d, v4.2d, v22.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e64e6e8 // fcmge v8.2d, v23.2d, v4.2d
+	VAND V8.B16, V7.B16, V7.B16
+	VAND V1.B16, V7.B16, V7.B16 // decided
+	VEOR V1.B16, V7.B16, V7.B16 // valid and not decided
+	VMOV V7.D[0], R8
+	VMOV V7.D[1], R9
+	ORR R8, R9, R8
+	CBNZ R8, done
+	WORD $0x4ee1b884 // fcvtzs v4.2d, v4.2d
+	VMOV V4.D[0], R8
+	VMOV V4.D[1], R9
+	MADD R6, R7, R8, R8 // k*Step + Base
+	MADD R6, R7, R9, R9
+	VMOV V1.D[0], R10
+	VMOV V1.D[1], R11
+	CMP $0, R10
+	CSEL EQ, R3, R8, R8 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	CMP $0, R11
+	CSEL EQ, R3, R9, R9 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	STP.P (R8, R9), 16(R0)
+	// element 2
 	VLD1.P 16(R1), [V0.D2]
 	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
 	WORD $0x4e78e402 // fcmeq v2.2d, v0.2d, v24.2d
@@ -96,6 +141,52 @@ loop00:
 	CBNZ R2, loop00
 	B done
 loop01:
+	// element 0
+	VLD1.P 16(R1), [V0.D2]
+	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
+	WORD $0x4e78e402 // fcmeq v2.2d, v0.2d, v24.2d
+	VEOR V2.B16, V1.B16, V1.B16 // valid (a missing value is ordered)
+	VAND V25.B16, V0.B16, V3.B16 // |f|
+	WORD $0x6e70dc04 // fmul v4.2d, v0.2d, v16.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x6e72dc85 // fmul v5.2d, v4.2d, v18.2d
+	WORD $0x4e71cc05 // fmla v5.2d, v0.2d, v17.2d
+	VSUB V20.D2, V3.D2, V6.D2 // pred(|f|) bits
+	WORD $0x4ee6d466 // fsub v6.2d, v3.2d, v6.2d
+	WORD $0x6e73dcc6 // fmul v6.2d, v6.2d, v19.2d
+	VAND V25.B16, V5.B16, V7.B16 // |r|
+	WORD $0x6ee7e4c7 // fcmgt v7.2d, v6.2d, v7.2d
+	WORD $0x4ee0d8a5 // fcmeq v5.2d, v5.2d, #0.0
+	VORR V5.B16, V7.B16, V7.B16
+	WORD $0x6ee3e6a8 // fcmgt v8.2d, v21.2d, v3.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e76e488 // fcmge v8.2d, v4.2d, v22.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e64e6e8 // fcmge v8.2d, v23.2d, v4.2d
+	VAND V8.B16, V7.B16, V7.B16
+	VAND V1.B16, V7.B16, V7.B16 // decided
+	VEOR V1.B16, V7.B16, V7.B16 // valid and not decided
+	VMOV V7.D[0], R8
+	VMOV V7.D[1], R9
+	ORR R8, R9, R8
+	CBNZ R8, done
+	WORD $0x4ee1b884 // fcvtzs v4.2d, v4.2d
+	VMOV V4.D[0], R8
+	VMOV V4.D[1], R9
+	MADD R6, R7, R8, R8 // k*Step + Base
+	MADD R6, R7, R9, R9
+	VMOV V1.D[0], R10
+	VMOV V1.D[1], R11
+	CMP $0, R10
+	CSEL EQ, R3, R8, R8 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	REV R8, R8
+	CMP $0, R11
+	CSEL EQ, R3, R9, R9 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	REV R9, R9
+	STP.P (R8, R9), 16(R0)
+	// element 2
 	VLD1.P 16(R1), [V0.D2]
 	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
 	WORD $0x4e78e402 // fcmeq v2.2d, v0.2d, v24.2d
@@ -144,6 +235,51 @@ loop01:
 	CBNZ R2, loop01
 	B done
 loop10:
+	// element 0
+	VLD1.P 16(R1), [V0.D2]
+	VREV64 V0.B16, V0.B16
+	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
+	WORD $0x4e78e402 // fcmeq v2.2d, v0.2d, v24.2d
+	VEOR V2.B16, V1.B16, V1.B16 // valid (a missing value is ordered)
+	VAND V25.B16, V0.B16, V3.B16 // |f|
+	WORD $0x6e70dc04 // fmul v4.2d, v0.2d, v16.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x6e72dc85 // fmul v5.2d, v4.2d, v18.2d
+	WORD $0x4e71cc05 // fmla v5.2d, v0.2d, v17.2d
+	VSUB V20.D2, V3.D2, V6.D2 // pred(|f|) bits
+	WORD $0x4ee6d466 // fsub v6.2d, v3.2d, v6.2d
+	WORD $0x6e73dcc6 // fmul v6.2d, v6.2d, v19.2d
+	VAND V25.B16, V5.B16, V7.B16 // |r|
+	WORD $0x6ee7e4c7 // fcmgt v7.2d, v6.2d, v7.2d
+	WORD $0x4ee0d8a5 // fcmeq v5.2d, v5.2d, #0.0
+	VORR V5.B16, V7.B16, V7.B16
+	WORD $0x6ee3e6a8 // fcmgt v8.2d, v21.2d, v3.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e76e488 // fcmge v8.2d, v4.2d, v22.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e64e6e8 // fcmge v8.2d, v23.2d, v4.2d
+	VAND V8.B16, V7.B16, V7.B16
+	VAND V1.B16, V7.B16, V7.B16 // decided
+	VEOR V1.B16, V7.B16, V7.B16 // valid and not decided
+	VMOV V7.D[0], R8
+	VMOV V7.D[1], R9
+	ORR R8, R9, R8
+	CBNZ R8, done
+	WORD $0x4ee1b884 // fcvtzs v4.2d, v4.2d
+	VMOV V4.D[0], R8
+	VMOV V4.D[1], R9
+	MADD R6, R7, R8, R8 // k*Step + Base
+	MADD R6, R7, R9, R9
+	VMOV V1.D[0], R10
+	VMOV V1.D[1], R11
+	CMP $0, R10
+	CSEL EQ, R3, R8, R8 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	CMP $0, R11
+	CSEL EQ, R3, R9, R9 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	STP.P (R8, R9), 16(R0)
+	// element 2
 	VLD1.P 16(R1), [V0.D2]
 	VREV64 V0.B16, V0.B16
 	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
@@ -191,6 +327,53 @@ loop10:
 	CBNZ R2, loop10
 	B done
 loop11:
+	// element 0
+	VLD1.P 16(R1), [V0.D2]
+	VREV64 V0.B16, V0.B16
+	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
+	WORD $0x4e78e402 // fcmeq v2.2d, v0.2d, v24.2d
+	VEOR V2.B16, V1.B16, V1.B16 // valid (a missing value is ordered)
+	VAND V25.B16, V0.B16, V3.B16 // |f|
+	WORD $0x6e70dc04 // fmul v4.2d, v0.2d, v16.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x6e72dc85 // fmul v5.2d, v4.2d, v18.2d
+	WORD $0x4e71cc05 // fmla v5.2d, v0.2d, v17.2d
+	VSUB V20.D2, V3.D2, V6.D2 // pred(|f|) bits
+	WORD $0x4ee6d466 // fsub v6.2d, v3.2d, v6.2d
+	WORD $0x6e73dcc6 // fmul v6.2d, v6.2d, v19.2d
+	VAND V25.B16, V5.B16, V7.B16 // |r|
+	WORD $0x6ee7e4c7 // fcmgt v7.2d, v6.2d, v7.2d
+	WORD $0x4ee0d8a5 // fcmeq v5.2d, v5.2d, #0.0
+	VORR V5.B16, V7.B16, V7.B16
+	WORD $0x6ee3e6a8 // fcmgt v8.2d, v21.2d, v3.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e76e488 // fcmge v8.2d, v4.2d, v22.2d
+	VAND V8.B16, V7.B16, V7.B16
+	WORD $0x6e64e6e8 // fcmge v8.2d, v23.2d, v4.2d
+	VAND V8.B16, V7.B16, V7.B16
+	VAND V1.B16, V7.B16, V7.B16 // decided
+	VEOR V1.B16, V7.B16, V7.B16 // valid and not decided
+	VMOV V7.D[0], R8
+	VMOV V7.D[1], R9
+	ORR R8, R9, R8
+	CBNZ R8, done
+	WORD $0x4ee1b884 // fcvtzs v4.2d, v4.2d
+	VMOV V4.D[0], R8
+	VMOV V4.D[1], R9
+	MADD R6, R7, R8, R8 // k*Step + Base
+	MADD R6, R7, R9, R9
+	VMOV V1.D[0], R10
+	VMOV V1.D[1], R11
+	CMP $0, R10
+	CSEL EQ, R3, R8, R8 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	REV R8, R8
+	CMP $0, R11
+	CSEL EQ, R3, R9, R9 // NaN or missing: NaT
+	CINC EQ, R4, R4
+	REV R9, R9
+	STP.P (R8, R9), 16(R0)
+	// element 2
 	VLD1.P 16(R1), [V0.D2]
 	VREV64 V0.B16, V0.B16
 	WORD $0x4e60e401 // fcmeq v1.2d, v0.2d, v0.2d
@@ -240,8 +423,8 @@ loop11:
 	CBNZ R2, loop11
 done:
 	// n = words stored: the dst pointer has moved past each of them
-	SUB R19, R0, R8
-	LSR $3, R8, R8
-	MOVD R8, n+64(FP)
+	SUB R19, R0, R7
+	LSR $3, R7, R7
+	MOVD R7, n+64(FP)
 	MOVD R4, nat+72(FP)
 	RET

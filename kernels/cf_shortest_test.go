@@ -1,10 +1,15 @@
 package kernels
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"math"
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/zarr-dt64/dt64/cf"
@@ -132,11 +137,24 @@ func TestCFShortestHook(t *testing.T) {
 							t.Fatalf("%s %s n=%d: element %d (%v): hook %#x, twin %#x", c.name, ord.name, n, i, math.Float64frombits(words[i]), dst[i], ref[i])
 						}
 					}
-					// The twin against the exact rule.
+					// The twin against cf.FastCheck.Decide (it stops where Decide
+					// leaves a value) and the exact rule.
+					if stop < n {
+						if _, ok := k.fc.Decide(math.Float64frombits(words[stop])); ok {
+							t.Fatalf("%s: Decide decides %v, where the twin stopped", c.name, math.Float64frombits(words[stop]))
+						}
+					}
 					for i := range wantN {
 						f := math.Float64frombits(words[i])
 						want := uint64(natBits)
 						if !k.isMissing(words[i]) {
+							out := ref[i]
+							if swapOut {
+								out = bits.ReverseBytes64(out)
+							}
+							if q, ok := k.fc.Decide(f); !ok || uint64(q) != out {
+								t.Fatalf("%s: %v: Decide %d %v, twin %#x", c.name, f, q, ok, out)
+							}
 							q, res, _ := cc.dec.DecodeFloat(f)
 							if res != cf.Exact {
 								t.Fatalf("%s: %v decided by the check, %v by the rule", c.name, f, res)
@@ -179,6 +197,102 @@ func TestCFShortestFallback(t *testing.T) {
 				checkRun(t, cc, o, words, model, 0, 0, false)
 				checkRun(t, cc, o, words, model, 3, 5, true)
 			}
+		}
+	})
+}
+
+// TestCFShortestCftime: every implementation decodes the committed
+// cftime vectors (testdata/cf/float_cftime.jsonl, written by
+// tools/cftime/float_vectors.py: hourly, 15-minute, minute and
+// whole-second data as float64 and float32 in days, hours and minutes)
+// to what cftime.num2date gives wherever cftime's answer is on a grid as
+// coarse as dt64's (else cftime keeps float noise, as for float32 hourly
+// data, and dt64's coarser instant is the exact rule's); and always to the
+// exact rule's answer.
+func TestCFShortestCftime(t *testing.T) {
+	raw, err := os.ReadFile("../testdata/cf/float_cftime.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type vec struct {
+		Units string `json:"units"`
+		Size  int    `json:"size"`
+		V     string `json:"v"`
+		Us    int64  `json:"us"`
+	}
+	type group struct {
+		units string
+		size  int
+	}
+	groups := map[group][]vec{}
+	var order []group
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var v vec
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		g := group{v.Units, v.Size}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], v)
+	}
+	// grid is the index of the coarsest grid (day, hour, … 1 µs) us is on.
+	grid := func(us int64) int {
+		for i, g := range []int64{86400e6, 3600e6, 60e6, 1e6, 1e5, 1e4, 1e3, 100, 10} {
+			if us%g == 0 {
+				return i
+			}
+		}
+		return 9
+	}
+	forEachImpl(t, func(t *testing.T) {
+		same, noise := 0, 0
+		for _, g := range order {
+			vs := groups[g]
+			stored := cf.Stored{Kind: cf.StoredFloat, Size: g.size}
+			tm, err := cf.ParseAttributes([]byte(`{"units": "`+g.units+`", "calendar": "proleptic_gregorian"}`), stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := NewCFDecoder(tm, us, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.k.hasCheck {
+				t.Fatalf("%s %s: no fast check", g.units, stored)
+			}
+			ref, _ := cf.NewDecoderWith(tm, us, cf.DecoderOptions{Reference: true})
+			src := make([]byte, g.size*len(vs))
+			for i, v := range vs {
+				f, err := strconv.ParseFloat(v.V, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				putElement(src[g.size*i:], math.Float64bits(f), stored, binary.LittleEndian)
+			}
+			dst := make([]byte, 8*len(vs))
+			if _, err := d.Run(dst, src, nil); err != nil {
+				t.Fatalf("%s %s: %v", g.units, stored, err)
+			}
+			for i, v := range vs {
+				got := int64(binary.LittleEndian.Uint64(dst[8*i:]))
+				f, _ := strconv.ParseFloat(v.V, 64)
+				if q, _, _ := ref.DecodeFloat(f); got != q {
+					t.Fatalf("%s %s %s: %d µs, the exact rule %d", g.units, stored, v.V, got, q)
+				}
+				if grid(v.Us) <= grid(got) {
+					same++
+					if got != v.Us {
+						t.Errorf("%s %s %s: dt64 %d µs, cftime %d", g.units, stored, v.V, got, v.Us)
+					}
+				} else {
+					noise++
+				}
+			}
+		}
+		if same < 400 || noise == 0 {
+			t.Errorf("%d equal to cftime, %d where cftime keeps noise: both kinds must be checked", same, noise)
 		}
 	})
 }

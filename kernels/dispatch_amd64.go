@@ -517,7 +517,8 @@ func cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n,
 }
 
 // cfShortestLanes is the vector width of the kernel cfShortestSIMD runs,
-// 0 when it runs none (tests hold it to converting that much).
+// 0 when it runs none: tests hold the hook to converting every whole
+// vector before the first element the check leaves.
 func cfShortestLanes() int {
 	switch {
 	case useAVX512:

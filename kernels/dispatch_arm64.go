@@ -177,11 +177,11 @@ func cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n,
 	return cfShortestNEON(dst, src, (*[ccCount]uint64)(c), swapIn, swapOut)
 }
 
-// cfShortestLanes is the vector width of the kernel cfShortestSIMD runs,
-// 0 when it runs none.
+// cfShortestLanes is the block the kernel cfShortestSIMD runs converts
+// (two steps of two lanes), 0 when it runs none.
 func cfShortestLanes() int {
 	if useNEON {
-		return 2
+		return 4
 	}
 	return 0
 }

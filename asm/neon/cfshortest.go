@@ -1,6 +1,8 @@
 package main
 
-import "fmt"
+import (
+	"github.com/zarr-dt64/dt64/asm/internal/cfargs"
+)
 
 // The CF fast check of the shortest rule (cf.FastCheck, proof in
 // cf/fastcheck.go) on two float64 lanes per step: the float work in
@@ -17,26 +19,11 @@ kernels.cfCheckArgs; src words byte-reversed when swapIn, dst words when
 swapOut) for the leading n elements, n even; NaN and the missing value
 c[10] are stored as NaT and counted. It stops before the first pair of
 elements holding one the check does not decide, or at len(src) rounded
-down to an even number. len(dst) >= len(src); dst may be src.`,
+down to a multiple of 4. len(dst) >= len(src); dst may be src.`,
 		goSig: "(dst, src []uint64, c *[11]uint64, swapIn, swapOut bool) (n, nat int)",
 		args:  80, emit: emitCFShortest,
 	},
 }
-
-// The offsets of the constants in c: kernels/cf_shortest.go's cc* indices.
-const (
-	ccMul = iota
-	ccN1
-	ccN2
-	ccHalfN1
-	ccGapBits
-	ccMax
-	ccKLo
-	ccKHi
-	ccStep
-	ccBase
-	ccMiss
-)
 
 // Vector registers of emitCFShortest: V16-V25 hold the constants, V0-V8
 // the lanes of one step.
@@ -44,56 +31,29 @@ const (
 	vMul, vN1, vNegN2, vHalfN1, vGapBits, vMax, vKLo, vKHi, vMiss, vAbs = 16, 17, 18, 19, 20, 21, 22, 23, 24, 25
 )
 
+// emitCFShortest is a rescale loop (emitRescale: R0 dst, R1 src, R3 NaT,
+// R4 the NaT count) whose element step converts two lanes; R6 = Step,
+// R7 = Base, R12 the constants' address while they are loaded.
 func emitCFShortest(a *asm) {
-	a.op("MOVD dst_base+0(FP), R0")
-	a.op("MOVD R0, R19")
-	a.op("MOVD src_base+24(FP), R1")
-	a.op("MOVD src_len+32(FP), R2")
-	a.op("LSR $1, R2, R2")
-	a.op("MOVD $0x8000000000000000, R3")
-	a.op("MOVD ZR, R4")
-	a.op("MOVD c+48(FP), R5")
-	for _, c := range []struct{ v, off int }{{vMul, ccMul}, {vN1, ccN1}, {vNegN2, ccN2}, {vHalfN1, ccHalfN1},
-		{vGapBits, ccGapBits}, {vMax, ccMax}, {vKLo, ccKLo}, {vKHi, ccKHi}, {vMiss, ccMiss}} {
-		a.op("MOVD %d(R5), R6", 8*c.off)
-		if c.v == vNegN2 {
-			a.op("EOR R3, R6, R6 // -N2: the residual is one FMLA onto -k*N2")
-		}
-		a.op("VDUP R6, V%d.D2", c.v)
-	}
-	a.op("MOVD $0x7fffffffffffffff, R6")
-	a.op("VDUP R6, V%d.D2", vAbs)
-	a.op("MOVD %d(R5), R6 // Step", 8*ccStep)
-	a.op("MOVD %d(R5), R7 // Base", 8*ccBase)
-	a.op("CBZ R2, done")
-	a.comment("one loop per (swapIn, swapOut), so the loops do not branch on them")
-	a.op("MOVBU swapIn+56(FP), R24")
-	a.op("MOVBU swapOut+57(FP), R25")
-	a.op("CBNZ R24, swappedIn")
-	a.op("CBNZ R25, loop01")
-	a.op("B loop00")
-	a.label("swappedIn")
-	a.op("CBNZ R25, loop11")
-	a.op("B loop10")
-	for _, in := range []bool{false, true} {
-		for _, out := range []bool{false, true} {
-			label := fmt.Sprintf("loop%d%d", b2i(in), b2i(out))
-			a.label(label)
-			cfShortestStep(a, in, out)
-			a.op("SUB $1, R2")
-			a.op("CBNZ R2, %s", label)
-			if !(in && out) {
-				a.op("B done")
+	emitRescale(a, rescaleFrame{
+		swapIn: 56, n: 64, nat: 72, lossy: -1, lanes: 2,
+		setup: func(a *asm) {
+			a.op("MOVD c+48(FP), R12")
+			for _, c := range []struct{ v, off int }{{vMul, cfargs.Mul}, {vN1, cfargs.N1}, {vNegN2, cfargs.N2}, {vHalfN1, cfargs.HalfN1},
+				{vGapBits, cfargs.GapBits}, {vMax, cfargs.Max}, {vKLo, cfargs.KLo}, {vKHi, cfargs.KHi}, {vMiss, cfargs.Miss}} {
+				a.op("MOVD %d(R12), R6", 8*c.off)
+				if c.v == vNegN2 {
+					a.op("EOR R3, R6, R6 // -N2: the residual is one FMLA onto -k*N2")
+				}
+				a.op("VDUP R6, V%d.D2", c.v)
 			}
-		}
-	}
-	a.label("done")
-	a.comment("n = words stored: the dst pointer has moved past each of them")
-	a.op("SUB R19, R0, R8")
-	a.op("LSR $3, R8, R8")
-	a.op("MOVD R8, n+64(FP)")
-	a.op("MOVD R4, nat+72(FP)")
-	a.op("RET")
+			a.op("MOVD $0x7fffffffffffffff, R6")
+			a.op("VDUP R6, V%d.D2", vAbs)
+			a.op("MOVD %d(R12), R6 // Step", 8*cfargs.Step)
+			a.op("MOVD %d(R12), R7 // Base", 8*cfargs.Base)
+		},
+		element: cfShortestStep,
+	})
 }
 
 // cfShortestStep converts the two lanes at R1 into R0, or branches to

@@ -5,6 +5,7 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
+	"github.com/zarr-dt64/dt64/asm/internal/cfargs"
 	"github.com/zarr-dt64/dt64/asm/internal/gen"
 )
 
@@ -240,23 +241,6 @@ const (
 	roundEven = 0x08 // VROUNDPD/VRNDSCALEPD: to nearest even, precision exception suppressed
 )
 
-// The constants of cfShortest, at these offsets (in words) of its c
-// argument: kernels/cf_shortest.go's cfCheckArgs and cc* indices.
-const (
-	ccMul = iota
-	ccN1
-	ccN2
-	ccHalfN1
-	ccGapBits
-	ccMax
-	ccKLo
-	ccKHi
-	ccStep
-	ccBase
-	ccMiss
-	ccCount
-)
-
 // cfShortest: cf.FastCheck (kernels/cf_shortest.go, proof in
 // cf/fastcheck.go) on float64 source words. Per lane:
 //
@@ -282,19 +266,20 @@ func cfShortest(isa gen.ISA, o order) {
 	if !k.avx512() {
 		Comment("Needs FMA3.")
 	}
+	// c holds the constants at the offsets of package cfargs.
 	cp := Load(Param("c"), GP64())
 	arg := func(i int) Op {
 		v := isa.Vec()
 		VPBROADCASTQ(Mem{Base: cp, Disp: 8 * i}, v)
 		return k.spill(v)
 	}
-	mul, n1, n2, halfN1 := arg(ccMul), arg(ccN1), arg(ccN2), arg(ccHalfN1)
-	gapBits, fmax, kLo, kHi := arg(ccGapBits), arg(ccMax), arg(ccKLo), arg(ccKHi)
-	base, miss := arg(ccBase), arg(ccMiss)
-	step := constant{full: arg(ccStep)}
+	mul, n1, n2, halfN1 := arg(cfargs.Mul), arg(cfargs.N1), arg(cfargs.N2), arg(cfargs.HalfN1)
+	gapBits, fmax, kLo, kHi := arg(cfargs.GapBits), arg(cfargs.Max), arg(cfargs.KLo), arg(cfargs.KHi)
+	base, miss := arg(cfargs.Base), arg(cfargs.Miss)
+	step := constant{full: arg(cfargs.Step)}
 	if !k.avx512() {
 		h := GP64()
-		MOVQ(Mem{Base: cp, Disp: 8 * ccStep}, h)
+		MOVQ(Mem{Base: cp, Disp: 8 * cfargs.Step}, h)
 		SHRQ(Imm(32), h)
 		step.high = k.spill(gen.Broadcast(isa, h))
 	}

@@ -71,6 +71,24 @@ func cfMulAdd(isa gen.ISA, o order) {
 	k.finish(c, false)
 }
 
+// floatMissing sets l.valid (AVX-512: lanes that are neither NaN nor
+// miss) or l.nat (AVX2: -1 in the lanes that are) for float64 words v;
+// miss NaN stands for no missing value.
+func (k *kernel) floatMissing(v reg.VecVirtual, miss Op, l *lane) {
+	if k.avx512() {
+		ord := K()
+		VCMPPD(Imm(cmpPDOrdQ), v, v, ord)
+		l.valid = K()
+		VCMPPD(Imm(cmpPDNeqUQ), miss, v, ord, l.valid) // ordered, and not miss
+		return
+	}
+	l.nat = k.isa.Vec()
+	VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
+	eq := k.isa.Vec()
+	VCMPPD(Imm(cmpPDEqOQ), miss, v, eq)
+	VORPD(eq, l.nat, l.nat)
+}
+
 // cfFloat (AVX-512): float64 source words f; x = floor(f*af) + b exactly,
 // from the rounded product p and its FMA residual r = f*af - p (exact): if
 // p is not an integer, floor(f*af) = floor(p) (and the element is lossy);
@@ -98,10 +116,7 @@ func cfFloat(isa gen.ISA, o order) {
 	c := k.counters(true)
 	k.loops(1, true, true, c, func(v reg.VecVirtual) lane {
 		var l lane
-		ord := K()
-		VCMPPD(Imm(cmpPDOrdQ), v, v, ord)
-		l.valid = K()
-		VCMPPD(Imm(cmpPDNeqUQ), missF, v, ord, l.valid) // ordered, and not missF
+		k.floatMissing(v, missF, &l)
 		p := k.isa.Vec()
 		VMULPD(af, v, p)
 		fp := k.isa.Vec()
@@ -191,11 +206,7 @@ func cfFloatAVX2(o order) {
 	c := k.counters(true)
 	k.loops(1, true, true, c, func(v reg.VecVirtual) lane {
 		var l lane
-		l.nat = isa.Vec()
-		VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
-		eq := isa.Vec()
-		VCMPPD(Imm(cmpPDEqOQ), missF, v, eq)
-		VORPD(eq, l.nat, l.nat)
+		k.floatMissing(v, missF, &l)
 		p := isa.Vec()
 		VMULPD(af, v, p)
 		fp := isa.Vec()
@@ -293,18 +304,7 @@ func cfShortest(isa gen.ISA, o order) {
 	c := k.counters(false)
 	k.loops(unroll(isa, k.heavy), true, false, c, func(v reg.VecVirtual) lane {
 		var l lane
-		if k.avx512() {
-			ord := K()
-			VCMPPD(Imm(cmpPDOrdQ), v, v, ord)
-			l.valid = K()
-			VCMPPD(Imm(cmpPDNeqUQ), miss, v, ord, l.valid) // ordered, and not miss
-		} else {
-			l.nat = isa.Vec()
-			VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
-			eq := isa.Vec()
-			VCMPPD(Imm(cmpPDEqOQ), miss, v, eq)
-			VORPD(eq, l.nat, l.nat)
-		}
+		k.floatMissing(v, miss, &l)
 		a := isa.Vec()
 		VANDPD(abs, v, a)
 		p := isa.Vec()

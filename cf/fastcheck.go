@@ -23,7 +23,9 @@ import (
 //  2. k = roundToEven(f×Mul) has KLo <= k <= KHi;
 //  3. r = fma(f, N1, −(k×N2)) is 0, or |r| < T, with T = gap(f)×HalfN1,
 //     gap(f) = |f| − pred(|f|), pred the next float of the stored type
-//     toward zero (bits(|f|) − GapBits);
+//     toward zero (bits(|f|) − GapBits; for a subnormal float32 this
+//     gives a smaller gap than the true one, which only decides less,
+//     and for zero a NaN, which leaves r = 0 to decide);
 //
 // and the answer is k×Step + Base, exact (never lossy).
 //

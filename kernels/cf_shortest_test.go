@@ -255,7 +255,7 @@ func TestCFShortestCftime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := NewCFDecoder(tm, us, Options{})
+			d, err := NewCFDecoder(tm, us, Options{From: binary.LittleEndian, To: binary.LittleEndian})
 			if err != nil {
 				t.Fatal(err)
 			}

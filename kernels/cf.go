@@ -438,16 +438,18 @@ func (k *cfKernel) widen(w []uint64, src []byte) {
 		for i := range w {
 			w[i] = uint64(u16(src[2*i:]))
 		}
-	case k.kind == cfFloat && little:
-		// float32, the common narrow type (model output): one loop per
-		// byte order, without the per-element order test.
-		src = src[:4*len(w)]
-		for i := range w {
-			w[i] = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))))
-		}
 	case k.kind == cfFloat:
+		// float32, the common narrow type (model output): the SIMD hook,
+		// then one loop per byte order for the tail.
 		src = src[:4*len(w)]
-		for i := range w {
+		n := widenFloat32SIMD(w, src, k.swapIn)
+		if little {
+			for i := n; i < len(w); i++ {
+				w[i] = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))))
+			}
+			return
+		}
+		for i := n; i < len(w); i++ {
 			w[i] = math.Float64bits(float64(math.Float32frombits(binary.BigEndian.Uint32(src[4*i:]))))
 		}
 	case signed:

@@ -17,3 +17,5 @@ func cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n,
 }
 
 func cfShortestLanes() int { return 0 }
+
+func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) { return 0 }

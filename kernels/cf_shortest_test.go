@@ -8,11 +8,13 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/internal/impl"
 )
 
 // shortestCases are decodings with a fast check: float64 and float32, each
@@ -293,6 +295,52 @@ func TestCFShortestCftime(t *testing.T) {
 		}
 		if same < 400 || noise == 0 {
 			t.Errorf("%d equal to cftime, %d where cftime keeps noise: both kinds must be checked", same, noise)
+		}
+	})
+}
+
+// TestWidenFloat32Hook: the float32 widening hook of every implementation
+// against Go's float64(float32) over lengths 0..70, unaligned sources and
+// both byte orders, with zeros, subnormals, infinities and NaNs (which
+// must stay NaN; VCVTPS2PD quiets a signalling one, as Go does on amd64).
+func TestWidenFloat32Hook(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 5))
+	specials := []uint32{0, 0x80000000, 1, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffffffff, 0x3f800000, 0x4b000000}
+	forEachImpl(t, func(t *testing.T) {
+		active := impl.Active("kernels")
+		for n := 0; n <= 70; n++ {
+			for off := range 4 {
+				for _, swap := range []bool{false, true} {
+					buf := make([]byte, 4*n+off)
+					src := buf[off:]
+					want := make([]uint64, n)
+					for i := range n {
+						u := r.Uint32()
+						if r.IntN(4) == 0 {
+							u = specials[r.IntN(len(specials))]
+						}
+						binary.LittleEndian.PutUint32(src[4*i:], u)
+						if swap {
+							binary.BigEndian.PutUint32(src[4*i:], u)
+						}
+						want[i] = math.Float64bits(float64(math.Float32frombits(u)))
+					}
+					dst := make([]uint64, n)
+					got := widenFloat32SIMD(dst, src, swap != (binary.NativeEndian.Uint16([]byte{1, 0}) != 1))
+					switch {
+					case got > n || active == "generic" && got != 0:
+						t.Fatalf("n=%d: the hook widened %d", n, got)
+					case runtime.GOARCH == "amd64" && active != "generic" && got < n-7:
+						t.Fatalf("n=%d: the hook widened only %d", n, got)
+					}
+					for i := range got {
+						g, w := math.Float64frombits(dst[i]), math.Float64frombits(want[i])
+						if dst[i] != want[i] && !(g != g && w != w) {
+							t.Fatalf("n=%d off=%d swap=%v: element %d: %#x, want %#x", n, off, swap, i, dst[i], want[i])
+						}
+					}
+				}
+			}
 		}
 	})
 }

@@ -528,3 +528,19 @@ func cfShortestLanes() int {
 	}
 	return 0
 }
+
+// widenFloat32SIMD widens the float32 words of src (byte-reversed when
+// swap) into float64 bits in dst (VCVTPS2PD), for the CF float loops.
+func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) {
+	switch {
+	case useAVX512 && swap:
+		return widenFloat32SwapAVX512(dst, src)
+	case useAVX512:
+		return widenFloat32AVX512(dst, src)
+	case useAVX2 && swap:
+		return widenFloat32SwapAVX2(dst, src)
+	case useAVX2:
+		return widenFloat32AVX2(dst, src)
+	}
+	return 0
+}

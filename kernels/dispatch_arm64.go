@@ -185,3 +185,6 @@ func cfShortestLanes() int {
 	}
 	return 0
 }
+
+// widenFloat32SIMD: no arm64 kernel; the Go loop widens.
+func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) { return 0 }

@@ -203,6 +203,21 @@ func cfShortestSwapOutAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, na
 //go:noescape
 func cfShortestSwapAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
 
+// widenFloat32AVX2 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+//
+//go:noescape
+func widenFloat32AVX2(dst []uint64, src []byte) (n int)
+
+// widenFloat32SwapAVX2 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+// The float32 words are byte-reversed.
+//
+//go:noescape
+func widenFloat32SwapAVX2(dst []uint64, src []byte) (n int)
+
 // mulCheckAVX512 stores src[i]*k into dst[i] for the leading n elements,
 // n a multiple of the vector width; every non-NaT source value v
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
@@ -495,3 +510,18 @@ func cfShortestSwapOutAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, 
 //
 //go:noescape
 func cfShortestSwapAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// widenFloat32AVX512 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+//
+//go:noescape
+func widenFloat32AVX512(dst []uint64, src []byte) (n int)
+
+// widenFloat32SwapAVX512 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+// The float32 words are byte-reversed.
+//
+//go:noescape
+func widenFloat32SwapAVX512(dst []uint64, src []byte) (n int)

@@ -2189,6 +2189,68 @@ vectors_done:
 	VZEROUPPER
 	RET
 
+// func widenFloat32AVX2(dst []uint64, src []byte) (n int)
+// Requires: AVX, CMOV
+TEXT ·widenFloat32AVX2(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), X0
+	VCVTPS2PD X0, Y0
+	VMOVDQU   Y0, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32SwapAVX2(dst []uint64, src []byte) (n int)
+// Requires: AVX, CMOV
+TEXT ·widenFloat32SwapAVX2(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	VMOVDQU reverse_bytes_in_dwords<>+0(SB), Y0
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), X1
+	VPSHUFB   X0, X1, X1
+	VCVTPS2PD X1, Y1
+	VMOVDQU   Y1, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
+	VZEROUPPER
+	RET
+
+DATA reverse_bytes_in_dwords<>+0(SB)/8, $0x0405060700010203
+DATA reverse_bytes_in_dwords<>+8(SB)/8, $0x0c0d0e0f08090a0b
+DATA reverse_bytes_in_dwords<>+16(SB)/8, $0x0405060700010203
+DATA reverse_bytes_in_dwords<>+24(SB)/8, $0x0c0d0e0f08090a0b
+GLOBL reverse_bytes_in_dwords<>(SB), RODATA|NOPTR, $32
+
 // func mulCheckAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
 TEXT ·mulCheckAVX512(SB), NOSPLIT, $0-88
@@ -6287,5 +6349,61 @@ vectors_done:
 	MOVQ          BX, CX
 	SUBQ          AX, CX
 	MOVQ          CX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32AVX512(dst []uint64, src []byte) (n int)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·widenFloat32AVX512(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), Y0
+	VCVTPS2PD Y0, Z0
+	VMOVDQU64 Z0, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32SwapAVX512(dst []uint64, src []byte) (n int)
+// Requires: AVX, AVX2, AVX512F, CMOV
+TEXT ·widenFloat32SwapAVX512(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	VMOVDQU reverse_bytes_in_dwords<>+0(SB), Y0
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), Y1
+	VPSHUFB   Y0, Y1, Y1
+	VCVTPS2PD Y1, Z1
+	VMOVDQU64 Z1, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
 	VZEROUPPER
 	RET

@@ -61,6 +61,8 @@ func main() {
 		for _, o := range orders {
 			cfShortest(isa, o)
 		}
+		widenFloat32(isa, false)
+		widenFloat32(isa, true)
 	}
 	Generate()
 }

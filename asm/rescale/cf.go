@@ -367,3 +367,75 @@ func cfShortest(isa gen.ISA, o order) {
 	})
 	k.finish(c, false)
 }
+
+var dwordMask *Mem
+
+// dwordSwapMask is the VPSHUFB control that reverses the bytes of every
+// 32-bit lane of a YMM register, declared once.
+func dwordSwapMask() Mem {
+	if dwordMask == nil {
+		m := GLOBL("reverse_bytes_in_dwords", RODATA|NOPTR)
+		for i := 0; i < 4; i++ {
+			DATA(8*i, U64(0x0405060700010203+uint64(i%2)*0x0808080808080808))
+		}
+		dwordMask = &m
+	}
+	return *dwordMask
+}
+
+// widenFloat32: dst[i] = the float64 bits of the float32 at src[4i:]
+// (byte-reversed first with swap), the stage the CF float loops read
+// narrow stored floats from. VCVTPS2PD is exact (every float32 is a
+// float64) and quiets a signalling NaN, as Go's float64(float32) does.
+func widenFloat32(isa gen.ISA, swap bool) {
+	name := "widenFloat32"
+	if swap {
+		name += "Swap"
+	}
+	name += isa.Name
+	TEXT(name, NOSPLIT, "func(dst []uint64, src []byte) (n int)")
+	Pragma("noescape")
+	doc := []string{name + " stores float64(float32 at src[4i:]) as bits into dst[i]",
+		"for the leading n elements, n <= min(len(dst), len(src)/4) a multiple",
+		"of the vector width; src is read unaligned."}
+	if swap {
+		doc = append(doc, "The float32 words are byte-reversed.")
+	}
+	Doc(doc...)
+	dst := Load(Param("dst").Base(), GP64())
+	length := Load(Param("dst").Len(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	srcLen := Load(Param("src").Len(), GP64())
+	SHRQ(Imm(2), srcLen)
+	CMPQ(srcLen, length)
+	CMOVQLT(srcLen, length)
+	var mask reg.VecVirtual
+	if swap {
+		mask = YMM()
+		VMOVDQU(dwordSwapMask(), mask)
+	}
+	idx := GP64()
+	XORQ(idx, idx)
+	half := func() reg.VecVirtual { // the float32 half of a vector
+		if isa.Lanes == 8 {
+			return YMM()
+		}
+		return XMM()
+	}
+	gen.Loop("vectors", idx, length, isa.Lanes, func() {
+		h := half()
+		VMOVDQU(Mem{Base: src, Index: idx, Scale: 4}, h)
+		if swap {
+			if isa.Lanes == 8 {
+				VPSHUFB(mask, h, h)
+			} else {
+				VPSHUFB(mask.AsX(), h, h)
+			}
+		}
+		v := isa.Vec()
+		VCVTPS2PD(h, v)
+		isa.Store(v, gen.Elem(dst, idx, 0))
+	})
+	Store(idx, ReturnIndex(0))
+	gen.ReturnAfterVector()
+}

@@ -14,3 +14,11 @@ package kernels
 //
 //go:noescape
 func cfShortestNEON(dst, src []uint64, c *[11]uint64, swapIn, swapOut bool) (n, nat int)
+
+// widenFloat32NEON stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple of 4
+// (FCVTL, FCVTL2); the float32 words are byte-reversed when swap. src is
+// read unaligned.
+//
+//go:noescape
+func widenFloat32NEON(dst []uint64, src []byte, swap bool) (n int)

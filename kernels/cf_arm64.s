@@ -428,3 +428,37 @@ done:
 	MOVD R7, n+64(FP)
 	MOVD R4, nat+72(FP)
 	RET
+
+// func widenFloat32NEON(dst []uint64, src []byte, swap bool) (n int)
+TEXT ·widenFloat32NEON(SB), NOSPLIT, $0-64
+	MOVD dst_base+0(FP), R0
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R2
+	LSR $2, R2, R2
+	MOVD dst_len+8(FP), R3
+	CMP R3, R2
+	CSEL LT, R2, R3, R2 // min(len(dst), len(src)/4)
+	LSR $2, R2, R4
+	LSL $2, R4, R5
+	MOVD R5, n+56(FP)
+	CBZ R4, done
+	MOVBU swap+48(FP), R6
+	CBNZ R6, swapped
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	VST1.P [V1.D2, V2.D2], 32(R0)
+	SUB $1, R4
+	CBNZ R4, loop
+	B done
+swapped:
+	VLD1.P 16(R1), [V0.B16]
+	VREV32 V0.B16, V0.B16
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	VST1.P [V1.D2, V2.D2], 32(R0)
+	SUB $1, R4
+	CBNZ R4, swapped
+done:
+	RET

@@ -186,5 +186,11 @@ func cfShortestLanes() int {
 	return 0
 }
 
-// widenFloat32SIMD: no arm64 kernel; the Go loop widens.
-func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) { return 0 }
+// widenFloat32SIMD widens the float32 words of src (byte-reversed when
+// swap) into float64 bits in dst (FCVTL), for the CF float loops.
+func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) {
+	if !useNEON {
+		return 0
+	}
+	return widenFloat32NEON(dst, src, swap)
+}

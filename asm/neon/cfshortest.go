@@ -23,6 +23,15 @@ down to a multiple of 4. len(dst) >= len(src); dst may be src.`,
 		goSig: "(dst, src []uint64, c *[11]uint64, swapIn, swapOut bool) (n, nat int)",
 		args:  80, emit: emitCFShortest,
 	},
+	{
+		file: "cf", name: "widenFloat32NEON",
+		doc: `widenFloat32NEON stores float64(float32 at src[4i:]) as bits into dst[i]
+for the leading n elements, n <= min(len(dst), len(src)/4) a multiple of 4
+(FCVTL, FCVTL2); the float32 words are byte-reversed when swap. src is
+read unaligned.`,
+		goSig: "(dst []uint64, src []byte, swap bool) (n int)",
+		args:  64, emit: emitWidenFloat32,
+	},
 }
 
 // Vector registers of emitCFShortest: V16-V25 hold the constants, V0-V8
@@ -106,4 +115,42 @@ func cfShortestStep(a *asm, swapIn, swapOut bool) {
 		}
 	}
 	a.op("STP.P (R8, R9), 16(R0)")
+}
+
+// emitWidenFloat32: four float32 lanes per step, R4 steps.
+func emitWidenFloat32(a *asm) {
+	a.op("MOVD dst_base+0(FP), R0")
+	a.op("MOVD src_base+24(FP), R1")
+	a.op("MOVD src_len+32(FP), R2")
+	a.op("LSR $2, R2, R2")
+	a.op("MOVD dst_len+8(FP), R3")
+	a.op("CMP R3, R2")
+	a.op("CSEL LT, R2, R3, R2 // min(len(dst), len(src)/4)")
+	a.op("LSR $2, R2, R4")
+	a.op("LSL $2, R4, R5")
+	a.op("MOVD R5, n+56(FP)")
+	a.op("CBZ R4, done")
+	a.op("MOVBU swap+48(FP), R6")
+	a.op("CBNZ R6, swapped")
+	for _, swap := range []bool{false, true} {
+		label := "loop"
+		if swap {
+			label = "swapped"
+		}
+		a.label(label)
+		a.op("VLD1.P 16(R1), [V0.B16]")
+		if swap {
+			a.op("VREV32 V0.B16, V0.B16")
+		}
+		a.word(fp2dOne("fcvtl", 1, 0))
+		a.word(fp2dOne("fcvtl2", 2, 0))
+		a.op("VST1.P [V1.D2, V2.D2], 32(R0)")
+		a.op("SUB $1, R4")
+		a.op("CBNZ R4, %s", label)
+		if !swap {
+			a.op("B done")
+		}
+	}
+	a.label("done")
+	a.op("RET")
 }

@@ -110,7 +110,8 @@ func fp2d(op string, d, n, m int) encoded {
 }
 
 // Two-register forms: Vd = op(Vn). frintn rounds to nearest even, fcvtzs
-// converts to int64 toward zero, fcmeq0 compares with +0.0.
+// converts to int64 toward zero, fcmeq0 compares with +0.0, fcvtl and
+// fcvtl2 widen the low and high two float32 lanes to float64.
 var fp2dUnary = map[string]struct {
 	base uint32
 	gnu  string
@@ -118,6 +119,8 @@ var fp2dUnary = map[string]struct {
 	"frintn": {0x4e618800, "frintn v%d.2d, v%d.2d"},      // 0 1 0 01110 0 1 10000 11000 10 Rn Rd
 	"fcvtzs": {0x4ee1b800, "fcvtzs v%d.2d, v%d.2d"},      // 0 1 0 01110 1 1 10000 11011 10 Rn Rd
 	"fcmeq0": {0x4ee0d800, "fcmeq v%d.2d, v%d.2d, #0.0"}, // 0 1 0 01110 1 1 10000 01101 10 Rn Rd
+	"fcvtl":  {0x0e617800, "fcvtl v%d.2d, v%d.2s"},       // 0 0 0 01110 0 1 10000 10111 10 Rn Rd
+	"fcvtl2": {0x4e617800, "fcvtl2 v%d.2d, v%d.4s"},      // 0 1 0 01110 0 1 10000 10111 10 Rn Rd
 }
 
 func fp2dOne(op string, d, n int) encoded {

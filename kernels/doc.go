@@ -101,9 +101,10 @@
 //	cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, hasMiss, swapIn, swapOut bool) (n, nat int)
 //	cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int)
 //	cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n, nat int)
+//	widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int)
 //
 // Narrow stored elements (1, 2, 4 bytes) are widened into a stage first,
-// back to front in place. Integer maps with C >= 2 run cfMulAddSIMD and
+// back to front in place (float32 by widenFloat32SIMD, then Go). Integer maps with C >= 2 run cfMulAddSIMD and
 // then floorDivSIMD in place over each block; A, B or C beyond int64, and
 // every element a fast loop stops at, take the exact path (cf.Decoder's
 // for decoding).
@@ -122,8 +123,8 @@
 //	    cfFloatSIMD and cfShortestSIMD (AVX-512DQ: VCVTTPD2QQ/UQQ,
 //	    VCVTPD2QQ; AVX2 needs FMA3 and converts integer-valued doubles
 //	    from their bits)
-//	arm64 (asm/neon): the primitives, the shuffle and cfShortestSIMD in
-//	    NEON (its k*Step + Base in scalar MADD); the rescale hooks and
+//	arm64 (asm/neon): the primitives, the shuffle, cfShortestSIMD and
+//	    widenFloat32SIMD in NEON (its k*Step + Base in scalar MADD); the rescale hooks and
 //	    cfMulAddSIMD in scalar MUL/UMULH/MADD assembly (AdvSIMD has no
 //	    64-bit lane multiply); the calendar and the exact CF float loop
 //	    (cfFloatSIMD) in generic Go

@@ -73,11 +73,11 @@ type FastCheck struct {
 	Base     int64   // the reference in destination units, a multiple of Step
 }
 
-// Decide is the check on one finite or infinite float: its decoded value
-// and true, or false when the exact rule must decide. It is the generic
-// twin of the SIMD kernels, operation for operation (the explicit
-// float64 conversions keep the compiler from fusing a multiply into a
-// later add).
+// Decide is the check on one float (NaN and ±Inf are never decided): its
+// decoded value and true, or false when the exact rule must decide. The
+// kernels compute the same operations, in SIMD and in a Go loop that
+// writes them out inline (kernels/cf_shortest.go); the explicit float64
+// conversions keep the compiler from fusing a multiply into a later add.
 func (c *FastCheck) Decide(f float64) (int64, bool) {
 	a := math.Abs(f)
 	k := math.RoundToEven(float64(f * c.Mul))

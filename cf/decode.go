@@ -43,6 +43,9 @@ type Decoder struct {
 	// A/C and B/C in float64: the value's estimate, to tell overflows
 	// far out of range without the exact search.
 	scaleF, offsetF float64
+	// The float fast check (fastcheck.go), when the decoding has one.
+	fastCheck    FastCheck
+	hasFastCheck bool
 }
 
 // DecoderOptions are NewDecoderWith's choices.
@@ -76,6 +79,7 @@ func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, err
 			return nil, err
 		}
 	}
+	d.planFastCheck(to)
 	slices.Sort(d.missing)
 	if aff.A.IsInt64() && aff.B.IsInt64() && aff.C.IsUint64() {
 		d.fast, d.a, d.b, d.c = true, aff.A.Int64(), aff.B.Int64(), aff.C.Uint64()

@@ -97,9 +97,15 @@ func (d *Decoder) planShortest(to dtype.DataType) error {
 	return nil
 }
 
-// decodeShortest decodes a finite float under FloatShortest: the integer
-// ladder when it decides, else the search on exact rationals.
+// decodeShortest decodes a finite float under FloatShortest: the fast
+// check or the integer ladder when they decide, else the search on exact
+// rationals.
 func (d *Decoder) decodeShortest(f float64) (int64, Result, bool) {
+	if d.hasFastCheck {
+		if q, ok := d.fastCheck.Decide(f); ok {
+			return q, Exact, q < 0
+		}
+	}
 	if !d.reference {
 		if q, ok := d.ladder(f); ok {
 			return q, Exact, q < 0

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/zarr-dt64/dt64/cf"
@@ -11,6 +12,17 @@ import (
 	"github.com/zarr-dt64/dt64/internal/impl"
 	"github.com/zarr-dt64/dt64/kernels"
 )
+
+// gridFloats is a seed of float64 values on whole hours (as days), a
+// NaN, and values next to them: floats the CF fast check decides, and
+// their neighbours, which it leaves to the exact rule.
+func gridFloats() []byte {
+	var b []byte
+	for i, f := range []float64{1.0 / 24, 0.5, 36524.25, -1.0 / 3, math.NaN(), math.Nextafter(1.0/24, 1), 19.0 / 24, 0, 1e300} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f+float64(i%2)*7))
+	}
+	return b
+}
 
 // FuzzCFKernels decodes arbitrary stored bytes with arbitrary CF
 // attributes through kernels.CFDecoder, on every implementation, at a byte
@@ -27,6 +39,7 @@ func FuzzCFKernels(f *testing.F) {
 	} {
 		f.Add([]byte(a), uint8(1), []byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"), uint8(0))
 		f.Add([]byte(a), uint8(5), []byte("\xff\xff\xff\xff\xff\xff\xef\x7f\x00\x00\x00\x00\x00\x00\xf8\x7f\x00\x00\x00\x00\x00\x00\xe0\x3f"), uint8(7))
+		f.Add([]byte(a), uint8(5), gridFloats(), uint8(0)) // hourly float64 days: the fast check decides them
 	}
 	stored := []cf.Stored{{Kind: cf.StoredInt, Size: 1}, {Kind: cf.StoredInt, Size: 8}, {Kind: cf.StoredUint, Size: 2},
 		{Kind: cf.StoredUint, Size: 8}, {Kind: cf.StoredFloat, Size: 4}, {Kind: cf.StoredFloat, Size: 8},
@@ -46,7 +59,9 @@ func FuzzCFKernels(f *testing.F) {
 			order = binary.BigEndian
 		}
 		off := int(sel>>5) % 8
-		ref, err := cf.NewDecoder(tm, to, dtype.OverflowPolicy(pol))
+		// The reference decodes every float on exact rationals, not by the
+		// fast check the kernels share with cf.Decoder.
+		ref, err := cf.NewDecoderWith(tm, to, cf.DecoderOptions{Overflow: pol, Reference: true})
 		if err != nil {
 			return
 		}

@@ -59,6 +59,11 @@ type cfKernel struct {
 	lo, hi int64
 	miss   cfMissing
 	fl     cfFloatParams
+	// cfLoopShortest: the decoder's fast check, when it has one, and its
+	// constants for the kernels (cf_shortest.go).
+	fc       cf.FastCheck
+	hasCheck bool
+	check    cfCheckArgs
 }
 
 // CFDecoder is a compiled decoding of CF time numbers into datetime64
@@ -150,6 +155,9 @@ func (k *cfKernel) compile() {
 	a, b, c := k.aff.A, k.aff.B, k.aff.C
 	if !k.opts.Reference && k.kind == cfFloat && k.dec != nil && k.opts.CFFloat == cf.FloatShortest {
 		k.loop = cfLoopShortest
+		k.fl.setMissing(k.missing)
+		k.fc, k.hasCheck = k.dec.FastCheck()
+		k.check = checkArgs(&k.fc, &k.fl)
 		return
 	}
 	if k.opts.Reference || !a.IsInt64() || !b.IsInt64() || !c.IsUint64() || c.Sign() <= 0 || a.Sign() == 0 {
@@ -170,12 +178,7 @@ func (k *cfKernel) compile() {
 			return
 		}
 		k.fl = cfFloatParams{af: af, bf: float64(k.b), b: uint64(k.b)}
-		for _, m := range k.missing {
-			k.fl.missing = append(k.fl.missing, math.Float64frombits(m))
-		}
-		if len(k.fl.missing) == 1 {
-			k.fl.missF, k.fl.hasMiss = k.fl.missing[0], true
-		}
+		k.fl.setMissing(k.missing)
 		k.loop = cfLoopFloat
 		return
 	}
@@ -209,6 +212,16 @@ func (k *cfKernel) compile() {
 	k.loop = cfLoopMulAdd
 	if k.c != 1 {
 		k.loop = cfLoopMulAddDiv
+	}
+}
+
+// setMissing sets the float loops' missing values from their bits.
+func (p *cfFloatParams) setMissing(missing []uint64) {
+	for _, m := range missing {
+		p.missing = append(p.missing, math.Float64frombits(m))
+	}
+	if len(p.missing) == 1 {
+		p.missF, p.hasMiss = p.missing[0], true
 	}
 }
 
@@ -427,8 +440,18 @@ func (k *cfKernel) widen(w []uint64, src []byte) {
 			w[i] = uint64(u16(src[2*i:]))
 		}
 	case k.kind == cfFloat:
-		for i := range w {
-			w[i] = math.Float64bits(float64(math.Float32frombits(u32(src[4*i:]))))
+		// float32, the common narrow type (model output): the SIMD hook,
+		// then one loop per byte order for the tail.
+		src = src[:4*len(w)]
+		n := widenFloat32SIMD(w, src, k.swapIn)
+		if little {
+			for i := n; i < len(w); i++ {
+				w[i] = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))))
+			}
+			return
+		}
+		for i := n; i < len(w); i++ {
+			w[i] = math.Float64bits(float64(math.Float32frombits(binary.BigEndian.Uint32(src[4*i:]))))
 		}
 	case signed:
 		for i := range w {

@@ -3,8 +3,6 @@ package kernels
 import (
 	"math"
 	"math/bits"
-
-	"github.com/zarr-dt64/dt64/cf"
 )
 
 // The CF fast loops. Like the rescale loops, a platform hook converts a
@@ -88,40 +86,9 @@ func (k *cfKernel) fastWords(dst, src []uint64, swapIn, swapOut bool) (n, nat, l
 		m, nat2, lossy2 := cfFloatLoop(dst[n:], src[n:], k, swapIn, swapOut)
 		return n + m, nat + nat2, lossy + lossy2
 	case cfLoopShortest:
-		return cfShortestLoop(dst, src, k, swapIn, swapOut)
+		return k.shortestWords(dst, src, swapIn, swapOut)
 	}
 	return 0, 0, 0
-}
-
-// cfShortestLoop decodes float64 words under cf.FloatShortest with the
-// decoder's whole-second check (exact 128-bit arithmetic, no allocation),
-// which decides most real values; the others take its exact search. It
-// stops before an overflowing element, which runBlock finishes with the
-// policies.
-func cfShortestLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat, lossy int) {
-	dst = dst[:len(src)]
-	for i, w := range src {
-		v := w
-		if swapIn {
-			v = bits.ReverseBytes64(w)
-		}
-		r := uint64(natBits)
-		if k.isMissing(v) {
-			nat++
-		} else {
-			q, res, _ := k.dec.DecodeFloat(math.Float64frombits(v))
-			if res == cf.Overflow {
-				return i, nat, lossy
-			}
-			lossy += b2i(res == cf.Lossy)
-			r = uint64(q)
-		}
-		if swapOut {
-			r = bits.ReverseBytes64(r)
-		}
-		dst[i] = r
-	}
-	return len(src), nat, lossy
 }
 
 func cfMulAddLoop(dst, src []uint64, k *cfKernel, swapIn, swapOut bool) (n, nat int) {

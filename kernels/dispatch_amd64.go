@@ -538,3 +538,58 @@ func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, 
 	}
 	return cfFloatSwapAVX2(dst, src, af, bf, p.b, miss)
 }
+
+// cfShortestSIMD: AVX-512, or AVX2 with FMA3 (the residual); the hook
+// takes the one missing value from c (shortestWords calls it only with
+// at most one).
+func cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n, nat int) {
+	a := (*[ccCount]uint64)(c)
+	switch {
+	case useAVX512 && !swapIn && !swapOut:
+		return cfShortestAVX512(dst, src, a)
+	case useAVX512 && !swapOut:
+		return cfShortestSwapInAVX512(dst, src, a)
+	case useAVX512 && !swapIn:
+		return cfShortestSwapOutAVX512(dst, src, a)
+	case useAVX512:
+		return cfShortestSwapAVX512(dst, src, a)
+	case !useAVX2 || !availableFMA:
+		return 0, 0
+	case !swapIn && !swapOut:
+		return cfShortestAVX2(dst, src, a)
+	case !swapOut:
+		return cfShortestSwapInAVX2(dst, src, a)
+	case !swapIn:
+		return cfShortestSwapOutAVX2(dst, src, a)
+	}
+	return cfShortestSwapAVX2(dst, src, a)
+}
+
+// cfShortestLanes is the vector width of the kernel cfShortestSIMD runs,
+// 0 when it runs none: tests hold the hook to converting every whole
+// vector before the first element the check leaves.
+func cfShortestLanes() int {
+	switch {
+	case useAVX512:
+		return 8
+	case useAVX2 && availableFMA:
+		return 4
+	}
+	return 0
+}
+
+// widenFloat32SIMD widens the float32 words of src (byte-reversed when
+// swap) into float64 bits in dst (VCVTPS2PD), for the CF float loops.
+func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) {
+	switch {
+	case useAVX512 && swap:
+		return widenFloat32SwapAVX512(dst, src)
+	case useAVX512:
+		return widenFloat32AVX512(dst, src)
+	case useAVX2 && swap:
+		return widenFloat32SwapAVX2(dst, src)
+	case useAVX2:
+		return widenFloat32AVX2(dst, src)
+	}
+	return 0
+}

@@ -165,3 +165,32 @@ func cfMulAddSIMD(dst, src []uint64, a, b uint64, lo, hi int64, miss uint64, has
 func cfFloatSIMD(dst, src []uint64, p *cfFloatParams, swapIn, swapOut bool) (n, nat, lossy int) {
 	return 0, 0, 0
 }
+
+// cfShortestSIMD runs the NEON fast check of cf_arm64.s (asm/neon).
+func cfShortestSIMD(dst, src []uint64, c *cfCheckArgs, swapIn, swapOut bool) (n, nat int) {
+	if !useNEON {
+		return 0, 0
+	}
+	if len(src) > len(dst) {
+		src = src[:len(dst)]
+	}
+	return cfShortestNEON(dst, src, (*[ccCount]uint64)(c), swapIn, swapOut)
+}
+
+// cfShortestLanes is the block the kernel cfShortestSIMD runs converts
+// (two steps of two lanes), 0 when it runs none.
+func cfShortestLanes() int {
+	if useNEON {
+		return 4
+	}
+	return 0
+}
+
+// widenFloat32SIMD widens the float32 words of src (byte-reversed when
+// swap) into float64 bits in dst (FCVTL), for the CF float loops.
+func widenFloat32SIMD(dst []uint64, src []byte, swap bool) (n int) {
+	if !useNEON {
+		return 0
+	}
+	return widenFloat32NEON(dst, src, swap)
+}

@@ -160,6 +160,64 @@ func cfFloatSwapOutAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint
 //go:noescape
 func cfFloatSwapAVX2(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
 
+// cfShortestAVX2 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+//
+//go:noescape
+func cfShortestAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// cfShortestSwapInAVX2 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func cfShortestSwapInAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// cfShortestSwapOutAVX2 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func cfShortestSwapOutAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// cfShortestSwapAVX2 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func cfShortestSwapAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// widenFloat32AVX2 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+//
+//go:noescape
+func widenFloat32AVX2(dst []uint64, src []byte) (n int)
+
+// widenFloat32SwapAVX2 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+// The float32 words are byte-reversed.
+//
+//go:noescape
+func widenFloat32SwapAVX2(dst []uint64, src []byte) (n int)
+
 // mulCheckAVX512 stores src[i]*k into dst[i] for the leading n elements,
 // n a multiple of the vector width; every non-NaT source value v
 // among them has lo <= v <= lo+span (unsigned span), NaT is kept and counted.
@@ -409,6 +467,64 @@ func cfFloatSwapOutAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b ui
 //
 //go:noescape
 func cfFloatSwapAVX512(dst []uint64, src []uint64, af uint64, bf uint64, b uint64, missF uint64) (n int, nat int, lossy int)
+
+// cfShortestAVX512 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+//
+//go:noescape
+func cfShortestAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// cfShortestSwapInAVX512 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func cfShortestSwapInAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// cfShortestSwapOutAVX512 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func cfShortestSwapOutAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// cfShortestSwapAVX512 stores the fast check's k*Step + Base into dst[i] for the float64
+// f of src[i] (cf.FastCheck.Decide; c holds its constants as
+// kernels.cfCheckArgs) for the leading n elements, n a multiple of the
+// vector width; NaN and the missing value c[10] are stored as NaT and
+// counted. It stops before the first vector holding an element the
+// check does not decide; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func cfShortestSwapAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+
+// widenFloat32AVX512 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+//
+//go:noescape
+func widenFloat32AVX512(dst []uint64, src []byte) (n int)
+
+// widenFloat32SwapAVX512 stores float64(float32 at src[4i:]) as bits into dst[i]
+// for the leading n elements, n <= min(len(dst), len(src)/4) a multiple
+// of the vector width; src is read unaligned.
+// The float32 words are byte-reversed.
+//
+//go:noescape
+func widenFloat32SwapAVX512(dst []uint64, src []byte) (n int)
 
 // floorDivEstAVX2 is floorDivEstAVX512 for AVX2 with FMA3: it stores floor(src[i]/d) into
 // dst[i] for the leading n elements, n a multiple of 8 and at most

@@ -1722,6 +1722,535 @@ vectors_done:
 	VZEROUPPER
 	RET
 
+// func cfShortestAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfShortestAVX2(SB), NOSPLIT, $480-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X0
+	VPBROADCASTQ X0, Y0
+	XORQ         BX, BX
+
+	// Needs FMA3.
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Y1
+	VMOVDQU      Y1, (SP)
+	VPBROADCASTQ 8(SI), Y1
+	VMOVDQU      Y1, 32(SP)
+	VPBROADCASTQ 16(SI), Y1
+	VMOVDQU      Y1, 64(SP)
+	VPBROADCASTQ 24(SI), Y1
+	VMOVDQU      Y1, 96(SP)
+	VPBROADCASTQ 32(SI), Y1
+	VMOVDQU      Y1, 128(SP)
+	VPBROADCASTQ 40(SI), Y1
+	VMOVDQU      Y1, 160(SP)
+	VPBROADCASTQ 48(SI), Y1
+	VMOVDQU      Y1, 192(SP)
+	VPBROADCASTQ 56(SI), Y1
+	VMOVDQU      Y1, 224(SP)
+	VPBROADCASTQ 72(SI), Y1
+	VMOVDQU      Y1, 256(SP)
+	VPBROADCASTQ 80(SI), Y1
+	VMOVDQU      Y1, 288(SP)
+	VPBROADCASTQ 64(SI), Y1
+	VMOVDQU      Y1, 320(SP)
+	MOVQ         64(SI), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 352(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	VMOVDQU      Y1, 384(SP)
+	VPXOR        Y1, Y1, Y1
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 416(SP)
+	MOVQ         $0xffffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 448(SP)
+	VPXOR        Y2, Y2, Y2
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y3
+	VCMPPD      $0x03, Y3, Y3, Y4
+	VCMPPD      $0x00, 288(SP), Y3, Y5
+	VORPD       Y5, Y4, Y4
+	VANDPD      384(SP), Y3, Y5
+	VMULPD      (SP), Y3, Y6
+	VROUNDPD    $0x08, Y6, Y6
+	VMULPD      64(SP), Y6, Y7
+	VFMSUB231PD 32(SP), Y3, Y7
+	VPSUBQ      128(SP), Y5, Y3
+	VSUBPD      Y3, Y5, Y3
+	VMULPD      96(SP), Y3, Y3
+	VANDPD      384(SP), Y7, Y8
+	VCMPPD      $0x11, 160(SP), Y5, Y5
+	VCMPPD      $0x1d, 192(SP), Y6, Y9
+	VANDPD      Y9, Y5, Y5
+	VCMPPD      $0x12, 224(SP), Y6, Y9
+	VANDPD      Y9, Y5, Y5
+	VCMPPD      $0x11, Y3, Y8, Y9
+	VCMPPD      $0x00, Y1, Y7, Y3
+	VORPD       Y3, Y9, Y9
+	VANDPD      Y9, Y5, Y5
+	VORPD       Y4, Y5, Y5
+	VPXOR       448(SP), Y5, Y3
+	VADDPD      416(SP), Y6, Y5
+	VPSUBQ      416(SP), Y5, Y5
+	VPSRLQ      $0x20, Y5, Y6
+	VPMULUDQ    320(SP), Y6, Y6
+	VPMULUDQ    352(SP), Y5, Y7
+	VPADDQ      Y7, Y6, Y6
+	VPSLLQ      $0x20, Y6, Y6
+	VPMULUDQ    320(SP), Y5, Y5
+	VPADDQ      Y6, Y5, Y5
+	VPADDQ      256(SP), Y5, Y5
+	VPBLENDVB   Y4, Y0, Y5, Y5
+	VPTEST      Y3, Y3
+	JNZ         vectors_done
+	VMOVDQU     Y5, (AX)(BX*8)
+	VPSUBQ      Y4, Y2, Y2
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+56(FP)
+	VEXTRACTI128 $0x01, Y2, X0
+	VPADDQ       X2, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestSwapInAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfShortestSwapInAVX2(SB), NOSPLIT, $480-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+
+	// Needs FMA3.
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Y2
+	VMOVDQU      Y2, (SP)
+	VPBROADCASTQ 8(SI), Y2
+	VMOVDQU      Y2, 32(SP)
+	VPBROADCASTQ 16(SI), Y2
+	VMOVDQU      Y2, 64(SP)
+	VPBROADCASTQ 24(SI), Y2
+	VMOVDQU      Y2, 96(SP)
+	VPBROADCASTQ 32(SI), Y2
+	VMOVDQU      Y2, 128(SP)
+	VPBROADCASTQ 40(SI), Y2
+	VMOVDQU      Y2, 160(SP)
+	VPBROADCASTQ 48(SI), Y2
+	VMOVDQU      Y2, 192(SP)
+	VPBROADCASTQ 56(SI), Y2
+	VMOVDQU      Y2, 224(SP)
+	VPBROADCASTQ 72(SI), Y2
+	VMOVDQU      Y2, 256(SP)
+	VPBROADCASTQ 80(SI), Y2
+	VMOVDQU      Y2, 288(SP)
+	VPBROADCASTQ 64(SI), Y2
+	VMOVDQU      Y2, 320(SP)
+	MOVQ         64(SI), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 352(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 384(SP)
+	VPXOR        Y2, Y2, Y2
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 416(SP)
+	MOVQ         $0xffffffffffffffff, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 448(SP)
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VCMPPD      $0x03, Y4, Y4, Y5
+	VCMPPD      $0x00, 288(SP), Y4, Y6
+	VORPD       Y6, Y5, Y5
+	VANDPD      384(SP), Y4, Y6
+	VMULPD      (SP), Y4, Y7
+	VROUNDPD    $0x08, Y7, Y7
+	VMULPD      64(SP), Y7, Y8
+	VFMSUB231PD 32(SP), Y4, Y8
+	VPSUBQ      128(SP), Y6, Y4
+	VSUBPD      Y4, Y6, Y4
+	VMULPD      96(SP), Y4, Y4
+	VANDPD      384(SP), Y8, Y9
+	VCMPPD      $0x11, 160(SP), Y6, Y6
+	VCMPPD      $0x1d, 192(SP), Y7, Y10
+	VANDPD      Y10, Y6, Y6
+	VCMPPD      $0x12, 224(SP), Y7, Y10
+	VANDPD      Y10, Y6, Y6
+	VCMPPD      $0x11, Y4, Y9, Y10
+	VCMPPD      $0x00, Y2, Y8, Y4
+	VORPD       Y4, Y10, Y10
+	VANDPD      Y10, Y6, Y6
+	VORPD       Y5, Y6, Y6
+	VPXOR       448(SP), Y6, Y4
+	VADDPD      416(SP), Y7, Y6
+	VPSUBQ      416(SP), Y6, Y6
+	VPSRLQ      $0x20, Y6, Y7
+	VPMULUDQ    320(SP), Y7, Y7
+	VPMULUDQ    352(SP), Y6, Y8
+	VPADDQ      Y8, Y7, Y7
+	VPSLLQ      $0x20, Y7, Y7
+	VPMULUDQ    320(SP), Y6, Y6
+	VPADDQ      Y7, Y6, Y6
+	VPADDQ      256(SP), Y6, Y6
+	VPBLENDVB   Y5, Y1, Y6, Y6
+	VPTEST      Y4, Y4
+	JNZ         vectors_done
+	VMOVDQU     Y6, (AX)(BX*8)
+	VPSUBQ      Y5, Y3, Y3
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+56(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestSwapOutAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfShortestSwapOutAVX2(SB), NOSPLIT, $480-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+
+	// Needs FMA3.
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Y2
+	VMOVDQU      Y2, (SP)
+	VPBROADCASTQ 8(SI), Y2
+	VMOVDQU      Y2, 32(SP)
+	VPBROADCASTQ 16(SI), Y2
+	VMOVDQU      Y2, 64(SP)
+	VPBROADCASTQ 24(SI), Y2
+	VMOVDQU      Y2, 96(SP)
+	VPBROADCASTQ 32(SI), Y2
+	VMOVDQU      Y2, 128(SP)
+	VPBROADCASTQ 40(SI), Y2
+	VMOVDQU      Y2, 160(SP)
+	VPBROADCASTQ 48(SI), Y2
+	VMOVDQU      Y2, 192(SP)
+	VPBROADCASTQ 56(SI), Y2
+	VMOVDQU      Y2, 224(SP)
+	VPBROADCASTQ 72(SI), Y2
+	VMOVDQU      Y2, 256(SP)
+	VPBROADCASTQ 80(SI), Y2
+	VMOVDQU      Y2, 288(SP)
+	VPBROADCASTQ 64(SI), Y2
+	VMOVDQU      Y2, 320(SP)
+	MOVQ         64(SI), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 352(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 384(SP)
+	VPXOR        Y2, Y2, Y2
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 416(SP)
+	MOVQ         $0xffffffffffffffff, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 448(SP)
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y4
+	VCMPPD      $0x03, Y4, Y4, Y5
+	VCMPPD      $0x00, 288(SP), Y4, Y6
+	VORPD       Y6, Y5, Y5
+	VANDPD      384(SP), Y4, Y6
+	VMULPD      (SP), Y4, Y7
+	VROUNDPD    $0x08, Y7, Y7
+	VMULPD      64(SP), Y7, Y8
+	VFMSUB231PD 32(SP), Y4, Y8
+	VPSUBQ      128(SP), Y6, Y4
+	VSUBPD      Y4, Y6, Y4
+	VMULPD      96(SP), Y4, Y4
+	VANDPD      384(SP), Y8, Y9
+	VCMPPD      $0x11, 160(SP), Y6, Y6
+	VCMPPD      $0x1d, 192(SP), Y7, Y10
+	VANDPD      Y10, Y6, Y6
+	VCMPPD      $0x12, 224(SP), Y7, Y10
+	VANDPD      Y10, Y6, Y6
+	VCMPPD      $0x11, Y4, Y9, Y10
+	VCMPPD      $0x00, Y2, Y8, Y4
+	VORPD       Y4, Y10, Y10
+	VANDPD      Y10, Y6, Y6
+	VORPD       Y5, Y6, Y6
+	VPXOR       448(SP), Y6, Y4
+	VADDPD      416(SP), Y7, Y6
+	VPSUBQ      416(SP), Y6, Y6
+	VPSRLQ      $0x20, Y6, Y7
+	VPMULUDQ    320(SP), Y7, Y7
+	VPMULUDQ    352(SP), Y6, Y8
+	VPADDQ      Y8, Y7, Y7
+	VPSLLQ      $0x20, Y7, Y7
+	VPMULUDQ    320(SP), Y6, Y6
+	VPADDQ      Y7, Y6, Y6
+	VPADDQ      256(SP), Y6, Y6
+	VPBLENDVB   Y5, Y1, Y6, Y6
+	VPTEST      Y4, Y4
+	JNZ         vectors_done
+	VPSHUFB     Y0, Y6, Y6
+	VMOVDQU     Y6, (AX)(BX*8)
+	VPSUBQ      Y5, Y3, Y3
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+56(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestSwapAVX2(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·cfShortestSwapAVX2(SB), NOSPLIT, $480-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU      reverse_bytes_in_qwords<>+0(SB), Y0
+	MOVQ         $0x8000000000000000, BX
+	VMOVQ        BX, X1
+	VPBROADCASTQ X1, Y1
+	XORQ         BX, BX
+
+	// Needs FMA3.
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Y2
+	VMOVDQU      Y2, (SP)
+	VPBROADCASTQ 8(SI), Y2
+	VMOVDQU      Y2, 32(SP)
+	VPBROADCASTQ 16(SI), Y2
+	VMOVDQU      Y2, 64(SP)
+	VPBROADCASTQ 24(SI), Y2
+	VMOVDQU      Y2, 96(SP)
+	VPBROADCASTQ 32(SI), Y2
+	VMOVDQU      Y2, 128(SP)
+	VPBROADCASTQ 40(SI), Y2
+	VMOVDQU      Y2, 160(SP)
+	VPBROADCASTQ 48(SI), Y2
+	VMOVDQU      Y2, 192(SP)
+	VPBROADCASTQ 56(SI), Y2
+	VMOVDQU      Y2, 224(SP)
+	VPBROADCASTQ 72(SI), Y2
+	VMOVDQU      Y2, 256(SP)
+	VPBROADCASTQ 80(SI), Y2
+	VMOVDQU      Y2, 288(SP)
+	VPBROADCASTQ 64(SI), Y2
+	VMOVDQU      Y2, 320(SP)
+	MOVQ         64(SI), SI
+	SHRQ         $0x20, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 352(SP)
+	MOVQ         $0x7fffffffffffffff, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	VMOVDQU      Y2, 384(SP)
+	VPXOR        Y2, Y2, Y2
+	MOVQ         $0x4338000000000000, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 416(SP)
+	MOVQ         $0xffffffffffffffff, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VMOVDQU      Y3, 448(SP)
+	VPXOR        Y3, Y3, Y3
+
+vectors:
+	LEAQ        4(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU     (DX)(BX*8), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VCMPPD      $0x03, Y4, Y4, Y5
+	VCMPPD      $0x00, 288(SP), Y4, Y6
+	VORPD       Y6, Y5, Y5
+	VANDPD      384(SP), Y4, Y6
+	VMULPD      (SP), Y4, Y7
+	VROUNDPD    $0x08, Y7, Y7
+	VMULPD      64(SP), Y7, Y8
+	VFMSUB231PD 32(SP), Y4, Y8
+	VPSUBQ      128(SP), Y6, Y4
+	VSUBPD      Y4, Y6, Y4
+	VMULPD      96(SP), Y4, Y4
+	VANDPD      384(SP), Y8, Y9
+	VCMPPD      $0x11, 160(SP), Y6, Y6
+	VCMPPD      $0x1d, 192(SP), Y7, Y10
+	VANDPD      Y10, Y6, Y6
+	VCMPPD      $0x12, 224(SP), Y7, Y10
+	VANDPD      Y10, Y6, Y6
+	VCMPPD      $0x11, Y4, Y9, Y10
+	VCMPPD      $0x00, Y2, Y8, Y4
+	VORPD       Y4, Y10, Y10
+	VANDPD      Y10, Y6, Y6
+	VORPD       Y5, Y6, Y6
+	VPXOR       448(SP), Y6, Y4
+	VADDPD      416(SP), Y7, Y6
+	VPSUBQ      416(SP), Y6, Y6
+	VPSRLQ      $0x20, Y6, Y7
+	VPMULUDQ    320(SP), Y7, Y7
+	VPMULUDQ    352(SP), Y6, Y8
+	VPADDQ      Y8, Y7, Y7
+	VPSLLQ      $0x20, Y7, Y7
+	VPMULUDQ    320(SP), Y6, Y6
+	VPADDQ      Y7, Y6, Y6
+	VPADDQ      256(SP), Y6, Y6
+	VPBLENDVB   Y5, Y1, Y6, Y6
+	VPTEST      Y4, Y4
+	JNZ         vectors_done
+	VPSHUFB     Y0, Y6, Y6
+	VMOVDQU     Y6, (AX)(BX*8)
+	VPSUBQ      Y5, Y3, Y3
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ         BX, n+56(FP)
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X3, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32AVX2(dst []uint64, src []byte) (n int)
+// Requires: AVX, CMOV
+TEXT ·widenFloat32AVX2(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), X0
+	VCVTPS2PD X0, Y0
+	VMOVDQU   Y0, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32SwapAVX2(dst []uint64, src []byte) (n int)
+// Requires: AVX, CMOV
+TEXT ·widenFloat32SwapAVX2(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	VMOVDQU reverse_bytes_in_dwords<>+0(SB), Y0
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      4(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), X1
+	VPSHUFB   X0, X1, X1
+	VCVTPS2PD X1, Y1
+	VMOVDQU   Y1, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
+	VZEROUPPER
+	RET
+
+DATA reverse_bytes_in_dwords<>+0(SB)/8, $0x0405060700010203
+DATA reverse_bytes_in_dwords<>+8(SB)/8, $0x0c0d0e0f08090a0b
+DATA reverse_bytes_in_dwords<>+16(SB)/8, $0x0405060700010203
+DATA reverse_bytes_in_dwords<>+24(SB)/8, $0x0c0d0e0f08090a0b
+GLOBL reverse_bytes_in_dwords<>(SB), RODATA|NOPTR, $32
+
 // func mulCheckAVX512(dst []uint64, src []uint64, k uint64, lo int64, span uint64) (n int, nat int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
 TEXT ·mulCheckAVX512(SB), NOSPLIT, $0-88
@@ -5241,6 +5770,641 @@ vectors_done:
 	MOVQ          DX, nat+88(FP)
 	SUBQ          CX, AX
 	MOVQ          AX, lossy+96(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, CMOV
+TEXT ·cfShortestAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z0
+	XORQ         BX, BX
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Z1
+	VPBROADCASTQ 8(SI), Z2
+	VPBROADCASTQ 16(SI), Z3
+	VPBROADCASTQ 24(SI), Z4
+	VPBROADCASTQ 32(SI), Z5
+	VPBROADCASTQ 40(SI), Z6
+	VPBROADCASTQ 48(SI), Z7
+	VPBROADCASTQ 56(SI), Z8
+	VPBROADCASTQ 72(SI), Z9
+	VPBROADCASTQ 80(SI), Z10
+	VPBROADCASTQ 64(SI), Z11
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z12
+	VPXORQ       Z13, Z13, Z13
+	VPXORQ       Z14, Z14, Z14
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z15
+
+blocks:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          blocks_done
+	VMOVDQU64   (DX)(BX*8), Z16
+	VCMPPD      $0x07, Z16, Z16, K1
+	VCMPPD      $0x04, Z10, Z16, K1, K1
+	VANDPD      Z12, Z16, Z17
+	VMULPD      Z1, Z16, Z18
+	VRNDSCALEPD $0x08, Z18, Z18
+	VMULPD      Z3, Z18, Z22
+	VFMSUB231PD Z2, Z16, Z22
+	VPSUBQ      Z5, Z17, Z16
+	VSUBPD      Z16, Z17, Z16
+	VMULPD      Z4, Z16, Z16
+	VANDPD      Z12, Z22, Z23
+	VCMPPD      $0x11, Z6, Z17, K1, K2
+	VCMPPD      $0x1d, Z7, Z18, K2, K2
+	VCMPPD      $0x12, Z8, Z18, K2, K2
+	VCMPPD      $0x11, Z16, Z23, K2, K3
+	VCMPPD      $0x00, Z13, Z22, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z18, Z16
+	VPMULLQ     Z11, Z16, Z16
+	VPADDQ      Z9, Z16, Z16
+	VPBLENDMQ   Z16, Z0, K1, Z19
+	VMOVDQU64   64(DX)(BX*8), Z16
+	VCMPPD      $0x07, Z16, Z16, K3
+	VCMPPD      $0x04, Z10, Z16, K3, K3
+	VANDPD      Z12, Z16, Z17
+	VMULPD      Z1, Z16, Z18
+	VRNDSCALEPD $0x08, Z18, Z18
+	VMULPD      Z3, Z18, Z22
+	VFMSUB231PD Z2, Z16, Z22
+	VPSUBQ      Z5, Z17, Z16
+	VSUBPD      Z16, Z17, Z16
+	VMULPD      Z4, Z16, Z16
+	VANDPD      Z12, Z22, Z23
+	VCMPPD      $0x11, Z6, Z17, K3, K4
+	VCMPPD      $0x1d, Z7, Z18, K4, K4
+	VCMPPD      $0x12, Z8, Z18, K4, K4
+	VCMPPD      $0x11, Z16, Z23, K4, K5
+	VCMPPD      $0x00, Z13, Z22, K4, K4
+	KORB        K5, K4, K5
+	KXORB       K5, K3, K4
+	VCVTPD2QQ   Z18, Z16
+	VPMULLQ     Z11, Z16, Z16
+	VPADDQ      Z9, Z16, Z16
+	VPBLENDMQ   Z16, Z0, K3, Z20
+	KORB        K2, K4, K2
+	KORTESTB    K2, K2
+	JNZ         vectors
+	VMOVDQU64   Z19, (AX)(BX*8)
+	VPADDQ      Z15, Z14, K1, Z14
+	VMOVDQU64   Z20, 64(AX)(BX*8)
+	VPADDQ      Z15, Z14, K3, Z14
+	MOVQ        SI, BX
+	JMP         blocks
+
+blocks_done:
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z16
+	VCMPPD      $0x07, Z16, Z16, K1
+	VCMPPD      $0x04, Z10, Z16, K1, K1
+	VANDPD      Z12, Z16, Z17
+	VMULPD      Z1, Z16, Z18
+	VRNDSCALEPD $0x08, Z18, Z18
+	VMULPD      Z3, Z18, Z19
+	VFMSUB231PD Z2, Z16, Z19
+	VPSUBQ      Z5, Z17, Z16
+	VSUBPD      Z16, Z17, Z16
+	VMULPD      Z4, Z16, Z16
+	VANDPD      Z12, Z19, Z20
+	VCMPPD      $0x11, Z6, Z17, K1, K2
+	VCMPPD      $0x1d, Z7, Z18, K2, K2
+	VCMPPD      $0x12, Z8, Z18, K2, K2
+	VCMPPD      $0x11, Z16, Z20, K2, K3
+	VCMPPD      $0x00, Z13, Z19, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z18, Z16
+	VPMULLQ     Z11, Z16, Z16
+	VPADDQ      Z9, Z16, Z16
+	VPBLENDMQ   Z16, Z0, K1, Z21
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VMOVDQU64   Z21, (AX)(BX*8)
+	VPADDQ      Z15, Z14, K1, Z14
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+56(FP)
+	VEXTRACTI64X4 $0x01, Z14, Y0
+	VPADDQ        Y14, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestSwapInAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfShortestSwapInAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Z2
+	VPBROADCASTQ 8(SI), Z3
+	VPBROADCASTQ 16(SI), Z4
+	VPBROADCASTQ 24(SI), Z5
+	VPBROADCASTQ 32(SI), Z6
+	VPBROADCASTQ 40(SI), Z7
+	VPBROADCASTQ 48(SI), Z8
+	VPBROADCASTQ 56(SI), Z9
+	VPBROADCASTQ 72(SI), Z10
+	VPBROADCASTQ 80(SI), Z11
+	VPBROADCASTQ 64(SI), Z12
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z13
+	VPXORQ       Z14, Z14, Z14
+	VPXORQ       Z15, Z15, Z15
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z16
+
+blocks:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          blocks_done
+	VMOVDQU64   (DX)(BX*8), Z17
+	VPSHUFB     Z0, Z17, Z17
+	VCMPPD      $0x07, Z17, Z17, K1
+	VCMPPD      $0x04, Z11, Z17, K1, K1
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z23
+	VFMSUB231PD Z3, Z17, Z23
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z23, Z24
+	VCMPPD      $0x11, Z7, Z18, K1, K2
+	VCMPPD      $0x1d, Z8, Z19, K2, K2
+	VCMPPD      $0x12, Z9, Z19, K2, K2
+	VCMPPD      $0x11, Z17, Z24, K2, K3
+	VCMPPD      $0x00, Z14, Z23, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K1, Z20
+	VMOVDQU64   64(DX)(BX*8), Z17
+	VPSHUFB     Z0, Z17, Z17
+	VCMPPD      $0x07, Z17, Z17, K3
+	VCMPPD      $0x04, Z11, Z17, K3, K3
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z23
+	VFMSUB231PD Z3, Z17, Z23
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z23, Z24
+	VCMPPD      $0x11, Z7, Z18, K3, K4
+	VCMPPD      $0x1d, Z8, Z19, K4, K4
+	VCMPPD      $0x12, Z9, Z19, K4, K4
+	VCMPPD      $0x11, Z17, Z24, K4, K5
+	VCMPPD      $0x00, Z14, Z23, K4, K4
+	KORB        K5, K4, K5
+	KXORB       K5, K3, K4
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K3, Z21
+	KORB        K2, K4, K2
+	KORTESTB    K2, K2
+	JNZ         vectors
+	VMOVDQU64   Z20, (AX)(BX*8)
+	VPADDQ      Z16, Z15, K1, Z15
+	VMOVDQU64   Z21, 64(AX)(BX*8)
+	VPADDQ      Z16, Z15, K3, Z15
+	MOVQ        SI, BX
+	JMP         blocks
+
+blocks_done:
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z17
+	VPSHUFB     Z0, Z17, Z17
+	VCMPPD      $0x07, Z17, Z17, K1
+	VCMPPD      $0x04, Z11, Z17, K1, K1
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z20
+	VFMSUB231PD Z3, Z17, Z20
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z20, Z21
+	VCMPPD      $0x11, Z7, Z18, K1, K2
+	VCMPPD      $0x1d, Z8, Z19, K2, K2
+	VCMPPD      $0x12, Z9, Z19, K2, K2
+	VCMPPD      $0x11, Z17, Z21, K2, K3
+	VCMPPD      $0x00, Z14, Z20, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K1, Z22
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VMOVDQU64   Z22, (AX)(BX*8)
+	VPADDQ      Z16, Z15, K1, Z15
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+56(FP)
+	VEXTRACTI64X4 $0x01, Z15, Y0
+	VPADDQ        Y15, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestSwapOutAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfShortestSwapOutAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Z2
+	VPBROADCASTQ 8(SI), Z3
+	VPBROADCASTQ 16(SI), Z4
+	VPBROADCASTQ 24(SI), Z5
+	VPBROADCASTQ 32(SI), Z6
+	VPBROADCASTQ 40(SI), Z7
+	VPBROADCASTQ 48(SI), Z8
+	VPBROADCASTQ 56(SI), Z9
+	VPBROADCASTQ 72(SI), Z10
+	VPBROADCASTQ 80(SI), Z11
+	VPBROADCASTQ 64(SI), Z12
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z13
+	VPXORQ       Z14, Z14, Z14
+	VPXORQ       Z15, Z15, Z15
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z16
+
+blocks:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          blocks_done
+	VMOVDQU64   (DX)(BX*8), Z17
+	VCMPPD      $0x07, Z17, Z17, K1
+	VCMPPD      $0x04, Z11, Z17, K1, K1
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z23
+	VFMSUB231PD Z3, Z17, Z23
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z23, Z24
+	VCMPPD      $0x11, Z7, Z18, K1, K2
+	VCMPPD      $0x1d, Z8, Z19, K2, K2
+	VCMPPD      $0x12, Z9, Z19, K2, K2
+	VCMPPD      $0x11, Z17, Z24, K2, K3
+	VCMPPD      $0x00, Z14, Z23, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K1, Z20
+	VMOVDQU64   64(DX)(BX*8), Z17
+	VCMPPD      $0x07, Z17, Z17, K3
+	VCMPPD      $0x04, Z11, Z17, K3, K3
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z23
+	VFMSUB231PD Z3, Z17, Z23
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z23, Z24
+	VCMPPD      $0x11, Z7, Z18, K3, K4
+	VCMPPD      $0x1d, Z8, Z19, K4, K4
+	VCMPPD      $0x12, Z9, Z19, K4, K4
+	VCMPPD      $0x11, Z17, Z24, K4, K5
+	VCMPPD      $0x00, Z14, Z23, K4, K4
+	KORB        K5, K4, K5
+	KXORB       K5, K3, K4
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K3, Z21
+	KORB        K2, K4, K2
+	KORTESTB    K2, K2
+	JNZ         vectors
+	VPSHUFB     Z0, Z20, Z20
+	VMOVDQU64   Z20, (AX)(BX*8)
+	VPADDQ      Z16, Z15, K1, Z15
+	VPSHUFB     Z0, Z21, Z21
+	VMOVDQU64   Z21, 64(AX)(BX*8)
+	VPADDQ      Z16, Z15, K3, Z15
+	MOVQ        SI, BX
+	JMP         blocks
+
+blocks_done:
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z17
+	VCMPPD      $0x07, Z17, Z17, K1
+	VCMPPD      $0x04, Z11, Z17, K1, K1
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z20
+	VFMSUB231PD Z3, Z17, Z20
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z20, Z21
+	VCMPPD      $0x11, Z7, Z18, K1, K2
+	VCMPPD      $0x1d, Z8, Z19, K2, K2
+	VCMPPD      $0x12, Z9, Z19, K2, K2
+	VCMPPD      $0x11, Z17, Z21, K2, K3
+	VCMPPD      $0x00, Z14, Z20, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K1, Z22
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VPSHUFB     Z0, Z22, Z22
+	VMOVDQU64   Z22, (AX)(BX*8)
+	VPADDQ      Z16, Z15, K1, Z15
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+56(FP)
+	VEXTRACTI64X4 $0x01, Z15, Y0
+	VPADDQ        Y15, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func cfShortestSwapAVX512(dst []uint64, src []uint64, c *[11]uint64) (n int, nat int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, CMOV
+TEXT ·cfShortestSwapAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	CMPQ         BX, CX
+	CMOVQLT      BX, CX
+	VMOVDQU64    reverse_bytes_in_qwords<>+0(SB), Z0
+	MOVQ         $0x8000000000000000, BX
+	VPBROADCASTQ BX, Z1
+	XORQ         BX, BX
+	MOVQ         c+48(FP), SI
+	VPBROADCASTQ (SI), Z2
+	VPBROADCASTQ 8(SI), Z3
+	VPBROADCASTQ 16(SI), Z4
+	VPBROADCASTQ 24(SI), Z5
+	VPBROADCASTQ 32(SI), Z6
+	VPBROADCASTQ 40(SI), Z7
+	VPBROADCASTQ 48(SI), Z8
+	VPBROADCASTQ 56(SI), Z9
+	VPBROADCASTQ 72(SI), Z10
+	VPBROADCASTQ 80(SI), Z11
+	VPBROADCASTQ 64(SI), Z12
+	MOVQ         $0x7fffffffffffffff, SI
+	VPBROADCASTQ SI, Z13
+	VPXORQ       Z14, Z14, Z14
+	VPXORQ       Z15, Z15, Z15
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z16
+
+blocks:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          blocks_done
+	VMOVDQU64   (DX)(BX*8), Z17
+	VPSHUFB     Z0, Z17, Z17
+	VCMPPD      $0x07, Z17, Z17, K1
+	VCMPPD      $0x04, Z11, Z17, K1, K1
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z23
+	VFMSUB231PD Z3, Z17, Z23
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z23, Z24
+	VCMPPD      $0x11, Z7, Z18, K1, K2
+	VCMPPD      $0x1d, Z8, Z19, K2, K2
+	VCMPPD      $0x12, Z9, Z19, K2, K2
+	VCMPPD      $0x11, Z17, Z24, K2, K3
+	VCMPPD      $0x00, Z14, Z23, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K1, Z20
+	VMOVDQU64   64(DX)(BX*8), Z17
+	VPSHUFB     Z0, Z17, Z17
+	VCMPPD      $0x07, Z17, Z17, K3
+	VCMPPD      $0x04, Z11, Z17, K3, K3
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z23
+	VFMSUB231PD Z3, Z17, Z23
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z23, Z24
+	VCMPPD      $0x11, Z7, Z18, K3, K4
+	VCMPPD      $0x1d, Z8, Z19, K4, K4
+	VCMPPD      $0x12, Z9, Z19, K4, K4
+	VCMPPD      $0x11, Z17, Z24, K4, K5
+	VCMPPD      $0x00, Z14, Z23, K4, K4
+	KORB        K5, K4, K5
+	KXORB       K5, K3, K4
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K3, Z21
+	KORB        K2, K4, K2
+	KORTESTB    K2, K2
+	JNZ         vectors
+	VPSHUFB     Z0, Z20, Z20
+	VMOVDQU64   Z20, (AX)(BX*8)
+	VPADDQ      Z16, Z15, K1, Z15
+	VPSHUFB     Z0, Z21, Z21
+	VMOVDQU64   Z21, 64(AX)(BX*8)
+	VPADDQ      Z16, Z15, K3, Z15
+	MOVQ        SI, BX
+	JMP         blocks
+
+blocks_done:
+vectors:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          vectors_done
+	VMOVDQU64   (DX)(BX*8), Z17
+	VPSHUFB     Z0, Z17, Z17
+	VCMPPD      $0x07, Z17, Z17, K1
+	VCMPPD      $0x04, Z11, Z17, K1, K1
+	VANDPD      Z13, Z17, Z18
+	VMULPD      Z2, Z17, Z19
+	VRNDSCALEPD $0x08, Z19, Z19
+	VMULPD      Z4, Z19, Z20
+	VFMSUB231PD Z3, Z17, Z20
+	VPSUBQ      Z6, Z18, Z17
+	VSUBPD      Z17, Z18, Z17
+	VMULPD      Z5, Z17, Z17
+	VANDPD      Z13, Z20, Z21
+	VCMPPD      $0x11, Z7, Z18, K1, K2
+	VCMPPD      $0x1d, Z8, Z19, K2, K2
+	VCMPPD      $0x12, Z9, Z19, K2, K2
+	VCMPPD      $0x11, Z17, Z21, K2, K3
+	VCMPPD      $0x00, Z14, Z20, K2, K2
+	KORB        K3, K2, K3
+	KXORB       K3, K1, K2
+	VCVTPD2QQ   Z19, Z17
+	VPMULLQ     Z12, Z17, Z17
+	VPADDQ      Z10, Z17, Z17
+	VPBLENDMQ   Z17, Z1, K1, Z22
+	KORTESTB    K2, K2
+	JNZ         vectors_done
+	VPSHUFB     Z0, Z22, Z22
+	VMOVDQU64   Z22, (AX)(BX*8)
+	VPADDQ      Z16, Z15, K1, Z15
+	MOVQ        SI, BX
+	JMP         vectors
+
+vectors_done:
+	MOVQ          BX, n+56(FP)
+	VEXTRACTI64X4 $0x01, Z15, Y0
+	VPADDQ        Y15, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X0, X1, X1
+	VPSHUFD       $0x4e, X1, X0
+	VPADDQ        X0, X1, X1
+	VMOVQ         X1, AX
+	MOVQ          BX, CX
+	SUBQ          AX, CX
+	MOVQ          CX, nat+64(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32AVX512(dst []uint64, src []byte) (n int)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·widenFloat32AVX512(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), Y0
+	VCVTPS2PD Y0, Z0
+	VMOVDQU64 Z0, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
+	VZEROUPPER
+	RET
+
+// func widenFloat32SwapAVX512(dst []uint64, src []byte) (n int)
+// Requires: AVX, AVX2, AVX512F, CMOV
+TEXT ·widenFloat32SwapAVX512(SB), NOSPLIT, $0-56
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    src_base+24(FP), DX
+	MOVQ    src_len+32(FP), BX
+	SHRQ    $0x02, BX
+	CMPQ    BX, CX
+	CMOVQLT BX, CX
+	VMOVDQU reverse_bytes_in_dwords<>+0(SB), Y0
+	XORQ    BX, BX
+
+vectors:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        vectors_done
+	VMOVDQU   (DX)(BX*4), Y1
+	VPSHUFB   Y0, Y1, Y1
+	VCVTPS2PD Y1, Z1
+	VMOVDQU64 Z1, (AX)(BX*8)
+	MOVQ      SI, BX
+	JMP       vectors
+
+vectors_done:
+	MOVQ BX, n+48(FP)
 	VZEROUPPER
 	RET
 

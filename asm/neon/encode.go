@@ -87,3 +87,46 @@ func xtn(wide arrangement, d, n int) encoded {
 	bits := 0x0e212800 | (wide.size-1)<<22 | vreg(n)<<5 | vreg(d)
 	return encoded{bits, fmt.Sprintf("xtn v%d.%s, v%d.%s", d, narrow, n, wide.name)}
 }
+
+// The float64 lane ops of the CF fast check (2d only: two float64 lanes),
+// none of which Go's assembler spells. Three-register forms: Vd = Vn op Vm
+// (fmla: Vd += Vn*Vm; the compares give all ones or zero per lane).
+// Encodings from the Arm ARM, 2d (Q = 1, sz = 1): base | Rm<<16 | Rn<<5 | Rd.
+var fp2dOps = map[string]uint32{
+	"fcmeq": 0x4e60e400, // 0 1 0 01110 0 1 1 Rm 111001 Rn Rd
+	"fcmge": 0x6e60e400, // 0 1 1 01110 0 1 1 Rm 111001 Rn Rd
+	"fcmgt": 0x6ee0e400, // 0 1 1 01110 1 1 1 Rm 111001 Rn Rd
+	"fmul":  0x6e60dc00, // 0 1 1 01110 0 1 1 Rm 110111 Rn Rd
+	"fsub":  0x4ee0d400, // 0 1 0 01110 1 1 1 Rm 110101 Rn Rd
+	"fmla":  0x4e60cc00, // 0 1 0 01110 0 1 1 Rm 110011 Rn Rd
+}
+
+func fp2d(op string, d, n, m int) encoded {
+	base, ok := fp2dOps[op]
+	if !ok {
+		panic("neon: no float op " + op)
+	}
+	return encoded{base | vreg(m)<<16 | vreg(n)<<5 | vreg(d), fmt.Sprintf("%s v%d.2d, v%d.2d, v%d.2d", op, d, n, m)}
+}
+
+// Two-register forms: Vd = op(Vn). frintn rounds to nearest even, fcvtzs
+// converts to int64 toward zero, fcmeq0 compares with +0.0, fcvtl and
+// fcvtl2 widen the low and high two float32 lanes to float64.
+var fp2dUnary = map[string]struct {
+	base uint32
+	gnu  string
+}{
+	"frintn": {0x4e618800, "frintn v%d.2d, v%d.2d"},      // 0 1 0 01110 0 1 10000 11000 10 Rn Rd
+	"fcvtzs": {0x4ee1b800, "fcvtzs v%d.2d, v%d.2d"},      // 0 1 0 01110 1 1 10000 11011 10 Rn Rd
+	"fcmeq0": {0x4ee0d800, "fcmeq v%d.2d, v%d.2d, #0.0"}, // 0 1 0 01110 1 1 10000 01101 10 Rn Rd
+	"fcvtl":  {0x0e617800, "fcvtl v%d.2d, v%d.2s"},       // 0 0 0 01110 0 1 10000 10111 10 Rn Rd
+	"fcvtl2": {0x4e617800, "fcvtl2 v%d.2d, v%d.4s"},      // 0 1 0 01110 0 1 10000 10111 10 Rn Rd
+}
+
+func fp2dOne(op string, d, n int) encoded {
+	u, ok := fp2dUnary[op]
+	if !ok {
+		panic("neon: no float op " + op)
+	}
+	return encoded{u.base | vreg(n)<<5 | vreg(d), fmt.Sprintf(u.gnu, d, n)}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -27,8 +28,24 @@ func encoderCases() []encoded {
 			cases = append(cases, xtn(arr, r[0], r[1]))
 		}
 		cases = append(cases, addpScalar(r[0], r[1]))
+		for _, op := range sortedKeys(fp2dOps) {
+			cases = append(cases, fp2d(op, r[0], r[1], r[2]))
+		}
+		for _, op := range sortedKeys(fp2dUnary) {
+			cases = append(cases, fp2dOne(op, r[0], r[1]))
+		}
 	}
 	return cases
+}
+
+// sortedKeys keeps the cases in a fixed order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // TestEncodersAgainstGNUAs assembles each encoder's GNU spelling with

@@ -21,6 +21,7 @@ var fileDoc = map[string]string{
 	"minmax":   "NEON min/max of the non-NaT values.",
 	"rescale":  "The rescale loops in scalar MUL/UMULH (AdvSIMD has no 64-bit lane multiply).",
 	"shuffle":  "NEON byte shuffle and unshuffle of 8-byte elements (Blosc's shuffle).",
+	"cf":       "NEON CF float decoding by the fast check of the shortest rule.",
 }
 
 // Block sizes, in words per loop iteration: 8 words are four 128-bit
@@ -65,7 +66,7 @@ n = len(src) rounded down to a multiple of %d elements (lo = MaxInt64 and
 hi = MinInt64 when there is none). swap: the words are byte-reversed.`, blockMinMax),
 		goSig: "(src []uint64, swap bool) (n int, lo, hi int64)", args: 56, emit: emitMinMax,
 	},
-}, rescaleKernels...), shuffleKernels...)
+}, rescaleKernels...), append(shuffleKernels, cfKernels...)...)
 
 // log2 of a block size, for the shifts that split a length into blocks.
 func log2(n int) int {

@@ -104,6 +104,7 @@ type rescaleFrame struct {
 	n, nat, lossy int // lossy < 0: no lossy result
 	setup         func(a *asm)
 	element       func(a *asm, swapIn, swapOut bool)
+	lanes         int // elements one element call converts (0: 1)
 }
 
 // emitRescale writes the frame-independent part of a rescale kernel: load
@@ -132,7 +133,8 @@ func emitRescale(a *asm, f rescaleFrame) {
 	for _, in := range []bool{false, true} {
 		for _, out := range []bool{false, true} {
 			a.label(fmt.Sprintf("loop%d%d", b2i(in), b2i(out)))
-			for e := 0; e < blockRescale; e++ {
+			lanes := max(f.lanes, 1)
+			for e := 0; e < blockRescale; e += lanes {
 				a.comment("element %d", e)
 				f.element(a, in, out)
 			}

@@ -58,6 +58,11 @@ func main() {
 				cfFloatAVX2(o)
 			}
 		}
+		for _, o := range orders {
+			cfShortest(isa, o)
+		}
+		widenFloat32(isa, false)
+		widenFloat32(isa, true)
 	}
 	// AVX2's fused floor divide with validity (est_avx2.go), last so that
 	// the kernels above keep their place in the generated file.

@@ -5,6 +5,7 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
+	"github.com/zarr-dt64/dt64/asm/internal/cfargs"
 	"github.com/zarr-dt64/dt64/asm/internal/gen"
 )
 
@@ -70,6 +71,24 @@ func cfMulAdd(isa gen.ISA, o order) {
 	k.finish(c, false)
 }
 
+// floatMissing sets l.valid (AVX-512: lanes that are neither NaN nor
+// miss) or l.nat (AVX2: -1 in the lanes that are) for float64 words v;
+// miss NaN stands for no missing value.
+func (k *kernel) floatMissing(v reg.VecVirtual, miss Op, l *lane) {
+	if k.avx512() {
+		ord := K()
+		VCMPPD(Imm(cmpPDOrdQ), v, v, ord)
+		l.valid = K()
+		VCMPPD(Imm(cmpPDNeqUQ), miss, v, ord, l.valid) // ordered, and not miss
+		return
+	}
+	l.nat = k.isa.Vec()
+	VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
+	eq := k.isa.Vec()
+	VCMPPD(Imm(cmpPDEqOQ), miss, v, eq)
+	VORPD(eq, l.nat, l.nat)
+}
+
 // cfFloat (AVX-512): float64 source words f; x = floor(f*af) + b exactly,
 // from the rounded product p and its FMA residual r = f*af - p (exact): if
 // p is not an integer, floor(f*af) = floor(p) (and the element is lossy);
@@ -97,10 +116,7 @@ func cfFloat(isa gen.ISA, o order) {
 	c := k.counters(true)
 	k.loops(1, true, true, c, func(v reg.VecVirtual) lane {
 		var l lane
-		ord := K()
-		VCMPPD(Imm(cmpPDOrdQ), v, v, ord)
-		l.valid = K()
-		VCMPPD(Imm(cmpPDNeqUQ), missF, v, ord, l.valid) // ordered, and not missF
+		k.floatMissing(v, missF, &l)
 		p := k.isa.Vec()
 		VMULPD(af, v, p)
 		fp := k.isa.Vec()
@@ -190,11 +206,7 @@ func cfFloatAVX2(o order) {
 	c := k.counters(true)
 	k.loops(1, true, true, c, func(v reg.VecVirtual) lane {
 		var l lane
-		l.nat = isa.Vec()
-		VCMPPD(Imm(cmpPDUnordQ), v, v, l.nat)
-		eq := isa.Vec()
-		VCMPPD(Imm(cmpPDEqOQ), missF, v, eq)
-		VORPD(eq, l.nat, l.nat)
+		k.floatMissing(v, missF, &l)
 		p := isa.Vec()
 		VMULPD(af, v, p)
 		fp := isa.Vec()
@@ -230,4 +242,200 @@ func cfFloatAVX2(o order) {
 		return l
 	})
 	k.finish(c, true)
+}
+
+// More VCMPPD predicates (VEX and EVEX encodings take all 32).
+const (
+	cmpPDLtOQ = 0x11 // ordered and less than
+	cmpPDLeOQ = 0x12 // ordered and less than or equal
+	cmpPDGeOQ = 0x1d // ordered and greater than or equal
+	roundEven = 0x08 // VROUNDPD/VRNDSCALEPD: to nearest even, precision exception suppressed
+)
+
+// cfShortest: cf.FastCheck (kernels/cf_shortest.go, proof in
+// cf/fastcheck.go) on float64 source words. Per lane:
+//
+//	valid   f is not NaN and not miss (else NaT)
+//	decided |f| < Max, KLo <= k <= KHi for k = roundEven(f*Mul), and
+//	        r = fma(f, N1, -(k*N2)) is 0 or |r| < (|f| - pred(|f|))*HalfN1,
+//	        pred(|f|) = bits(|f|) - GapBits
+//	out     k*Step + Base
+//
+// A vector with a valid lane that is not decided stops the kernel before
+// it. AVX-512 converts k with VCVTPD2QQ; AVX2 through the rounding
+// constant 2^52+2^51 (|k| <= 2^51) and multiplies from 32-bit products.
+// The AVX2 kernel needs FMA3.
+func cfShortest(isa gen.ISA, o order) {
+	k := begin(isa, o, true, "cfShortest",
+		"func(dst, src []uint64, c *[11]uint64) (n, nat int)",
+		"stores the fast check's k*Step + Base into dst[i] for the float64",
+		"f of src[i] (cf.FastCheck.Decide; c holds its constants as",
+		"kernels.cfCheckArgs) for the leading n elements, n a multiple of the",
+		"vector width; NaN and the missing value c[10] are stored as NaT and",
+		"counted. It stops before the first vector holding an element the",
+		"check does not decide; dst may be src.")
+	if !k.avx512() {
+		Comment("Needs FMA3.")
+	}
+	// c holds the constants at the offsets of package cfargs.
+	cp := Load(Param("c"), GP64())
+	arg := func(i int) Op {
+		v := isa.Vec()
+		VPBROADCASTQ(Mem{Base: cp, Disp: 8 * i}, v)
+		return k.spill(v)
+	}
+	mul, n1, n2, halfN1 := arg(cfargs.Mul), arg(cfargs.N1), arg(cfargs.N2), arg(cfargs.HalfN1)
+	gapBits, fmax, kLo, kHi := arg(cfargs.GapBits), arg(cfargs.Max), arg(cfargs.KLo), arg(cfargs.KHi)
+	base, miss := arg(cfargs.Base), arg(cfargs.Miss)
+	step := constant{full: arg(cfargs.Step)}
+	if !k.avx512() {
+		h := GP64()
+		MOVQ(Mem{Base: cp, Disp: 8 * cfargs.Step}, h)
+		SHRQ(Imm(32), h)
+		step.high = k.spill(gen.Broadcast(isa, h))
+	}
+	abs := k.spill(gen.BroadcastConst(isa, 0x7fffffffffffffff))
+	zero := gen.Zero(isa)
+	var magic, ones Op
+	if !k.avx512() {
+		magic = k.spill(gen.BroadcastConst(isa, 0x4338000000000000)) // float64(2^52 + 2^51)
+		ones = k.spill(gen.BroadcastConst(isa, ^uint64(0)))
+	}
+	c := k.counters(false)
+	k.loops(unroll(isa, k.heavy), true, false, c, func(v reg.VecVirtual) lane {
+		var l lane
+		k.floatMissing(v, miss, &l)
+		a := isa.Vec()
+		VANDPD(abs, v, a)
+		p := isa.Vec()
+		VMULPD(mul, v, p)
+		kk := isa.Vec()
+		r := isa.Vec()
+		gap := isa.Vec()
+		if k.avx512() {
+			VRNDSCALEPD(Imm(roundEven), p, kk)
+		} else {
+			VROUNDPD(Imm(roundEven), p, kk)
+		}
+		VMULPD(n2, kk, r)
+		VFMSUB231PD(n1, v, r) // r = f*N1 - k*N2
+		VPSUBQ(gapBits, a, gap)
+		VSUBPD(gap, a, gap) // |f| - pred(|f|)
+		VMULPD(halfN1, gap, gap)
+		ar := isa.Vec()
+		VANDPD(abs, r, ar)
+		var out reg.VecVirtual
+		if k.avx512() {
+			ok := K()
+			VCMPPD(Imm(cmpPDLtOQ), fmax, a, l.valid, ok)
+			VCMPPD(Imm(cmpPDGeOQ), kLo, kk, ok, ok)
+			VCMPPD(Imm(cmpPDLeOQ), kHi, kk, ok, ok)
+			in := K()
+			VCMPPD(Imm(cmpPDLtOQ), gap, ar, ok, in)
+			z := K()
+			VCMPPD(Imm(cmpPDEqOQ), zero, r, ok, z)
+			KORB(in, z, in)
+			l.badK = K()
+			KXORB(in, l.valid, l.badK) // valid and not decided (decided lanes are valid)
+			ki := isa.Vec()
+			VCVTPD2QQ(kk, ki)
+			out = k.mulLow(ki, step)
+		} else {
+			ok := isa.Vec()
+			VCMPPD(Imm(cmpPDLtOQ), fmax, a, ok)
+			t := isa.Vec()
+			VCMPPD(Imm(cmpPDGeOQ), kLo, kk, t)
+			VANDPD(t, ok, ok)
+			VCMPPD(Imm(cmpPDLeOQ), kHi, kk, t)
+			VANDPD(t, ok, ok)
+			VCMPPD(Imm(cmpPDLtOQ), gap, ar, t)
+			z := isa.Vec()
+			VCMPPD(Imm(cmpPDEqOQ), zero, r, z)
+			VORPD(z, t, t)
+			VANDPD(t, ok, ok)
+			VORPD(l.nat, ok, ok) // decided or NaT
+			l.badV = isa.Vec()
+			VPXOR(ones, ok, l.badV)
+			ki := isa.Vec()
+			VADDPD(magic, kk, ki)
+			VPSUBQ(magic, ki, ki) // k as an int64
+			out = k.mulLow(ki, step)
+		}
+		VPADDQ(base, out, out)
+		l.out = k.keepNaT(out, &l)
+		return l
+	})
+	k.finish(c, false)
+}
+
+var dwordMask *Mem
+
+// dwordSwapMask is the VPSHUFB control that reverses the bytes of every
+// 32-bit lane of a YMM register, declared once.
+func dwordSwapMask() Mem {
+	if dwordMask == nil {
+		m := GLOBL("reverse_bytes_in_dwords", RODATA|NOPTR)
+		for i := 0; i < 4; i++ {
+			DATA(8*i, U64(0x0405060700010203+uint64(i%2)*0x0808080808080808))
+		}
+		dwordMask = &m
+	}
+	return *dwordMask
+}
+
+// widenFloat32: dst[i] = the float64 bits of the float32 at src[4i:]
+// (byte-reversed first with swap), the stage the CF float loops read
+// narrow stored floats from. VCVTPS2PD is exact (every float32 is a
+// float64) and quiets a signalling NaN, as Go's float64(float32) does.
+func widenFloat32(isa gen.ISA, swap bool) {
+	name := "widenFloat32"
+	if swap {
+		name += "Swap"
+	}
+	name += isa.Name
+	TEXT(name, NOSPLIT, "func(dst []uint64, src []byte) (n int)")
+	Pragma("noescape")
+	doc := []string{name + " stores float64(float32 at src[4i:]) as bits into dst[i]",
+		"for the leading n elements, n <= min(len(dst), len(src)/4) a multiple",
+		"of the vector width; src is read unaligned."}
+	if swap {
+		doc = append(doc, "The float32 words are byte-reversed.")
+	}
+	Doc(doc...)
+	dst := Load(Param("dst").Base(), GP64())
+	length := Load(Param("dst").Len(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	srcLen := Load(Param("src").Len(), GP64())
+	SHRQ(Imm(2), srcLen)
+	CMPQ(srcLen, length)
+	CMOVQLT(srcLen, length)
+	var mask reg.VecVirtual
+	if swap {
+		mask = YMM()
+		VMOVDQU(dwordSwapMask(), mask)
+	}
+	idx := GP64()
+	XORQ(idx, idx)
+	half := func() reg.VecVirtual { // the float32 half of a vector
+		if isa.Lanes == 8 {
+			return YMM()
+		}
+		return XMM()
+	}
+	gen.Loop("vectors", idx, length, isa.Lanes, func() {
+		h := half()
+		VMOVDQU(Mem{Base: src, Index: idx, Scale: 4}, h)
+		if swap {
+			if isa.Lanes == 8 {
+				VPSHUFB(mask, h, h)
+			} else {
+				VPSHUFB(mask.AsX(), h, h)
+			}
+		}
+		v := isa.Vec()
+		VCVTPS2PD(h, v)
+		isa.Store(v, gen.Elem(dst, idx, 0))
+	})
+	Store(idx, ReturnIndex(0))
+	gen.ReturnAfterVector()
 }

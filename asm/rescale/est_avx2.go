@@ -8,9 +8,6 @@ import (
 	"github.com/zarr-dt64/dt64/asm/internal/gen"
 )
 
-// cmpPDLtOQ is VCMPPD's "ordered and less than".
-const cmpPDLtOQ = 0x11
-
 // floorDivEstAVX2 is floorDivEst for AVX2 with FMA3, the fused floor
 // divide with validity of an Arrow µs column: AVX2 has neither a 64-bit
 // multiply nor int64 <-> float64 conversions, so the quotient is computed

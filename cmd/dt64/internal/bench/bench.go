@@ -95,6 +95,7 @@ func Standard() []Case {
 			runCase("Multiply(h->ns)", name, dtype.Hour, false, transcoder(dtOf(dtype.Hour, 1), dtOf(dtype.Nanosecond, 1), kernels.Options{}), false),
 			cfCase("CF(int64 hours->ns)", name, `{"units": "hours since 1900-01-01 00:00:00"}`, cf.Stored{Kind: cf.StoredInt, Size: 8}, fillCFHours),
 			cfCase("CF(float64 days->ns)", name, `{"units": "days since 1800-01-01", "_FillValue": "NaN"}`, cf.Stored{Kind: cf.StoredFloat, Size: 8}, fillCFDays),
+			cfCase("CF(float32 days->ns)", name, `{"units": "days since 1850-01-01", "_FillValue": "NaN"}`, cf.Stored{Kind: cf.StoredFloat, Size: 4}, fillCFDays32),
 		)
 		// An Arrow µs column's pass over a ns array (zarrow.Read): the
 		// floor divide with the validity bitmap, on instants a minute
@@ -138,7 +139,8 @@ func cfCase(name, implName, attrs string, stored cf.Stored, data func(b []byte, 
 		panic(err)
 	}
 	return Case{Name: name, Impl: implName, Data: data, Run: func(dst, src []byte) error {
-		_, err := d.Run(dst, src, nil)
+		// Narrow stored numbers fill the front of src: as many as dst holds.
+		_, err := d.Run(dst, src[:len(dst)/8*stored.Size], nil)
 		return err
 	}}
 }
@@ -174,6 +176,19 @@ func fillMinutes(b []byte, order binary.ByteOrder) {
 			v = math.MinInt64
 		}
 		order.PutUint64(b[i:], uint64(v))
+	}
+}
+
+// fillCFDays32 writes float32 days since 1850 (to 2100), hourly, 1% NaN:
+// model output as CMIP writes it, whole hours within float32's precision.
+func fillCFDays32(b []byte, order binary.ByteOrder) {
+	r := rand.New(rand.NewPCG(43, 3))
+	for i := 0; i+4 <= len(b); i += 4 {
+		f := float32(float64(r.Int64N(250*8766)) / 24)
+		if r.IntN(100) == 0 {
+			f = float32(math.NaN())
+		}
+		order.PutUint32(b[i:], math.Float32bits(f))
 	}
 }
 

@@ -58,6 +58,27 @@ func ParseCalendarConversion(s string) (CalendarConversion, error) {
 	return 0, fmt.Errorf("calendar conversion %q: want none, date or year", s)
 }
 
+// CalendarOptions are the choices for dates of a calendar other than
+// NumPy's: how they convert, and what becomes of one the proleptic
+// Gregorian calendar lacks. Every layer takes this one value: the CF
+// decoder, the kernels, the engine, the Arrow bridge and the commands.
+type CalendarOptions struct {
+	Convert CalendarConversion
+	Missing MissingDate
+}
+
+// String says what the options do to calendar c, for plans and
+// summaries: "" when nothing (proleptic_gregorian, or no conversion).
+func (o CalendarOptions) String(c Calendar) string {
+	switch o.Convert.Effective(c) {
+	case ConvertNone:
+		return ""
+	case ConvertYear:
+		return fmt.Sprintf("%s dates converted by their position in the year (xarray's convert_calendar align_on=\"year\")", c)
+	}
+	return fmt.Sprintf("%s dates converted by date (xarray's convert_calendar), dates the proleptic Gregorian calendar lacks: %s", c, o.Missing)
+}
+
 // MissingDate is what converting does with a date the proleptic Gregorian
 // calendar does not have (Feb 29 of a common year from all_leap or
 // julian, Feb 29 and 30 from 360_day): xarray's convert_calendar drops

@@ -94,13 +94,13 @@ func TestModelCalendarDecode(t *testing.T) {
 		binary.LittleEndian.PutUint64(raw[8*i:], uint64(v))
 	}
 	out := make([]int64, 5)
-	d, _ := NewDecoderWith(tm, ns, DecoderOptions{Calendar: ConvertDate})
+	d, _ := NewDecoderWith(tm, ns, DecoderOptions{Calendar: CalendarOptions{Convert: ConvertDate}})
 	_, err = d.Decode(out, raw, binary.LittleEndian)
 	var ee *dtype.ElementError
 	if !errors.As(err, &ee) || ee.Reason != dtype.ReasonNoDate || ee.Index != 2 || !strings.Contains(err.Error(), "2001-02-29T00:00:00 (360_day)") {
 		t.Fatalf("Feb 29: %v", err)
 	}
-	d, _ = NewDecoderWith(tm, ns, DecoderOptions{Calendar: ConvertDate, Missing: MissingNaT})
+	d, _ = NewDecoderWith(tm, ns, DecoderOptions{Calendar: CalendarOptions{Convert: ConvertDate, Missing: MissingNaT}})
 	st, err := d.Decode(out, raw, binary.LittleEndian)
 	feb27 := gregorianDays(2001, 2, 27) * 86400e9
 	want := []int64{feb27, feb27 + 86400e9, dtype.NaT, dtype.NaT, feb27 + 2*86400e9}
@@ -108,7 +108,7 @@ func TestModelCalendarDecode(t *testing.T) {
 		t.Fatalf("NaT: %v %+v %v, want %v", err, st, out, want)
 	}
 	// By year, day 61 (Mar 1) is day round(61 × 365/360) = 62, Mar 3.
-	d, _ = NewDecoderWith(tm, ns, DecoderOptions{Calendar: ConvertYear})
+	d, _ = NewDecoderWith(tm, ns, DecoderOptions{Calendar: CalendarOptions{Convert: ConvertYear}})
 	if st, err = d.Decode(out, raw, binary.LittleEndian); err != nil || st.NoDate != 0 || out[4] != gregorianDays(2001, 3, 3)*86400e9 {
 		t.Fatalf("year: %v %+v %v", err, st, out)
 	}

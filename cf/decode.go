@@ -65,8 +65,7 @@ type DecoderOptions struct {
 	// calendar is refused without it (an *AttributeError wrapping
 	// ErrModelCalendar). Missing is what happens to a date the proleptic
 	// Gregorian calendar lacks.
-	Calendar CalendarConversion
-	Missing  MissingDate
+	Calendar CalendarOptions
 }
 
 // NewDecoder plans decoding t's numbers to datetime64 values of type to
@@ -86,7 +85,7 @@ func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, err
 		return nil, err
 	}
 	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: slices.Clone(t.Missing), rule: o.Float, reference: o.Reference,
-		conv: o.Calendar.Effective(t.Calendar), missingDate: o.Missing}
+		conv: o.Calendar.Convert.Effective(t.Calendar), missingDate: o.Calendar.Missing}
 	if err := d.planCalendar(); err != nil {
 		return nil, err
 	}

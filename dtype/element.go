@@ -115,10 +115,16 @@ func (e *ElementError) Describe() (typ, val string) {
 	return typ, val
 }
 
+// NoDateText says what a ReasonNoDate error is, without the element.
+func (e *ElementError) NoDateText() string {
+	typ, _ := e.Describe()
+	return fmt.Sprintf("%s decodes to %s, a date the proleptic Gregorian calendar (datetime64's) does not have", typ, e.Date)
+}
+
 func (e *ElementError) Error() string {
 	typ, val := e.Describe()
 	if e.Reason == ReasonNoDate {
-		return fmt.Sprintf("element %d: %s decodes to %s, a date the proleptic Gregorian calendar (datetime64's) does not have", e.Index, typ, e.Date)
+		return fmt.Sprintf("element %d: %s", e.Index, e.NoDateText())
 	}
 	if e.Reason == ReasonLoss {
 		return fmt.Sprintf("element %d: %s value %s cannot be represented exactly in %s (a non-zero remainder would be dropped)", e.Index, typ, val, e.To)

@@ -81,13 +81,13 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 		return nil, fmt.Errorf("kernels: invalid overflow policy %d", uint8(o.Overflow))
 	}
 	dec, err := cf.NewDecoderWith(t, to, cf.DecoderOptions{Overflow: o.Overflow, Float: o.CFFloat, Reference: o.Reference,
-		Calendar: o.Calendar, Missing: o.CalendarMissing})
+		Calendar: o.Calendar})
 	if err != nil {
 		return nil, fmt.Errorf("CF decoding to %s: %w", to, err)
 	}
 	k := cfKernel{opts: o, size: t.Stored.Size, srcLittle: isLittle(o.From),
 		swapIn: swapFor(o.From), swapOut: swapFor(o.To), stored: t.Stored, to: to,
-		aff: dec.Affine(), dec: dec, cal: newCFCalendar(dec, o.CalendarMissing, t.Calendar),
+		aff: dec.Affine(), dec: dec, cal: newCFCalendar(dec, o.Calendar.Missing, t.Calendar),
 		source: fmt.Sprintf("%s %s", t.Stored, t.Units)}
 	switch {
 	case t.Stored.Kind == cf.StoredFloat:

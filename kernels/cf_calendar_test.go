@@ -79,7 +79,8 @@ func TestCFCalendarKernel(t *testing.T) {
 			for _, missing := range []cf.MissingDate{cf.MissingError, cf.MissingNaT} {
 				for _, pol := range []dtype.OverflowPolicy{dtype.OverflowError, dtype.OverflowNaT, dtype.OverflowClamp} {
 					name := fmt.Sprintf("%s/%s/%s/%s/%s", c.calendar, c.conv, u.to, missing, pol)
-					ref, err := cf.NewDecoderWith(tm, u.to, cf.DecoderOptions{Overflow: pol, Calendar: c.conv, Missing: missing})
+					co := cf.CalendarOptions{Convert: c.conv, Missing: missing}
+					ref, err := cf.NewDecoderWith(tm, u.to, cf.DecoderOptions{Overflow: pol, Calendar: co})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -91,7 +92,7 @@ func TestCFCalendarKernel(t *testing.T) {
 					for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 						for _, reference := range []bool{false, true} {
 							checkCalendarRun(t, name, tm, u.to, ref, words, order, Options{From: order, To: order, Overflow: pol,
-								Calendar: c.conv, CalendarMissing: missing, Reference: reference})
+								Calendar: co, Reference: reference})
 						}
 					}
 				}
@@ -146,7 +147,7 @@ func TestCFCalendarRefused(t *testing.T) {
 		t.Errorf("360_day without a conversion: %v", err)
 	}
 	week := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Week, Scale: 1}
-	if _, err := NewCFDecoder(tm, week, Options{Calendar: cf.ConvertDate}); err == nil || !contains(err.Error(), "divides a day") {
+	if _, err := NewCFDecoder(tm, week, Options{Calendar: cf.CalendarOptions{Convert: cf.ConvertDate}}); err == nil || !contains(err.Error(), "divides a day") {
 		t.Errorf("360_day to weeks: %v", err)
 	}
 }

@@ -56,10 +56,8 @@ type Options struct {
 	CFFloat cf.FloatRule
 	// Calendar converts the dates of a CF source's calendar
 	// (cf.DecoderOptions.Calendar): a model calendar is refused without
-	// it. CalendarMissing is what happens to a date the proleptic
-	// Gregorian calendar lacks. Other kernels ignore both.
-	Calendar        cf.CalendarConversion
-	CalendarMissing cf.MissingDate
+	// it. Other kernels ignore it.
+	Calendar cf.CalendarOptions
 }
 
 // Transcoder is a compiled conversion: the fused one-pass kernel for one

@@ -84,8 +84,12 @@ type Summary struct {
 	// NaT but not Overflowed and Lossy (those are known only when
 	// converting).
 	Elements, NaT, Overflowed, Lossy int64
-	BytesRead, BytesWritten          int64 // encoded chunk bytes
-	Elapsed                          time.Duration
+	// NoDate counts the CF dates the proleptic Gregorian calendar lacks,
+	// stored as NaT (cf.MissingNaT; counted in NaT too). Like Overflowed,
+	// known only when converting.
+	NoDate                  int64
+	BytesRead, BytesWritten int64 // encoded chunk bytes
+	Elapsed                 time.Duration
 	// Complete is true when the destination's metadata is written: the
 	// array is whole. AlreadyComplete: it was before this run.
 	Complete, AlreadyComplete bool
@@ -103,7 +107,7 @@ func (s *Summary) addUnit(u unitStats) {
 	if u.resumed {
 		s.Resumed++
 	}
-	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy,
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy, NoDate: u.noDate,
 		Min: u.min, Max: u.max, Ranged: u.ranged})
 }
 
@@ -116,6 +120,7 @@ func (s *Summary) add(o Summary) {
 	s.NaT += o.NaT
 	s.Overflowed += o.Overflowed
 	s.Lossy += o.Lossy
+	s.NoDate += o.NoDate
 	s.BytesRead += o.BytesRead
 	s.BytesWritten += o.BytesWritten
 	if o.Ranged {

@@ -65,6 +65,12 @@ func ParseCalendarConversion(s string) (CalendarConversion, error) {
 type CalendarOptions struct {
 	Convert CalendarConversion
 	Missing MissingDate
+	// ModelTime decodes a model calendar's numbers to counts of its own
+	// time (since its own 1970-01-01) without converting them: not
+	// datetime64 values, but what Calendar.FormatCount writes as the
+	// model's dates (inspect's range in the source calendar, validate's
+	// check that every number decodes). It overrides Convert.
+	ModelTime bool
 }
 
 // String says what the options do to calendar c, for plans and
@@ -272,7 +278,7 @@ func (c Calendar) FormatDate(secs *big.Rat) string {
 // the conversion's constants.
 func (d *Decoder) planCalendar() error {
 	c := d.t.Calendar
-	if c.IsModel() && d.conv == ConvertNone {
+	if c.IsModel() && d.conv == ConvertNone && !d.modelTime {
 		return &AttributeError{Attribute: "calendar", Text: c.String(), Reason: ErrModelCalendar.Error(), Err: ErrModelCalendar}
 	}
 	if d.conv == ConvertNone {
@@ -346,6 +352,17 @@ func (d *Decoder) ConvertCalendar(v int64) (int64, Result, bool) {
 // (only a count decoded to exactly a bound differs, by not converting).
 func (d *Decoder) clampBound(q int64) bool {
 	return d.overflow == dtype.OverflowClamp && (q == math.MaxInt64 || q == math.MinInt64+1)
+}
+
+// FormatCount writes v, a count of datetime64 type to decoded in
+// calendar c without conversion (a model calendar's own time, or a real
+// calendar's true instant), as a date and time of c: "2001-02-30T06:00:00".
+func (c Calendar) FormatCount(v int64, to dtype.DataType) string {
+	secs := new(big.Rat).SetInt64(v)
+	if ds, err := unitSeconds(to); err == nil {
+		secs.Mul(secs, ds)
+	}
+	return c.FormatDate(secs)
 }
 
 // DateText writes v, a count of destination units decoded in the source

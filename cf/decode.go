@@ -50,6 +50,7 @@ type Decoder struct {
 	// it, perDay destination units in a day, toSeconds one unit's length.
 	conv        CalendarConversion
 	missingDate MissingDate
+	modelTime   bool
 	perDay      int64
 	toSeconds   *big.Rat
 }
@@ -85,7 +86,10 @@ func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, err
 		return nil, err
 	}
 	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: slices.Clone(t.Missing), rule: o.Float, reference: o.Reference,
-		conv: o.Calendar.Convert.Effective(t.Calendar), missingDate: o.Calendar.Missing}
+		conv: o.Calendar.Convert.Effective(t.Calendar), missingDate: o.Calendar.Missing, modelTime: o.Calendar.ModelTime}
+	if d.modelTime {
+		d.conv = ConvertNone
+	}
 	if err := d.planCalendar(); err != nil {
 		return nil, err
 	}

@@ -612,19 +612,10 @@ func (k *cfKernel) slowElement(dst, src []uint64, base, i int, swapIn, swapOut b
 			}
 			acc.lossy++
 		case cf.Overflow:
-			switch k.opts.Overflow {
-			case dtype.OverflowNaT:
-				q = math.MinInt64
-				acc.overflowNaT++
-			case dtype.OverflowClamp:
-				q = maxValue
-				if negative {
-					q = minValue
-				}
-			default:
+			var ok bool
+			if q, ok = k.overflowed(negative, acc); !ok {
 				return k.elementError(dtype.ReasonOverflow, base+i, w)
 			}
-			acc.overflowed++
 		}
 		out = q
 	}
@@ -635,6 +626,25 @@ func (k *cfKernel) slowElement(dst, src []uint64, base, i int, swapIn, swapOut b
 	dst[i] = o
 	acc.elements++
 	return nil
+}
+
+// overflowed applies the overflow policy to an element whose exact result
+// overflowed (negative: below the range) and counts it: the value to
+// store, or false under dtype.OverflowError.
+func (k *cfKernel) overflowed(negative bool, acc *accumulator) (int64, bool) {
+	switch k.opts.Overflow {
+	case dtype.OverflowNaT:
+		acc.overflowNaT++
+		acc.overflowed++
+		return math.MinInt64, true
+	case dtype.OverflowClamp:
+		acc.overflowed++
+		if negative {
+			return minValue, true
+		}
+		return maxValue, true
+	}
+	return 0, false
 }
 
 // lossAt finds the first lossy element of src[from:to], which a fast loop

@@ -24,14 +24,17 @@ import (
 
 // cfCalendar is a CFDecoder's calendar conversion.
 type cfCalendar struct {
-	on      bool
-	cal     cf.Calendar
-	conv    cf.CalendarConversion
-	perDay  int64
-	nat     bool  // cf.MissingNaT
-	cycle   int64 // days in 400 years of cal
-	base    int64 // the reduction window [base, base+cycle) of day numbers
-	gregDay int64 // the standard calendar's first Gregorian day
+	on       bool
+	cal      cf.Calendar
+	conv     cf.CalendarConversion
+	perDay   int64
+	nat      bool    // cf.MissingNaT
+	cycle    int64   // days in 400 years of cal
+	base     int64   // the reduction window [base, base+cycle) of day numbers
+	gregDay  int64   // the standard calendar's first Gregorian day
+	safeDay  int64   // |day| below it: segments in int64 arithmetic
+	dayDiv   divisor // perDay (when > 1) and cycle, by multiplication
+	cycleDiv divisor
 }
 
 // calSegment is a run of source counts [lo, lo+width) that convert by
@@ -64,6 +67,14 @@ func newCFCalendar(d *cf.Decoder, missing cf.MissingDate, cal cf.Calendar) cfCal
 	if cal == cf.Standard {
 		c.base = gregorianStart - c.cycle
 	}
+	// Days whose segments (at most a month, and a window of 400 years
+	// around them) and shifts (at most 3% of the days from 1970, plus a
+	// month) stay a quarter of the int64 range from its ends.
+	c.safeDay = math.MaxInt64/4/perDay - 2*c.cycle
+	if perDay > 1 {
+		c.dayDiv = newDivisor(uint64(perDay))
+	}
+	c.cycleDiv = newDivisor(uint64(c.cycle))
 	return c
 }
 
@@ -118,19 +129,10 @@ func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulat
 			acc.nat++
 			acc.noDate++
 		case cf.Overflow:
-			switch k.opts.Overflow {
-			case dtype.OverflowNaT:
-				out = math.MinInt64
-				acc.overflowNaT++
-			case dtype.OverflowClamp:
-				out = maxValue
-				if negative {
-					out = minValue
-				}
-			default:
+			var ok bool
+			if out, ok = k.overflowed(negative, acc); !ok {
 				return &dtype.ElementError{Reason: dtype.ReasonOverflow, Index: base + i, To: k.to, Source: k.source, Text: k.dec.DateText(v)}
 			}
-			acc.overflowed++
 		}
 		o := uint64(out)
 		if swap {
@@ -143,18 +145,31 @@ func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulat
 
 // segment returns the segment of count v (not NaT).
 func (c *cfCalendar) segment(v int64) calSegment {
-	day := floorDivI64(v, c.perDay)
+	day := v
+	if c.perDay > 1 {
+		day = c.dayDiv.floorQuo(v)
+	}
 	if c.cal == cf.Standard && day >= c.gregDay {
 		lo := mulSat(c.gregDay, c.perDay)
 		return calSegment{lo: lo, width: uint64(math.MaxInt64) - uint64(lo)}
 	}
 	// Whole 400-year cycles: the conversion repeats with them, 146097
 	// Gregorian days later.
-	q := floorDivI64(day-c.base, c.cycle)
+	q := c.cycleDiv.floorQuo(day - c.base)
 	r := day - q*c.cycle
 	first, hi, g, ok := c.daySegment(r)
 	shiftDays := g - first // the segment's one shift, before clipping it to the window
 	lo, hi := max(first, c.base), min(hi, c.base+c.cycle)
+	if day > -c.safeDay && day < c.safeDay {
+		// Every count of the segment and its result fit in int64 far
+		// from the ends (safeDay): no 128-bit arithmetic.
+		start := q * c.cycle
+		if !ok {
+			return calSegment{lo: (start + lo) * c.perDay, kind: segNoDate}
+		}
+		l := (start + lo) * c.perDay
+		return calSegment{lo: l, shift: (q*(146097-c.cycle) + shiftDays) * c.perDay, width: uint64((hi - lo) * c.perDay)}
+	}
 	start, _ := i128(q).mulI64(c.cycle)
 	loU, _ := start.add(i128(lo)).mulI64(c.perDay)
 	hiU, _ := start.add(i128(hi)).mulI64(c.perDay)
@@ -216,12 +231,16 @@ func (c *cfCalendar) month(r int64) (y, m, first, length int64) {
 		doy := r - (y-1970)*360
 		return y, doy/30 + 1, r - doy%30, 30
 	case cf.NoLeap, cf.AllLeap:
-		n, starts := int64(365), &monthStarts365
-		if c.cal == cf.AllLeap {
-			n, starts = 366, &monthStarts366
+		var doy int64
+		starts := &monthStarts365
+		if c.cal == cf.AllLeap { // constant divisors: no division instruction
+			starts = &monthStarts366
+			y = 1970 + floorDivI64(r, 366)
+			doy = r - (y-1970)*366
+		} else {
+			y = 1970 + floorDivI64(r, 365)
+			doy = r - (y-1970)*365
 		}
-		y = 1970 + floorDivI64(r, n)
-		doy := r - (y-1970)*n
 		i := doy / 31 // at most the month's index: no month is longer
 		for doy >= starts[i+1] {
 			i++
@@ -260,9 +279,16 @@ var (
 func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
 // gregorianDay is the day number of the first day of month m of year y,
-// proleptic Gregorian (calendar.go's closed form).
+// proleptic Gregorian: calendar.go's closed form (daysFromCivil128) in
+// int64, for the years of the reduction window.
 func gregorianDay(y, m int64) int64 {
-	return int64(daysFromCivil128(i128(y), uint64(m)).lo)
+	if m <= 2 {
+		y--
+	}
+	era := floorDivI64(y, 400)
+	yoe := y - era*400
+	doy := (153*((m+9)%12) + 2) / 5
+	return era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
 }
 
 func gregorianMonthLength(y, m int64) int64 {

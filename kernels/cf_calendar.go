@@ -84,12 +84,21 @@ func newCFCalendar(d *cf.Decoder, missing cf.MissingDate, cal cf.Calendar) cfCal
 func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulator) error {
 	c := &k.cal
 	var seg calSegment
-	for i, w := range dst {
+	for i := 0; i < len(dst); i++ {
+		w := dst[i]
 		if swap {
 			w = bits.ReverseBytes64(w)
 		}
 		v := int64(w)
 		if uint64(v)-uint64(seg.lo) < seg.width {
+			// The run goes on: whole vectors of it in SIMD where there
+			// is a kernel (host order), this element here otherwise.
+			if !swap && len(dst)-i >= 8 {
+				if n := calendarShiftSIMD(dst[i:], seg.lo, seg.width, seg.shift); n > 0 {
+					i += n - 1
+					continue
+				}
+			}
 			o := uint64(v + seg.shift)
 			if swap {
 				o = bits.ReverseBytes64(o)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/impl"
 )
 
 // The calendar conversion pass against cf.Decoder, the element-by-element
@@ -57,7 +58,9 @@ func calWords(r *rand.Rand, n int, perUnit int64) []uint64 {
 	return w[:n]
 }
 
-func TestCFCalendarKernel(t *testing.T) {
+func TestCFCalendarKernel(t *testing.T) { forEachImpl(t, testCFCalendarKernel) }
+
+func testCFCalendarKernel(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 2))
 	units := []struct {
 		to   dtype.DataType
@@ -133,6 +136,49 @@ func checkCalendarRun(t *testing.T, name string, tm *cf.Time, to dtype.DataType,
 	if st.NaT != wst.NaT || st.Overflowed != wst.Overflowed || st.NoDate != wst.NoDate || st.Lossy != wst.Lossy {
 		t.Fatalf("%s %s ref=%v: stats %+v, want %+v", name, order, o.Reference, st, wst)
 	}
+}
+
+// The calendar shift kernels (calshift_amd64.s) against their contract:
+// shift added to whole vectors from the start while every element is in
+// the run, nothing stored of the first vector that is not, at every
+// length to 70 and with the first element outside the run at every lane,
+// the run's ends and the wrap of v-lo included.
+func TestCalendarShiftKernels(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		lanes := map[string]int{"avx512": 8, "avx2": 4}[impl.Active("kernels")]
+		r := rand.New(rand.NewPCG(25, 9))
+		for _, run := range []struct{ lo, width, shift int64 }{{-5, 10, 3}, {math.MinInt64 + 1, 100, 7}, {math.MaxInt64 - 9, 10, -9}, {1 << 40, 1 << 20, -(1 << 33)}} {
+			for n := 0; n <= 70; n++ {
+				for out := 0; out <= n; out++ { // the first element outside the run
+					dst := make([]uint64, n)
+					for i := range dst {
+						dst[i] = uint64(run.lo + r.Int64N(run.width))
+						if i == out {
+							dst[i] = []uint64{uint64(run.lo - 1), uint64(run.lo + run.width), 1 << 63, uint64(run.lo) + 1<<63}[r.IntN(4)]
+						}
+					}
+					orig := append([]uint64(nil), dst...)
+					got := calendarShiftSIMD(dst, run.lo, uint64(run.width), run.shift)
+					want := 0
+					if lanes > 0 {
+						want = min(out, n) / lanes * lanes
+					}
+					if got != want {
+						t.Fatalf("run %+v, n %d, first outside %d: %d done, want %d", run, n, out, got, want)
+					}
+					for i := range dst {
+						w := orig[i]
+						if i < got {
+							w = uint64(int64(orig[i]) + run.shift)
+						}
+						if dst[i] != w {
+							t.Fatalf("run %+v, n %d: element %d is %d, want %d", run, n, i, int64(dst[i]), int64(w))
+						}
+					}
+				}
+			}
+		}
+	})
 }
 
 // A model calendar without a conversion is refused, naming it; a unit

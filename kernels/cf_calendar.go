@@ -91,14 +91,6 @@ func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulat
 		}
 		v := int64(w)
 		if uint64(v)-uint64(seg.lo) < seg.width {
-			// The run goes on: whole vectors of it in SIMD where there
-			// is a kernel (host order), this element here otherwise.
-			if !swap && len(dst)-i >= 8 {
-				if n := calendarShiftSIMD(dst[i:], seg.lo, seg.width, seg.shift); n > 0 {
-					i += n - 1
-					continue
-				}
-			}
 			o := uint64(v + seg.shift)
 			if swap {
 				o = bits.ReverseBytes64(o)
@@ -112,6 +104,7 @@ func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulat
 		var out int64
 		var res cf.Result
 		var negative bool
+		simd := 0 // elements after this one the SIMD kernel converted
 		if k.opts.Reference {
 			out, res, negative = k.dec.ConvertCalendar(v)
 		} else {
@@ -119,6 +112,11 @@ func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulat
 			switch seg.kind {
 			case segShift:
 				out, res = v+seg.shift, cf.Exact
+				// A new run: the whole vectors that follow in it in SIMD,
+				// where there is a kernel (host order only).
+				if !swap && len(dst)-i > 8 {
+					simd = calendarShiftSIMD(dst[i+1:], seg.lo, seg.width, seg.shift)
+				}
 			case segNoDate:
 				res = cf.NoDate
 			default:
@@ -148,6 +146,7 @@ func (k *cfKernel) runCalendar(dst []uint64, base int, swap bool, acc *accumulat
 			o = bits.ReverseBytes64(o)
 		}
 		dst[i] = o
+		i += simd
 	}
 	return nil
 }
@@ -215,12 +214,23 @@ func (c *cfCalendar) daySegment(r int64) (lo, hi, g int64, ok bool) {
 		if isLeap(y) {
 			diy = 366
 		}
-		n := diy * doy
-		nd, rem := n/360, n%360
-		if 2*rem > 360 || 2*rem == 360 && nd%2 == 1 {
-			nd++
+		// Day n of the year becomes day round(n × diy / 360), half to
+		// even; the shift grows by one every 60 to 73 days, so the run
+		// goes on to the next day whose shift differs (a forward scan:
+		// sorted data meets each run at its start).
+		day := func(n int64) int64 {
+			q, rem := n*diy/360, n*diy%360
+			if 2*rem > 360 || 2*rem == 360 && q%2 == 1 {
+				q++
+			}
+			return q
 		}
-		return r, r + 1, gregorianDay(y, 1) + nd - 1, true
+		nd := day(doy)
+		end := doy + 1
+		for end <= 360 && day(end)-end == nd-doy {
+			end++
+		}
+		return r, r + end - doy, gregorianDay(y, 1) + nd - 1, true
 	}
 	y, m, first, length := c.month(r)
 	glen := gregorianMonthLength(y, m)

@@ -63,6 +63,8 @@ A CF time array (xarray's encoding: numbers with units "<unit> since
 default unit (the CF unit when every value is exact in it, else ns; the CF
 unit when the values overflow ns), and its fill value, minimum and maximum
 are shown decoded; data_type is then the stored numeric type ("int64").
+A model calendar's range is shown in its own calendar and, with
+--convert-calendar, converted.
 
 With --json the output is one JSON object with these members, always all of
 them, in this order:
@@ -92,7 +94,14 @@ them, in this order:
   cf               for a CF time array {"units" as written, "reference" (ISO
                    8601, proleptic Gregorian, UTC), "calendar", "stored"
                    (e.g. "float64"), "decoded_as" (e.g. "datetime64[ns]")};
-                   null otherwise`,
+                   null otherwise. For a model calendar (noleap, all_leap,
+                   360_day) or one --convert-calendar converts, also
+                   "source_min_text" and "source_max_text" (the range in
+                   its own calendar), "calendar_conversion" ("date" or
+                   "year"; absent when not converted, and min and max are
+                   then null) and "no_date" (dates the proleptic Gregorian
+                   calendar lacks, counted in nat; inspect stores them as
+                   NaT whatever --calendar-missing says)`,
 		Example: `  dt64 inspect data/events.zarr
   dt64 inspect --json data/events.zarr | jq .nat`,
 		Args: exactArgs(1),

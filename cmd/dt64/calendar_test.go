@@ -79,6 +79,12 @@ func TestCalendarCommands(t *testing.T) {
 	if out, _, err := run(t, nil, "validate", "--convert-calendar", "year", arr); err != nil {
 		t.Errorf("validate by year: %v\n%s", err, out)
 	}
+	if out, _, err := run(t, nil, "validate", "--convert-calendar", "date", group); err == nil || !strings.Contains(out, "time_6h: 0: element 16") {
+		t.Errorf("validate of the group by date: %v\n%s", err, out)
+	}
+	if out, _, err := run(t, nil, "validate", group); err != nil {
+		t.Errorf("validate of the group: %v\n%s", err, out)
+	}
 
 	pq := filepath.Join(t.TempDir(), "t.parquet")
 	if _, _, err := run(t, nil, "export", arr, pq); err == nil || !strings.Contains(hint(err), "--convert-calendar") {

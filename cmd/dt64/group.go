@@ -249,7 +249,7 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 			fmt.Fprintf(out, "%s: metadata: %v\n", n.Path, err)
 			continue
 		}
-		if a.IsTime() {
+		if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // a CF time array decodes as validate decodes it alone
 			fmt.Fprintf(out, "%s: ", n.Path)
 			var pe *problemsError
 			if err := runValidate(ctx, cmd, sub, co); errors.As(err, &pe) {

@@ -109,6 +109,7 @@ const (
 	Exact    Result = iota // the result is the exact value
 	Lossy                  // a non-zero remainder was floored away
 	Overflow               // the exact value is outside [MinInt64+1, MaxInt64]
+	NoDate                 // converted by its date, the proleptic Gregorian calendar has none
 )
 
 var (

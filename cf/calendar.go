@@ -18,11 +18,23 @@ const (
 	ProlepticGregorian
 	// Julian is the Julian calendar throughout.
 	Julian
+	// NoLeap ("noleap", "365_day"), AllLeap ("all_leap", "366_day") and
+	// Day360 ("360_day") are model calendars: every year has 365, 366 or
+	// 360 days (twelve months of 30). Their dates have no instants in
+	// datetime64's calendar; converting them is a CalendarConversion.
+	// Year 0 exists in them, as in cftime.
+	NoLeap
+	AllLeap
+	Day360
 )
 
 func (c Calendar) String() string {
-	return [...]string{"standard", "proleptic_gregorian", "julian"}[c]
+	return [...]string{"standard", "proleptic_gregorian", "julian", "noleap", "all_leap", "360_day"}[c]
 }
+
+// IsModel reports whether c is a model calendar (noleap, all_leap,
+// 360_day): its counts are not elapsed time in any real calendar.
+func (c Calendar) IsModel() bool { return c >= NoLeap }
 
 // ParseCalendar parses a CF calendar attribute (case-insensitive, with
 // surrounding spaces); "" (no attribute) is Standard.
@@ -34,12 +46,18 @@ func ParseCalendar(text string) (Calendar, error) {
 		return ProlepticGregorian, nil
 	case "julian":
 		return Julian, nil
-	case "noleap", "365_day", "all_leap", "366_day", "360_day", "none":
+	case "noleap", "365_day":
+		return NoLeap, nil
+	case "all_leap", "366_day":
+		return AllLeap, nil
+	case "360_day":
+		return Day360, nil
+	case "none":
 		return 0, &AttributeError{Attribute: "calendar", Text: text,
-			Reason: "a model calendar without real elapsed time: its counts have no exact mapping to datetime64 (NumPy's proleptic Gregorian calendar), so dt64 refuses them"}
+			Reason: "CF's calendar none has no dates at all, so no conversion to datetime64 exists; dt64 refuses it"}
 	}
 	return 0, &AttributeError{Attribute: "calendar", Text: text,
-		Reason: "unknown calendar; want standard, gregorian, proleptic_gregorian or julian (noleap, 365_day, all_leap, 366_day, 360_day and none are refused)"}
+		Reason: "unknown calendar; want standard, gregorian, proleptic_gregorian, julian, noleap, 365_day, all_leap, 366_day or 360_day (none is refused)"}
 }
 
 // gregorianStart is 1582-10-15, the first Gregorian day of the standard
@@ -51,6 +69,9 @@ var gregorianStart = gregorianDays(1582, 10, 15)
 func (c Calendar) daysFromCivil(y, m, d int64) (int64, error) {
 	if m < 1 || m > 12 {
 		return 0, fmt.Errorf("month %d is out of range (1-12)", m)
+	}
+	if c.IsModel() {
+		return c.modelDays(y, m, d)
 	}
 	if c != ProlepticGregorian {
 		// As in cftime and CF: the standard and Julian calendars have no

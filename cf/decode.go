@@ -18,6 +18,9 @@ import (
 // had a fraction of the destination unit, floored away.
 type Stats struct {
 	NaT, Lossy, Overflowed int
+	// NoDate counts the dates the proleptic Gregorian calendar lacks,
+	// stored as NaT under MissingNaT (and counted in NaT too).
+	NoDate int
 }
 
 // Decoder decodes stored CF numbers to datetime64 values, exactly, element
@@ -46,6 +49,13 @@ type Decoder struct {
 	// The float fast check (fastcheck.go), when the decoding has one.
 	fastCheck    FastCheck
 	hasFastCheck bool
+	// Calendar conversion (calendar_model.go): conv as Effective gives
+	// it, perDay destination units in a day, toSeconds one unit's length.
+	conv        CalendarConversion
+	missingDate MissingDate
+	modelTime   bool
+	perDay      int64
+	toSeconds   *big.Rat
 }
 
 // DecoderOptions are NewDecoderWith's choices.
@@ -55,6 +65,11 @@ type DecoderOptions struct {
 	// Reference decodes every float on the exact rational path, without
 	// the fast check: a second opinion for verifying.
 	Reference bool
+	// Calendar converts dates of a calendar other than NumPy's: a model
+	// calendar is refused without it (an *AttributeError wrapping
+	// ErrModelCalendar). Missing is what happens to a date the proleptic
+	// Gregorian calendar lacks.
+	Calendar CalendarOptions
 }
 
 // NewDecoder plans decoding t's numbers to datetime64 values of type to
@@ -73,7 +88,14 @@ func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, err
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: slices.Clone(t.Missing), rule: o.Float, reference: o.Reference}
+	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: slices.Clone(t.Missing), rule: o.Float, reference: o.Reference,
+		conv: o.Calendar.Convert.Effective(t.Calendar), missingDate: o.Calendar.Missing, modelTime: o.Calendar.ModelTime}
+	if d.modelTime {
+		d.conv = ConvertNone
+	}
+	if err := d.planCalendar(); err != nil {
+		return nil, err
+	}
 	if t.Stored.Kind == StoredFloat && o.Float == FloatShortest {
 		if err := d.planShortest(to); err != nil {
 			return nil, err
@@ -109,6 +131,25 @@ func (d *Decoder) Decode(dst []int64, raw []byte, order binary.ByteOrder) (Stats
 			continue
 		}
 		q, res, negative := d.decodeBits(v)
+		if d.conv != ConvertNone && res != Overflow && !d.clampBound(q) {
+			// A lossy decode stays counted, whatever its date becomes (as
+			// the kernels count it, decoding first).
+			if res == Lossy {
+				st.Lossy++
+			}
+			model := q
+			q, res, negative = d.ConvertCalendar(model)
+			if res == NoDate {
+				if d.missingDate == MissingError {
+					return st, &dtype.ElementError{Reason: dtype.ReasonNoDate, Index: i, Text: d.format(v), To: d.to,
+						Source: fmt.Sprintf("%s %s", d.t.Stored, d.t.Units.Text), Date: d.DateText(model)}
+				}
+				dst[i] = dtype.NaT
+				st.NaT++
+				st.NoDate++
+				continue
+			}
+		}
 		switch res {
 		case Lossy:
 			st.Lossy++

@@ -292,7 +292,9 @@ func TestParseAttributesErrors(t *testing.T) {
 		attrs, attr, text string
 		stored            Stored
 	}{
-		{`{"units": "days since 2000-01-01", "calendar": "noleap"}`, "calendar", "noleap", f8},
+		{`{"units": "days since 2000-01-01", "calendar": "none"}`, "calendar", "none", f8},
+		{`{"units": "days since 2001-02-29", "calendar": "noleap"}`, "units", "days since 2001-02-29", f8},
+		{`{"units": "days since 2001-01-31", "calendar": "360_day"}`, "units", "days since 2001-01-31", f8},
 		{`{"units": "days since 2000-13-01"}`, "units", "days since 2000-13-01", f8},
 		{`{"units": "months since 2000-01-01"}`, "units", "months since 2000-01-01", f8},
 		{`{"units": "days since"}`, "units", "days since", f8},

@@ -12,9 +12,14 @@
 // A count of units is elapsed time, so the calendars with real elapsed
 // time, "standard" (also "gregorian": Julian before 1582-10-15), "julian"
 // and "proleptic_gregorian", map exactly: only the reference date needs
-// converting. Calendars without real elapsed time ("noleap", "365_day",
-// "all_leap", "366_day", "360_day", "none") have no exact mapping and are
-// refused. A missing calendar attribute means "standard", as in CF.
+// converting. The model calendars ("noleap"/"365_day", "all_leap"/
+// "366_day", "360_day") have no instants in datetime64's calendar: a
+// Decoder refuses them (ErrModelCalendar) unless CalendarOptions convert
+// their dates, by date or, for 360_day, by position in the year, as
+// xarray's convert_calendar does; julian and standard dates convert by
+// date on request too (Decoder.ConvertCalendar is the element-by-element
+// reference). "none" is refused. A missing calendar attribute means
+// "standard", as in CF.
 //
 // ParseAttributes reads a variable's whole CF time description (Time:
 // units, calendar, scale_factor and add_offset, _FillValue and

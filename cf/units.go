@@ -376,10 +376,15 @@ func parseInt(d string, ok bool) (int64, bool) {
 }
 
 // String describes the units with the reference as an ISO 8601 instant in
-// the proleptic Gregorian calendar, e.g. "hours since 1900-01-01T00:00:00".
+// the proleptic Gregorian calendar, e.g. "hours since 1900-01-01T00:00:00",
+// or for a model calendar as its own date, "days since
+// 2000-01-01T00:00:00 (noleap)".
 func (u Units) String() string {
 	if u.Duration {
 		return unitName[u.Unit]
+	}
+	if u.Calendar.IsModel() {
+		return fmt.Sprintf("%s since %s (%s)", unitName[u.Unit], u.Calendar.FormatDate(u.Reference), u.Calendar)
 	}
 	return fmt.Sprintf("%s since %s", unitName[u.Unit], FormatInstant(u.Reference))
 }

@@ -68,6 +68,9 @@ type ElementError struct {
 	// "float64 days since 1800-01-01"), Text its value when Value cannot
 	// hold it (a float, or a uint64 above MaxInt64).
 	Source, Text string
+	// Date is, for ReasonNoDate, the element's date in its source
+	// calendar, e.g. "2001-02-30T00:00:00 (360_day)".
+	Date string
 }
 
 // Reason is why an element could not be converted.
@@ -79,15 +82,21 @@ const (
 	// ReasonLoss: in exact mode, the result would be floored (a non-zero
 	// remainder dropped).
 	ReasonLoss
+	// ReasonNoDate: converting the element's date from a model (or
+	// julian) calendar by its label, the proleptic Gregorian calendar has
+	// no such date (Feb 29 of a common year, Feb 30).
+	ReasonNoDate
 )
 
-// String returns "overflow" or "loss".
+// String returns "overflow", "loss" or "no date".
 func (r Reason) String() string {
 	switch r {
 	case ReasonOverflow:
 		return "overflow"
 	case ReasonLoss:
 		return "loss"
+	case ReasonNoDate:
+		return "no date"
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))
 }
@@ -106,8 +115,17 @@ func (e *ElementError) Describe() (typ, val string) {
 	return typ, val
 }
 
+// NoDateText says what a ReasonNoDate error is, without the element.
+func (e *ElementError) NoDateText() string {
+	typ, _ := e.Describe()
+	return fmt.Sprintf("%s decodes to %s, a date the proleptic Gregorian calendar (datetime64's) does not have", typ, e.Date)
+}
+
 func (e *ElementError) Error() string {
 	typ, val := e.Describe()
+	if e.Reason == ReasonNoDate {
+		return fmt.Sprintf("element %d: %s", e.Index, e.NoDateText())
+	}
 	if e.Reason == ReasonLoss {
 		return fmt.Sprintf("element %d: %s value %s cannot be represented exactly in %s (a non-zero remainder would be dropped)", e.Index, typ, val, e.To)
 	}

@@ -64,6 +64,7 @@ type cfKernel struct {
 	fc       cf.FastCheck
 	hasCheck bool
 	check    cfCheckArgs
+	cal    cfCalendar // the calendar conversion after decoding (cf_calendar.go)
 }
 
 // CFDecoder is a compiled decoding of CF time numbers into datetime64
@@ -85,13 +86,14 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 	if o.Overflow > dtype.OverflowClamp {
 		return nil, fmt.Errorf("kernels: invalid overflow policy %d", uint8(o.Overflow))
 	}
-	dec, err := cf.NewDecoderWith(t, to, cf.DecoderOptions{Overflow: o.Overflow, Float: o.CFFloat, Reference: o.Reference})
+	dec, err := cf.NewDecoderWith(t, to, cf.DecoderOptions{Overflow: o.Overflow, Float: o.CFFloat, Reference: o.Reference,
+		Calendar: o.Calendar})
 	if err != nil {
 		return nil, fmt.Errorf("CF decoding to %s: %w", to, err)
 	}
 	k := cfKernel{opts: o, size: t.Stored.Size, srcLittle: isLittle(o.From),
 		swapIn: swapFor(o.From), swapOut: swapFor(o.To), stored: t.Stored, to: to,
-		aff: dec.Affine(), dec: dec,
+		aff: dec.Affine(), dec: dec, cal: newCFCalendar(dec, o.Calendar.Missing, t.Calendar),
 		source: fmt.Sprintf("%s %s", t.Stored, t.Units)}
 	switch {
 	case t.Stored.Kind == cf.StoredFloat:
@@ -400,6 +402,7 @@ func (a *accumulator) add(b *accumulator) {
 	a.overflowNaT += b.overflowNaT
 	a.overflowed += b.overflowed
 	a.lossy += b.lossy
+	a.noDate += b.noDate
 	a.lo, a.hi = min(a.lo, b.lo), max(a.hi, b.hi)
 }
 
@@ -481,23 +484,42 @@ func (k *cfKernel) runWords(dst, src []uint64, validity []byte, base int, swapIn
 	}
 	for off := 0; off < len(src); off += blockWords {
 		end := min(off+blockWords, len(src))
-		if k.opts.Exact && &dst[0] == &src[0] {
-			// In place, a lossy element's source would be gone by the time
-			// the loop reports it: convert from a saved copy instead.
-			var saved [stageWords]uint64
-			for s := off; s < end; s += stageWords {
-				e := min(s+stageWords, end)
-				copy(saved[:], src[s:e])
-				if err := k.runBlock(dst[s:e], saved[:e-s], base+s, swapIn, swapOut, acc); err != nil {
-					byProducts(off, failedIndex(err)-base)
-					return err
-				}
+		err := k.decodeBlock(dst[off:end], src[off:end], base+off, swapIn, swapOut, acc)
+		if k.cal.on {
+			// The elements decoded (before a failing one) are converted:
+			// an earlier element that has no date, or overflows once
+			// converted, is the one to report.
+			done := end
+			if err != nil {
+				done = failedIndex(err) - base
 			}
-		} else if err := k.runBlock(dst[off:end], src[off:end], base+off, swapIn, swapOut, acc); err != nil {
+			if cerr := k.runCalendar(dst[off:done], base+off, swapOut, acc); cerr != nil {
+				err = cerr
+			}
+		}
+		if err != nil {
 			byProducts(off, failedIndex(err)-base)
 			return err
 		}
 		byProducts(off, end)
+	}
+	return nil
+}
+
+// decodeBlock decodes one block with runBlock.
+func (k *cfKernel) decodeBlock(dst, src []uint64, base int, swapIn, swapOut bool, acc *accumulator) error {
+	if !k.opts.Exact || &dst[0] != &src[0] {
+		return k.runBlock(dst, src, base, swapIn, swapOut, acc)
+	}
+	// In place, a lossy element's source would be gone by the time the
+	// loop reports it: convert from a saved copy instead.
+	var saved [stageWords]uint64
+	for s := 0; s < len(src); s += stageWords {
+		e := min(s+stageWords, len(src))
+		copy(saved[:], src[s:e])
+		if err := k.runBlock(dst[s:e], saved[:e-s], base+s, swapIn, swapOut, acc); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -614,19 +636,10 @@ func (k *cfKernel) slowElement(dst, src []uint64, base, i int, swapIn, swapOut b
 			}
 			acc.lossy++
 		case cf.Overflow:
-			switch k.opts.Overflow {
-			case dtype.OverflowNaT:
-				q = math.MinInt64
-				acc.overflowNaT++
-			case dtype.OverflowClamp:
-				q = maxValue
-				if negative {
-					q = minValue
-				}
-			default:
+			var ok bool
+			if q, ok = k.overflowed(negative, acc); !ok {
 				return k.elementError(dtype.ReasonOverflow, base+i, w)
 			}
-			acc.overflowed++
 		}
 		out = q
 	}
@@ -637,6 +650,25 @@ func (k *cfKernel) slowElement(dst, src []uint64, base, i int, swapIn, swapOut b
 	dst[i] = o
 	acc.elements++
 	return nil
+}
+
+// overflowed applies the overflow policy to an element whose exact result
+// overflowed (negative: below the range) and counts it: the value to
+// store, or false under dtype.OverflowError.
+func (k *cfKernel) overflowed(negative bool, acc *accumulator) (int64, bool) {
+	switch k.opts.Overflow {
+	case dtype.OverflowNaT:
+		acc.overflowNaT++
+		acc.overflowed++
+		return math.MinInt64, true
+	case dtype.OverflowClamp:
+		acc.overflowed++
+		if negative {
+			return minValue, true
+		}
+		return maxValue, true
+	}
+	return 0, false
 }
 
 // lossAt finds the first lossy element of src[from:to], which a fast loop

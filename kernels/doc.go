@@ -111,7 +111,13 @@
 // back to front in place (float32 by widenFloat32SIMD, then Go). Integer maps with C >= 2 run cfMulAddSIMD and
 // then floorDivSIMD in place over each block; A, B or C beyond int64, and
 // every element a fast loop stops at, take the exact path (cf.Decoder's
-// for decoding).
+// for decoding). A calendar conversion (cf.CalendarOptions, cf_calendar.go)
+// then runs over each decoded block: a run of counts that share one shift
+// (a month by date, a day by year) is added in
+//
+//	calendarShiftSIMD(dst []uint64, lo int64, width uint64, shift int64) (n int)   // host order; AVX2, AVX-512 only
+//
+// and Go finds each new run with the civil-date arithmetic.
 //
 // and the byte shuffle of Blosc (Shuffle8, Unshuffle8) has
 //

@@ -7,6 +7,7 @@ type Stats struct {
 	Valid      int // non-NaT elements in the output (Elements - NaT)
 	Overflowed int // elements whose exact result overflowed (dtype.OverflowNaT, dtype.OverflowClamp)
 	Lossy      int // elements whose result was floored (a non-zero remainder dropped)
+	NoDate     int // CF dates the proleptic Gregorian calendar lacks, stored as NaT (cf.MissingNaT; counted in NaT too)
 	// Min and Max are the extremes of the non-NaT output values; only
 	// computed with Options.Stats and only meaningful when Valid > 0.
 	Min, Max int64
@@ -26,4 +27,5 @@ func (s *Stats) Add(o Stats) {
 	s.Valid += o.Valid
 	s.Overflowed += o.Overflowed
 	s.Lossy += o.Lossy
+	s.NoDate += o.NoDate
 }

@@ -54,6 +54,10 @@ type Options struct {
 	// instant each stands for (cf.FloatShortest, the default) or its
 	// exact binary value floored (cf.FloatExact). Other kernels ignore it.
 	CFFloat cf.FloatRule
+	// Calendar converts the dates of a CF source's calendar
+	// (cf.DecoderOptions.Calendar): a model calendar is refused without
+	// it. Other kernels ignore it.
+	Calendar cf.CalendarOptions
 }
 
 // Transcoder is a compiled conversion: the fused one-pass kernel for one
@@ -234,6 +238,7 @@ func (t *Transcoder) RunInt64(dst, src []int64, validity []byte) (Stats, error) 
 // accumulator gathers Stats across blocks.
 type accumulator struct {
 	elements, nat, overflowNaT, overflowed, lossy int
+	noDate                                        int // dates without a Gregorian one, stored as NaT (counted in nat too)
 	lo, hi                                        int64
 	minmax                                        bool
 }
@@ -245,7 +250,7 @@ func (a *accumulator) init(t *Transcoder) {
 
 func (a *accumulator) stats() Stats {
 	nat := a.nat + a.overflowNaT
-	s := Stats{Elements: a.elements, NaT: nat, Valid: a.elements - nat, Overflowed: a.overflowed, Lossy: a.lossy}
+	s := Stats{Elements: a.elements, NaT: nat, Valid: a.elements - nat, Overflowed: a.overflowed, Lossy: a.lossy, NoDate: a.noDate}
 	if a.minmax {
 		s.Min, s.Max = a.lo, a.hi
 	}

@@ -172,7 +172,7 @@ func cfSourceAsTime(sm zarr.Metadata, t *cf.Time, o *Options) (zarr.Metadata, er
 	m := sm.Clone()
 	m.Numeric, m.NumericFill, m.FillNull = zarr.NumericType{}, [2]uint64{}, false
 	m.DataType, m.FillValue = t.DefaultType(), dtype.NaT
-	attrs, err := editAttributes(sm.Attributes, nil)
+	attrs, err := editAttributes(sm.Attributes, calendarAttributes(t, o.Calendar))
 	if err != nil {
 		return m, err
 	}
@@ -184,6 +184,20 @@ func cfSourceAsTime(sm zarr.Metadata, t *cf.Time, o *Options) (zarr.Metadata, er
 		return m, planErr("a scale needs a unit with a CF source")
 	}
 	return m, nil
+}
+
+// calendarAttributes are the attributes a destination converted from
+// another calendar records (nil when none is converted): the source's
+// calendar, and the conversion, "date" or "year" as xarray's
+// convert_calendar names its align_on. xarray's own conversion drops
+// the calendar attribute and records nothing, so these keep what a
+// reader would otherwise lose.
+func calendarAttributes(t *cf.Time, o cf.CalendarOptions) map[string]any {
+	conv := o.Convert.Effective(t.Calendar)
+	if conv == cf.ConvertNone {
+		return nil
+	}
+	return map[string]any{"source_calendar": t.Calendar.String(), "calendar_conversion": conv.String()}
 }
 
 // cfDestination turns dm, the metadata of a datetime64 (or timedelta64)
@@ -286,7 +300,7 @@ func (p Plan) XarrayRounding(s Summary) (reason, exact string) {
 // sets the fill values and turns dm into the CF destination's metadata
 // when o.CF.
 func (t *Job) planKernels(sm zarr.Metadata, dm *zarr.Metadata, o Options) error {
-	ko := kernels.Options{From: sm.ByteOrder(), To: dm.ByteOrder(), Overflow: o.Overflow, Exact: o.Exact, CFFloat: o.CFFloat}
+	ko := kernels.Options{From: sm.ByteOrder(), To: dm.ByteOrder(), Overflow: o.Overflow, Exact: o.Exact, CFFloat: o.CFFloat, Calendar: o.Calendar}
 	if o.CF {
 		u, err := cfDestinationUnits(o.CFUnits, dm.DataType)
 		if err != nil {
@@ -382,7 +396,7 @@ func (t *Job) planDecode(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 	// What missing chunks read as: the fill value, decoded. It is NaT
 	// unless the fill is a v2 null that is no missing value (zeros).
 	fill := sm.Numeric.Element(sm.NumericFill, ko.From)
-	fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: ko.From, To: dtype.NativeOrder(), CFFloat: ko.CFFloat})
+	fk, err := kernels.NewCFDecoder(t.cf.src, t.cf.mid, kernels.Options{From: ko.From, To: dtype.NativeOrder(), CFFloat: ko.CFFloat, Calendar: ko.Calendar})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrPlan, err)
 	}
@@ -417,7 +431,11 @@ func (t *Job) cfText() string {
 		if t.cf.src.Stored.Kind == cf.StoredFloat {
 			floats = " (floats: " + t.opts.CFFloat.String() + ")"
 		}
-		parts = append(parts, cfNoun(t.cf.src.Units)+": "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String()+floats)
+		conv := ""
+		if s := t.opts.Calendar.String(t.cf.src.Calendar); s != "" {
+			conv = "; " + s
+		}
+		parts = append(parts, cfNoun(t.cf.src.Units)+": "+describeCF(t.cf.src)+", decoded to "+t.cf.mid.String()+floats+conv)
 	}
 	if u := t.cf.dstUnits; u != nil {
 		cal := ", calendar proleptic_gregorian"

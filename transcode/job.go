@@ -93,6 +93,10 @@ type Summary struct {
 	// source with a null fill value does not store: they have no value
 	// and became NaT.
 	Unfilled                int64 `json:",omitempty"`
+	// NoDate counts the CF dates the proleptic Gregorian calendar lacks,
+	// stored as NaT (cf.MissingNaT; counted in NaT too). Like Overflowed,
+	// known only when converting.
+	NoDate                  int64
 	BytesRead, BytesWritten int64 // encoded chunk bytes
 	Elapsed                 time.Duration
 	// Complete is true when the destination's metadata is written: the
@@ -112,7 +116,7 @@ func (s *Summary) addUnit(u unitStats) {
 	if u.resumed {
 		s.Resumed++
 	}
-	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy, Unfilled: u.unfilled,
+	s.add(Summary{Chunks: u.chunks, Stored: u.stored, Elements: u.elements, NaT: u.nat, Overflowed: u.overflowed, Lossy: u.lossy, Unfilled: u.unfilled, NoDate: u.noDate,
 		Min: u.min, Max: u.max, Ranged: u.ranged})
 }
 
@@ -126,6 +130,7 @@ func (s *Summary) add(o Summary) {
 	s.Overflowed += o.Overflowed
 	s.Lossy += o.Lossy
 	s.Unfilled += o.Unfilled
+	s.NoDate += o.NoDate
 	s.BytesRead += o.BytesRead
 	s.BytesWritten += o.BytesWritten
 	if o.Ranged {

@@ -54,6 +54,13 @@ type Options struct {
 	// each stands for, rounded to the destination unit (cf.FloatShortest,
 	// the default), or the exact binary value floored (cf.FloatExact).
 	CFFloat cf.FloatRule
+	// Calendar converts a CF source's dates from a calendar other than
+	// NumPy's (cf.CalendarOptions): model calendars (noleap, all_leap,
+	// 360_day) are refused without it; julian and standard dates keep
+	// their true instants unless it asks for their dates. A converted
+	// destination records what was done in its attributes
+	// source_calendar and calendar_conversion.
+	Calendar cf.CalendarOptions
 
 	// Overflow is what happens to an element whose converted value does
 	// not fit in an int64: stop the run (default), store NaT, or clamp.

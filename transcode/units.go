@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/storage"
@@ -129,6 +130,7 @@ type unitStats struct {
 	chunks, stored                   int64
 	elements, nat, overflowed, lossy int64
 	unfilled                         int64 // of which NaT for want of a fill value (sourceRead)
+	noDate                           int64 // dates without a Gregorian one, stored as NaT
 	min, max                         int64 // of a CF destination's values, when ranged
 	ranged                           bool
 }
@@ -257,6 +259,7 @@ func subtractStats(st *kernels.Stats, one kernels.Stats, n int) {
 	st.Valid -= n * one.Valid
 	st.Lossy -= n * one.Lossy
 	st.Overflowed -= n * one.Overflowed
+	st.NoDate -= n * one.NoDate
 }
 
 func (t *Job) elementError(origin []int64, err error) error {
@@ -321,7 +324,7 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 	if err != nil {
 		return us, err
 	}
-	us.elements, us.nat, us.overflowed, us.lossy = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy)
+	us.elements, us.nat, us.overflowed, us.lossy, us.noDate = int64(st.Elements), int64(st.NaT), int64(st.Overflowed), int64(st.Lossy), int64(st.NoDate)
 	if t.cf.dstUnits != nil && st.Valid > 0 {
 		us.min, us.max, us.ranged = st.Min, st.Max, true
 	}
@@ -346,7 +349,8 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 // unit overflowed, and a conversion by a whole factor loses nothing.
 func (t *Job) recountOnResume() bool {
 	if t.cf.src != nil || t.cf.dstUnits != nil {
-		return t.opts.Overflow != dtype.OverflowError || !t.opts.Exact
+		noDate := t.cf.src != nil && t.opts.Calendar.Missing == cf.MissingNaT && t.opts.Calendar.Convert.Effective(t.cf.src.Calendar) != cf.ConvertNone
+		return t.opts.Overflow != dtype.OverflowError || !t.opts.Exact || noDate
 	}
 	c := t.plan.Conversion
 	lossy, overflow := false, false
@@ -381,7 +385,7 @@ func (t *Job) recount(ctx context.Context, b *buffers, origin []int64, us *unitS
 	if err != nil {
 		return err
 	}
-	us.overflowed, us.lossy = int64(st.Overflowed), int64(st.Lossy)
+	us.overflowed, us.lossy, us.noDate = int64(st.Overflowed), int64(st.Lossy), int64(st.NoDate)
 	return nil
 }
 

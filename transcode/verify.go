@@ -87,7 +87,7 @@ func (t *Job) Verify(ctx context.Context) error {
 // what convertRegion runs (nil for a CF source to datetime64).
 func (t *Job) referenceKernels() (dec, conv cfKernel, err error) {
 	p := t.plan
-	ko := kernels.Options{From: p.SourceOrder, To: p.DestinationOrder, Overflow: t.opts.Overflow, Exact: t.opts.Exact, Reference: true, CFFloat: t.opts.CFFloat}
+	ko := kernels.Options{From: p.SourceOrder, To: p.DestinationOrder, Overflow: t.opts.Overflow, Exact: t.opts.Exact, Reference: true, CFFloat: t.opts.CFFloat, Calendar: t.opts.Calendar}
 	if t.cf.src != nil {
 		do := ko
 		if t.cf.dstUnits != nil {

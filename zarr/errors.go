@@ -134,8 +134,11 @@ type ElementError struct {
 func (e *ElementError) Error() string {
 	typ, val := e.Err.Describe()
 	what := fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, e.Err.To)
-	if e.Err.Reason == dtype.ReasonLoss {
+	switch e.Err.Reason {
+	case dtype.ReasonLoss:
 		what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, e.Err.To)
+	case dtype.ReasonNoDate:
+		what = e.Err.NoDateText()
 	}
 	return fmt.Sprintf("array %s chunk %q element %d (array index %v): %s", e.Array, e.Key, e.Index, e.ArrayIndex, what)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -35,6 +36,11 @@ type Options struct {
 	// the Parquet writer never casts (its cast fails on an overflow,
 	// naming no element, whatever the policy).
 	Parquet bool
+	// Calendar converts the dates of a CF time array's calendar
+	// (cf.CalendarOptions): model calendars (noleap, all_leap, 360_day)
+	// are refused without it. A converted column's field metadata records
+	// source_calendar and calendar_conversion.
+	Calendar cf.CalendarOptions
 	// Parallel is how many chunks are read at once (0 or 1: one).
 	Parallel int
 	// Allocator allocates the columns' buffers; nil is
@@ -131,6 +137,22 @@ func (c thenMS) Run(dst, src, validity []byte) (kernels.Stats, error) {
 	return st, err
 }
 
+// field is the Arrow field of column col: a time column converted from
+// another calendar records it in the field's metadata, as a converted
+// Zarr array does in its attributes.
+func field(name string, at arrow.DataType, col tableColumn, o Options) arrow.Field {
+	f := arrow.Field{Name: name, Type: at, Nullable: col.time}
+	if !col.time || col.array.IsTime() {
+		return f
+	}
+	if t, err := col.array.CFTime(); err == nil && t != nil {
+		if conv := o.Calendar.Convert.Effective(t.Calendar); conv != cf.ConvertNone {
+			f.Metadata = arrow.NewMetadata([]string{"calendar_conversion", "source_calendar"}, []string{conv.String(), t.Calendar.String()})
+		}
+	}
+	return f
+}
+
 // chain adds toMS after k, when there is one.
 func chain(k, toMS converter) converter {
 	if toMS == nil {
@@ -168,7 +190,7 @@ type converter interface {
 // stored element, and the column's type. It returns a nil converter for
 // an array that holds no time.
 func timeColumn(a *zarr.Array, o Options) (converter, int, arrow.DataType, error) {
-	ko := kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact}
+	ko := kernels.Options{From: a.ByteOrder(), To: nil, Overflow: o.Overflow, Exact: o.Exact, Calendar: o.Calendar}
 	if a.IsTime() {
 		to, at, toMS, err := o.columnType(a.DataType(), o.Unit)
 		if err != nil {

@@ -290,7 +290,7 @@ func newLongTable(ctx context.Context, store storage.Store, byPath map[string]lo
 			return nil, err
 		}
 		l.coords = append(l.coords, col)
-		fields = append(fields, arrow.Field{Name: d, Type: at, Nullable: col.time})
+		fields = append(fields, field(d, at, col, o.Options))
 		l.coordSize += byPath[cp].Shape[0] * int64(byteWidth(at))
 	}
 	for _, v := range vars {
@@ -300,7 +300,7 @@ func newLongTable(ctx context.Context, store storage.Store, byPath map[string]lo
 		}
 		l.vars = append(l.vars, col)
 		l.variables = append(l.variables, v.Path)
-		fields = append(fields, arrow.Field{Name: v.Path, Type: at, Nullable: col.time})
+		fields = append(fields, field(v.Path, at, col, o.Options))
 		l.chunk = max(l.chunk, int64(col.array.ChunkBytes()))
 	}
 	for _, f := range fields {

@@ -149,7 +149,7 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 			return nil, fmt.Errorf("array %q has %d elements along %q, %q has %d", c.node.Path, n, dim, t.cols[0].name, t.rows)
 		}
 		t.cols = append(t.cols, col)
-		fields = append(fields, arrow.Field{Name: c.node.Path, Type: at, Nullable: col.time})
+		fields = append(fields, field(c.node.Path, at, col, o.Options))
 	}
 	if len(t.cols) == 0 {
 		return nil, fmt.Errorf("no 1-D array runs along %q", dim)
@@ -183,7 +183,7 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 		return nil, fmt.Errorf("%s: %s has no Arrow type", a, a.Numeric())
 	}
 	t.cols = []tableColumn{col}
-	t.schema = arrow.NewSchema([]arrow.Field{{Name: name, Type: at, Nullable: col.time}}, nil)
+	t.schema = arrow.NewSchema([]arrow.Field{field(name, at, col, o.Options)}, nil)
 	if t.opts.BatchRows <= 0 {
 		t.opts.BatchRows = 1 << 20
 	}

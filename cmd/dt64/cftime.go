@@ -21,8 +21,8 @@ type cfView struct {
 	dec *kernels.CFDecoder
 }
 
-func newCFView(a *zarr.Array, t *cf.Time, to dtype.DataType) (*cfView, error) {
-	dec, err := kernels.NewCFDecoder(t, to, kernels.Options{From: a.ByteOrder(), To: dtype.NativeOrder()})
+func newCFView(a *zarr.Array, t *cf.Time, to dtype.DataType, co cf.CalendarOptions) (*cfView, error) {
+	dec, err := kernels.NewCFDecoder(t, to, kernels.Options{From: a.ByteOrder(), To: dtype.NativeOrder(), Calendar: co})
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ type exportFlags struct {
 	exact, noSync, quiet, overwrite  bool
 	rows, rowGroup                   int64
 	workers                          int
+	calendar                         calendarFlags
 	layoutFlags
 }
 
@@ -47,7 +48,10 @@ to_dataframe().reset_index(). datetime64 arrays become timestamp columns (no tim
 timedelta64 arrays duration columns, in --unit (default: the coarsest of
 s, ms, us, ns in which every value is exact); NaT becomes null. Values
 are floored to the unit as NumPy does (Arrow's own casts truncate toward
-zero). Numeric arrays become columns of their type.
+zero). Numeric arrays become columns of their type. A CF time array in a
+model calendar needs --convert-calendar (see transcode --help); a
+converted column's field metadata records source_calendar and
+calendar_conversion.
 
 Parquet is zstd-compressed, in row groups of --row-group rows, timestamps
 annotated with their unit. Arrow IPC is uncompressed unless
@@ -73,6 +77,7 @@ by the next export to the same OUT.`,
 	fl.StringVar(&f.dim, "dim", "", "for a group: the dimension the columns run along (default: the time coordinate's)")
 	fl.StringVar(&f.compression, "compression", "", "Arrow IPC only: zstd or lz4 (default: none)")
 	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")
+	f.calendar.add(fl)
 	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
 	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
 	fl.Int64Var(&f.rowGroup, "row-group", 1<<20, "Parquet only: rows per row group")
@@ -122,6 +127,9 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		return usageError{fmt.Errorf("--rows %d: want at least 1", f.rows)}
 	}
 	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows
+	if to.Calendar, err = f.calendar.options(); err != nil {
+		return err
+	}
 	to.Parquet = o.Format == zarrow.Parquet
 	to.Parallel = f.workers
 	if to.Parallel <= 0 {
@@ -205,8 +213,8 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if fi, err := os.Stat(out); err == nil {
 		size = fi.Size()
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT), %d overflowed, %d lossy (a remainder floored away)\n",
-		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, st.Overflowed, st.Lossy)
+	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT)%s, %d overflowed, %d lossy (a remainder floored away)\n",
+		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, noDateText(st.NoDate), st.Overflowed, st.Lossy)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarr-dt64/dt64/internal/pyjson"
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -105,7 +106,7 @@ type nodeReport struct {
 	codecText  string
 }
 
-func inspectGroup(ctx context.Context, arg string) (*groupReport, error) {
+func inspectGroup(ctx context.Context, arg string, co cf.CalendarOptions) (*groupReport, error) {
 	store, err := openStore(ctx, arg, true)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func inspectGroup(ctx context.Context, arg string) (*groupReport, error) {
 		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: pyjson.Strict(n.Attributes)}
 		if n.Kind == zarr.ArrayNode {
 			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
-			if err := describeGroupArray(ctx, store, arg, n, &nr); err != nil {
+			if err := describeGroupArray(ctx, store, arg, n, &nr, co); err != nil {
 				return nil, err
 			}
 		}
@@ -132,7 +133,7 @@ func inspectGroup(ctx context.Context, arg string) (*groupReport, error) {
 	return rep, nil
 }
 
-func describeGroupArray(ctx context.Context, store storage.Store, arg string, n zarr.Node, nr *nodeReport) error {
+func describeGroupArray(ctx context.Context, store storage.Store, arg string, n zarr.Node, nr *nodeReport, co cf.CalendarOptions) error {
 	sub := subArg(arg, n.Path)
 	s, err := storage.Sub(store, n.Path)
 	if err != nil {
@@ -146,7 +147,7 @@ func describeGroupArray(ctx context.Context, store storage.Store, arg string, n 
 	codecs, text := describeCodecs(a.Metadata().Codecs)
 	nr.Codecs, nr.codecText = codecs, text
 	if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // native or CF time
-		r, err := inspectArray(ctx, sub)
+		r, err := inspectArray(ctx, sub, co)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Path, err)
 		}
@@ -186,8 +187,14 @@ func (r *groupReport) writeText(w io.Writer) error {
 				kind = fmt.Sprintf("CF %q, %s", t.CF.Units, t.CF.Calendar)
 			}
 			line += fmt.Sprintf("\n%-24s        %s, %d NaT", "", kind, t.NaT)
+			if t.CF != nil && t.CF.SourceMinText != nil {
+				line += fmt.Sprintf(", in its calendar %s .. %s", *t.CF.SourceMinText, *t.CF.SourceMaxText)
+			}
 			if t.Min != nil {
 				line += fmt.Sprintf(", range %s .. %s", *t.MinText, *t.MaxText)
+			}
+			if t.CF != nil && t.CF.Calendar != "" && t.Min == nil && t.CF.SourceMinText != nil {
+				line += " (not converted)"
 			}
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
@@ -200,7 +207,7 @@ func (r *groupReport) writeText(w io.Writer) error {
 // validateGroup validates every array of the hierarchy arg names: a time
 // array as validate does one, any other by decoding its stored chunks.
 // Malformed consolidated metadata is a problem: xarray trusts it.
-func validateGroup(ctx context.Context, cmd *cobra.Command, arg string) error {
+func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.CalendarOptions) error {
 	out := cmd.OutOrStdout()
 	store, err := openStore(ctx, arg, true)
 	if err != nil {
@@ -244,10 +251,10 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string) error {
 			fmt.Fprintf(out, "%s: metadata: %v\n", n.Path, err)
 			continue
 		}
-		if a.IsTime() {
+		if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // a CF time array decodes as validate decodes it alone
 			fmt.Fprintf(out, "%s: ", n.Path)
 			var pe *problemsError
-			if err := runValidate(ctx, cmd, sub); errors.As(err, &pe) {
+			if err := runValidate(ctx, cmd, sub, co); errors.As(err, &pe) {
 				problems += pe.n
 			} else if err != nil {
 				return err

@@ -26,6 +26,7 @@ func init() { subcommands = append(subcommands, newInspectCmd) }
 
 func newInspectCmd() *cobra.Command {
 	var asJSON bool
+	var cal calendarFlags
 	cmd := &cobra.Command{
 		Use:   "inspect PATH",
 		Short: "Describe a Zarr v2 or v3 datetime64/timedelta64 array and its values",
@@ -63,6 +64,8 @@ are shown decoded; data_type is then the stored numeric type ("int64").
 A CF duration (units "days", "hours", "minutes", "seconds",
 "milliseconds", "microseconds" or "nanoseconds", as xarray reads them) is
 shown the same way, decoded to timedelta64.
+A model calendar's range is shown in its own calendar and, with
+--convert-calendar, converted.
 
 With --json the output is one JSON object with these members, always all of
 them, in this order:
@@ -95,21 +98,31 @@ them, in this order:
                    8601, proleptic Gregorian, UTC), "calendar", "stored"
                    (e.g. "float64"), "decoded_as" (e.g. "datetime64[ns]"),
                    "duration" (true for a CF duration, whose reference and
-                   calendar are then "")}; null otherwise`,
+                   calendar are then "")}; null otherwise. For a model
+                   calendar (noleap, all_leap, 360_day) or one --convert-calendar converts, also
+                   "source_min_text" and "source_max_text" (the range in
+                   its own calendar), "calendar_conversion" ("date" or
+                   "year"; absent when not converted, and min and max are
+                   then null) and "no_date" (dates the proleptic Gregorian
+                   calendar lacks, counted in nat; inspect stores them as
+                   NaT whatever --calendar-missing says)`,
 		Example: `  dt64 inspect data/events.zarr
   dt64 inspect --json data/events.zarr | jq .nat`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			co, err := cal.options()
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
 			var rep interface{ writeText(io.Writer) error }
-			var err error
 			if isGroupDir(ctx, args[0]) {
-				rep, err = inspectGroup(ctx, args[0])
+				rep, err = inspectGroup(ctx, args[0], co)
 			} else {
-				rep, err = inspectArray(ctx, args[0])
+				rep, err = inspectArray(ctx, args[0], co)
 			}
 			if err != nil {
 				return err
@@ -125,6 +138,7 @@ them, in this order:
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write one JSON document (fields in the help above)")
+	cal.add(cmd.Flags())
 	return cmd
 }
 
@@ -165,6 +179,13 @@ type inspectCF struct {
 	Stored    string `json:"stored"`
 	DecodedAs string `json:"decoded_as"`
 	Duration  bool   `json:"duration"`
+	// A model calendar, or one converted by --convert-calendar: the
+	// conversion ("" for none: min and max are then null), the range in
+	// the source calendar, and the dates without a Gregorian one (NaT).
+	Conversion    string  `json:"calendar_conversion,omitempty"`
+	SourceMinText *string `json:"source_min_text,omitempty"`
+	SourceMaxText *string `json:"source_max_text,omitempty"`
+	NoDate        int64   `json:"no_date,omitempty"`
 }
 
 type chunkCounts struct {
@@ -179,7 +200,7 @@ type codecJSON struct {
 	Configuration map[string]any `json:"configuration,omitempty"`
 }
 
-func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
+func inspectArray(ctx context.Context, dir string, co cf.CalendarOptions) (*inspectReport, error) {
 	a, store, err := openArrayDir(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -251,21 +272,31 @@ func inspectArray(ctx context.Context, dir string) (*inspectReport, error) {
 	}
 	types := cfTypes(cft)
 	for i, to := range types {
-		view, err := newCFView(a, cft, to)
-		if err != nil {
-			return nil, err
+		var err error
+		if cft.Calendar.IsModel() || co.Convert.Effective(cft.Calendar) != cf.ConvertNone {
+			err = rep.calendarStats(ctx, a, &files, cft, to, co)
+		} else {
+			var view *cfView
+			if view, err = newCFView(a, cft, to, co); err != nil {
+				return nil, err
+			}
+			err = rep.valueStats(ctx, a, &files, view, to)
 		}
-		err = rep.valueStats(ctx, a, files, view, to)
 		if err != nil && isOverflow(err) && i+1 < len(types) {
 			continue // values beyond the default type's range: show them in the CF unit
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
 		}
-		rep.CF = &inspectCF{Units: cft.Units.Text, Reference: cf.FormatInstant(cft.Units.Reference), Calendar: cft.Calendar.String(), Stored: cft.Stored.String(), DecodedAs: to.String()}
-		if cft.Units.Duration {
-			rep.CF.Reference, rep.CF.Calendar, rep.CF.Duration = "", "", true
+		cfRep := &inspectCF{Units: cft.Units.Text, Reference: cf.FormatInstant(cft.Units.Reference), Calendar: cft.Calendar.String(), Stored: cft.Stored.String(), DecodedAs: to.String()}
+		if rep.CF != nil { // calendarStats' part
+			cfRep.Reference = cft.Calendar.FormatDate(cft.Units.Reference)
+			cfRep.Conversion, cfRep.SourceMinText, cfRep.SourceMaxText, cfRep.NoDate = rep.CF.Conversion, rep.CF.SourceMinText, rep.CF.SourceMaxText, rep.CF.NoDate
 		}
+		if cft.Units.Duration {
+			cfRep.Reference, cfRep.Calendar, cfRep.Duration = "", "", true
+		}
+		rep.CF = cfRep
 		return rep, nil
 	}
 	return rep, nil
@@ -407,10 +438,21 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		{"decoded", fmt.Sprintf("%d bytes%s", r.DecodedBytes, storedRatio(r.DecodedBytes, r.StoredBytes))},
 		{"elements", fmt.Sprintf("%d: %d valid, %d NaT", r.Elements, r.Valid, r.NaT)},
 	}
+	if r.CF != nil && r.CF.SourceMinText != nil {
+		lines = append(lines, [2]string{"in calendar", fmt.Sprintf("%s .. %s (%s)", *r.CF.SourceMinText, *r.CF.SourceMaxText, r.CF.Calendar)})
+		switch {
+		case r.CF.Conversion == "":
+			lines = append(lines, [2]string{"converted", "no (a model calendar: --convert-calendar date, or year for 360_day, converts it)"})
+		default:
+			lines = append(lines, [2]string{"converted", fmt.Sprintf("by %s; %d dates the proleptic Gregorian calendar lacks (NaT)", r.CF.Conversion, r.CF.NoDate)})
+		}
+	}
 	if r.Min != nil {
 		lines = append(lines,
 			[2]string{"min", fmt.Sprintf("%d  %s", *r.Min, *r.MinText)},
 			[2]string{"max", fmt.Sprintf("%d  %s", *r.Max, *r.MaxText)})
+	} else if r.CF != nil && r.CF.SourceMinText != nil && r.CF.Conversion == "" {
+		lines = append(lines, [2]string{"min, max", "none (not converted)"})
 	} else {
 		lines = append(lines, [2]string{"min, max", "none (no valid values)"})
 	}

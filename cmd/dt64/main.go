@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -93,6 +94,10 @@ func hint(err error) string {
 	switch {
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow:
 		return " (use --overflow nat or clamp to store NaT or saturate)"
+	case errors.As(err, &ke) && ke.Reason == dtype.ReasonNoDate:
+		return " (use --calendar-missing nat to store NaT for such dates)"
+	case errors.Is(err, cf.ErrModelCalendar):
+		return " (use --convert-calendar date to convert each date to the same date in datetime64's calendar, or year for 360_day's position in the year)"
 	case errors.As(err, &sc):
 		return " (start over with --overwrite)"
 	case errors.Is(err, zarr.ErrUntranslatable):

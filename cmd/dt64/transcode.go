@@ -41,6 +41,7 @@ type transcodeFlags struct {
 	cf                                         bool
 	cfUnits                                    string
 	cfFloat                                    string
+	calendar                                   calendarFlags
 	store                                      storeFlags // a group SRC
 }
 
@@ -89,12 +90,15 @@ exact binary value it is, floored), and DST is a native datetime64 array
 NaN and missing values become NaT. Without --unit the unit is the CF one
 when every value is exact in it (integers, no fractional scale_factor or
 add_offset, a reference that is a whole number of the unit since
-1970-01-01), else ns. Calendars standard, gregorian, julian and
-proleptic_gregorian are read; noleap, 360_day and the others are refused.
-A CF duration (units exactly "days", "hours", "minutes", "seconds",
-"milliseconds", "microseconds" or "nanoseconds", the words xarray decodes)
-becomes timedelta64 by the same rules, and --cf writes timedelta64 back as
-one (units "hours" etc., no calendar; --cf-units "seconds").
+1970-01-01), else ns. A CF duration (units exactly "days", "hours",
+"minutes", "seconds", "milliseconds", "microseconds" or "nanoseconds", the
+words xarray decodes) becomes timedelta64 by the same rules, and --cf
+writes timedelta64 back as one (units "hours" etc., no calendar;
+--cf-units "seconds").
+
+` + calendarHelp + ` A converted DST records the source's
+calendar and the conversion in its attributes source_calendar and
+calendar_conversion.
 
 --cf writes DST CF-encoded instead, for readers without the datetime64
 type: int64 counts, units "<U> since 1970-01-01 00:00:00" (U: --unit, else
@@ -165,6 +169,7 @@ last. --include and --exclude select arrays by a glob on their path.`,
 	fl.BoolVar(&f.cf, "cf", false, `write DST CF-encoded (int64 "<unit> since 1970-01-01 00:00:00", proleptic_gregorian, _FillValue for NaT), as xarray reads it`)
 	fl.StringVar(&f.cfUnits, "cf-units", "", `the CF units of DST, e.g. "seconds since 2000-01-01" (implies --cf)`)
 	fl.StringVar(&f.cfFloat, "cf-float", "shortest", "how a CF source's floats decode: shortest (the coarsest instant each float stands for, rounded to the unit) or exact (the binary value, floored)")
+	f.calendar.add(fl)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	addStoreFlags(fl, &f.store)
 	return cmd
@@ -248,6 +253,9 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 		return o, usageError{fmt.Errorf("--cf-float: %w", err)}
 	}
 	o.CFFloat = rule
+	if o.Calendar, err = f.calendar.options(); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -432,8 +440,8 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	if secs > 0 {
 		gbps = decoded / secs / 1e9
 	}
-	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %d elements, NaT %d, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
-		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
+	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %d elements, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
+		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, noDateText(s.NoDate), s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), ratio(s.BytesRead), ratio(s.BytesWritten),
 		s.Elapsed.Round(time.Millisecond), gbps)
 	if s.Unfilled > 0 {

@@ -134,14 +134,14 @@ func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 		fmt.Fprintln(w, "destination already complete: nothing to do")
 		return
 	}
-	fmt.Fprintf(w, "summary: %s, %s (%d stored), %d already done; time elements %d, NaT %d, overflowed %d, lossy %d; read %s, wrote %s; %s\n",
-		count(len(s.Arrays), "array"), count(s.Chunks, "chunk"), s.Stored, s.Resumed, s.Elements, s.NaT, s.Overflowed, s.Lossy,
+	fmt.Fprintf(w, "summary: %s, %s (%d stored), %d already done; time elements %d, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s; %s\n",
+		count(len(s.Arrays), "array"), count(s.Chunks, "chunk"), s.Stored, s.Resumed, s.Elements, s.NaT, noDateText(s.NoDate), s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), s.Elapsed.Round(time.Millisecond))
 	for _, a := range s.Arrays {
 		// The element counts per array, where a run covers several.
 		counts := ""
 		if a.Elements > 0 {
-			counts = fmt.Sprintf("; NaT %d, overflowed %d, lossy %d", a.NaT, a.Overflowed, a.Lossy)
+			counts = fmt.Sprintf("; NaT %d%s, overflowed %d, lossy %d", a.NaT, noDateText(a.NoDate), a.Overflowed, a.Lossy)
 		}
 		if a.Note != "" {
 			counts += " (not converted, see the note)"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -15,7 +16,8 @@ import (
 func init() { subcommands = append(subcommands, newValidateCmd) }
 
 func newValidateCmd() *cobra.Command {
-	return &cobra.Command{
+	var cal calendarFlags
+	cmd := &cobra.Command{
 		Use:   "validate PATH",
 		Short: "Check a Zarr v2 or v3 datetime64/timedelta64 array: metadata and every chunk",
 		Long: `Check the Zarr array in directory PATH: its metadata (zarr.json or .zarray,
@@ -44,7 +46,10 @@ A CF time array (xarray's encoding) is decoded as dt64 transcode decodes it
 counts of the unit) is a problem; so is a CF duration's (units "hours",
 …) that cannot be a timedelta64. A datetime64 array that still carries a
 CF units attribute "<unit> since <date>" gets a warning: xarray applies it
-on top of the datetime64 values (a known corruption pattern).`,
+on top of the datetime64 values (a known corruption pattern). A model
+calendar's numbers are checked in its own time unless --convert-calendar is
+given; then every date is converted too, and one the proleptic Gregorian
+calendar lacks is a problem (unless --calendar-missing nat).`,
 		Example: "  dt64 validate data/events.zarr || echo damaged",
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,9 +57,15 @@ on top of the datetime64 values (a known corruption pattern).`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return runValidate(ctx, cmd, args[0])
+			co, err := cal.options()
+			if err != nil {
+				return err
+			}
+			return runValidate(ctx, cmd, args[0], co)
 		},
 	}
+	cal.add(cmd.Flags())
+	return cmd
 }
 
 // problemsError is validate's failure: the problems are already printed.
@@ -71,9 +82,9 @@ func (e *problemsError) Error() string {
 	return fmt.Sprintf("%s: %d problem%s found", e.path, e.n, s)
 }
 
-func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
+func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.CalendarOptions) error {
 	if isGroupDir(ctx, dir) {
-		return validateGroup(ctx, cmd, dir)
+		return validateGroup(ctx, cmd, dir, co)
 	}
 	out, warn := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	a, store, err := openArrayDir(ctx, dir)
@@ -113,7 +124,8 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string) error {
 	// frames, shard indexes); a CF array's values are decoded too.
 	check := func(int, zarr.StoredChunk, []byte, binary.ByteOrder) error { return nil }
 	if t, err := a.CFTime(); err == nil && t != nil {
-		view, err := newCFView(a, t, dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1})
+		co.ModelTime = co.Convert == cf.ConvertNone // a model calendar's numbers decode, unconverted
+		view, err := newCFView(a, t, dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1}, co)
 		if err != nil {
 			return err
 		}

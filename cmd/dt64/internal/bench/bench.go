@@ -103,6 +103,19 @@ func Standard() []Case {
 		col := runCase("Column(ns->us+validity)", name, dtype.Nanosecond, false, transcoder(dtOf(dtype.Nanosecond, 1), dtOf(dtype.Microsecond, 1), kernels.Options{}), true)
 		col.Data = fillMinutes
 		cs = append(cs, col)
+		// Model calendars converted (cf.CalendarOptions), on an hourly
+		// time coordinate (sorted, as coordinates are), next to the same
+		// data in the standard calendar; and on random hours, the
+		// conversion's worst case (every element finds its month anew).
+		date := kernels.Options{Overflow: dtype.OverflowNaT, Calendar: cf.CalendarOptions{Convert: cf.ConvertDate, Missing: cf.MissingNaT}}
+		year := kernels.Options{Overflow: dtype.OverflowNaT, Calendar: cf.CalendarOptions{Convert: cf.ConvertYear}}
+		cs = append(cs,
+			cfCaseWith("CF(int64 hours->ns, sorted)", name, `{"units": "hours since 1900-01-01"}`, kernels.Options{Overflow: dtype.OverflowNaT}, fillSortedHours),
+			cfCaseWith("CF(int64 hours noleap->ns, date)", name, `{"units": "hours since 1900-01-01", "calendar": "noleap"}`, date, fillSortedHours),
+			cfCaseWith("CF(int64 hours 360_day->ns, date)", name, `{"units": "hours since 1900-01-01", "calendar": "360_day"}`, date, fillSortedHours),
+			cfCaseWith("CF(int64 hours 360_day->ns, year)", name, `{"units": "hours since 1900-01-01", "calendar": "360_day"}`, year, fillSortedHours),
+			cfCaseWith("CF(int64 hours noleap->ns, date, random)", name, `{"units": "hours since 1900-01-01", "calendar": "noleap"}`, date, fillCFHours),
+		)
 		// In place, as the engine converts inside the decompression
 		// buffer. Repeated runs floor-divide already divided values; the
 		// loop is branch-free, so its time does not depend on them.
@@ -130,11 +143,21 @@ func runCase(name, implName string, u dtype.Unit, be bool, t *kernels.Transcoder
 
 // cfCase decodes CF numbers with attributes attrs to datetime64[ns].
 func cfCase(name, implName, attrs string, stored cf.Stored, data func(b []byte, order binary.ByteOrder)) Case {
-	t, err := cf.ParseAttributes([]byte(attrs), stored)
+	return cfCaseWith(name, implName, attrs, kernels.Options{Overflow: dtype.OverflowNaT}, data, stored)
+}
+
+// cfCaseWith is cfCase with the kernel's options (int64 numbers unless
+// stored says otherwise).
+func cfCaseWith(name, implName, attrs string, o kernels.Options, data func(b []byte, order binary.ByteOrder), stored ...cf.Stored) Case {
+	st := cf.Stored{Kind: cf.StoredInt, Size: 8}
+	if len(stored) > 0 {
+		st = stored[0]
+	}
+	t, err := cf.ParseAttributes([]byte(attrs), st)
 	if err != nil {
 		panic(err)
 	}
-	d, err := kernels.NewCFDecoder(t, dtOf(dtype.Nanosecond, 1), kernels.Options{Overflow: dtype.OverflowNaT})
+	d, err := kernels.NewCFDecoder(t, dtOf(dtype.Nanosecond, 1), o)
 	if err != nil {
 		panic(err)
 	}
@@ -150,6 +173,14 @@ func fillCFHours(b []byte, order binary.ByteOrder) {
 	r := rand.New(rand.NewPCG(43, 1))
 	for i := 0; i+8 <= len(b); i += 8 {
 		order.PutUint64(b[i:], uint64(r.Int64N(200*8766)))
+	}
+}
+
+// fillSortedHours writes an hourly time coordinate: int64 hours since
+// 1900, counting up from 0 (wrapping after 200 years).
+func fillSortedHours(b []byte, order binary.ByteOrder) {
+	for i := 0; i+8 <= len(b); i += 8 {
+		order.PutUint64(b[i:], uint64(i/8%(200*8760)))
 	}
 }
 

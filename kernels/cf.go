@@ -64,7 +64,7 @@ type cfKernel struct {
 	fc       cf.FastCheck
 	hasCheck bool
 	check    cfCheckArgs
-	cal    cfCalendar // the calendar conversion after decoding (cf_calendar.go)
+	cal      cfCalendar // the calendar conversion after decoding (cf_calendar.go)
 }
 
 // CFDecoder is a compiled decoding of CF time numbers into datetime64

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -81,7 +82,7 @@ func TestCalendarConvertXarray(t *testing.T) {
 	for name, fx := range calendarFixtures(t) {
 		for key, arr := range fx.Arrays {
 			path, mode, _ := strings.Cut(key, "/")
-			src := zarr.Dir(filepath.Join(calendarsDir, name+".zarr", path))
+			src := storage.NewDir(filepath.Join(calendarsDir, name+".zarr", path))
 			want, dropped := wantNS(arr.NS)
 			for _, o := range []transcode.Options{
 				{Unit: dtype.Nanosecond, Workers: 1},
@@ -89,7 +90,7 @@ func TestCalendarConvertXarray(t *testing.T) {
 				{Unit: dtype.Second, Endian: binary.LittleEndian, Workers: 2, Exact: true},
 			} {
 				o.Calendar = cf.CalendarOptions{Convert: convOf(mode), Missing: cf.MissingNaT}
-				dst := zarr.NewMemory()
+				dst := storage.NewMemory()
 				job, err := transcode.New(ctx, src, dst, o)
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, key, err)
@@ -129,8 +130,8 @@ func TestCalendarConvertRefusals(t *testing.T) {
 			break
 		}
 	}
-	src := zarr.Dir(filepath.Join(calendarsDir, "360_day_hours_i8.zarr", "time_6h"))
-	dst := zarr.NewMemory()
+	src := storage.NewDir(filepath.Join(calendarsDir, "360_day_hours_i8.zarr", "time_6h"))
+	dst := storage.NewMemory()
 	job, err := transcode.New(ctx, src, dst, transcode.Options{Calendar: cf.CalendarOptions{Convert: cf.ConvertDate}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -146,13 +147,13 @@ func TestCalendarConvertRefusals(t *testing.T) {
 	}
 	for _, name := range []string{"noleap_days_i8", "all_leap_days_f8", "360_day_days_i8"} {
 		cal := fx[name].Calendar
-		_, err := transcode.New(ctx, zarr.Dir(filepath.Join(calendarsDir, name+".zarr", "time_d")), zarr.NewMemory(), transcode.Options{})
+		_, err := transcode.New(ctx, storage.NewDir(filepath.Join(calendarsDir, name+".zarr", "time_d")), storage.NewMemory(), transcode.Options{})
 		if !errors.Is(err, cf.ErrModelCalendar) || !strings.Contains(err.Error(), `calendar "`+cal+`"`) {
 			t.Errorf("%s without a conversion: %v", name, err)
 		}
 	}
-	jul := zarr.Dir(filepath.Join(calendarsDir, "julian_days_i8.zarr", "time_d"))
-	dst = zarr.NewMemory()
+	jul := storage.NewDir(filepath.Join(calendarsDir, "julian_days_i8.zarr", "time_d"))
+	dst = storage.NewMemory()
 	job, err = transcode.New(ctx, jul, dst, transcode.Options{Unit: dtype.Day})
 	if err != nil {
 		t.Fatal(err)
@@ -167,9 +168,9 @@ func TestCalendarConvertRefusals(t *testing.T) {
 	}
 }
 
-func sub(t *testing.T, s zarr.Store, p string) zarr.Store {
+func sub(t *testing.T, s storage.Store, p string) storage.Store {
 	t.Helper()
-	st, err := zarr.Sub(s, p)
+	st, err := storage.Sub(s, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,9 +193,9 @@ func containsKey(keys []string, k string) bool {
 // conversion next to its calendar.
 func TestCalendarConvertGroup(t *testing.T) {
 	fx := calendarFixtures(t)["all_leap_hours_i8"]
-	src := zarr.Dir(filepath.Join(calendarsDir, "all_leap_hours_i8.zarr"))
+	src := storage.NewDir(filepath.Join(calendarsDir, "all_leap_hours_i8.zarr"))
 	co := cf.CalendarOptions{Convert: cf.ConvertDate, Missing: cf.MissingNaT}
-	check := func(what string, dst zarr.Store, cfDst bool) {
+	check := func(what string, dst storage.Store, cfDst bool) {
 		t.Helper()
 		for _, p := range []string{"time_6h", "time_d", "time_m"} {
 			want, _ := wantNS(fx.Arrays[p+"/date"].NS)
@@ -220,11 +221,11 @@ func TestCalendarConvertGroup(t *testing.T) {
 			}
 		}
 	}
-	whole := zarr.NewMemory()
+	whole := storage.NewMemory()
 	runVerified(t, src, whole, transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Nanosecond, Calendar: co, Workers: 2}})
 	check("whole", whole, false)
 
-	parts := zarr.NewMemory()
+	parts := storage.NewMemory()
 	for i := range 2 {
 		if _, err := runStore(t, src, parts, transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Nanosecond, Calendar: co, Workers: 1, Part: transcode.Part{Index: i, Count: 2}}}); err != nil {
 			t.Fatalf("part %d: %v", i, err)
@@ -232,7 +233,7 @@ func TestCalendarConvertGroup(t *testing.T) {
 	}
 	check("parts", parts, false)
 
-	resumed := zarr.NewMemory()
+	resumed := storage.NewMemory()
 	if _, err := runStore(t, src, resumed, transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Nanosecond, Calendar: co, Workers: 1, Part: transcode.Part{Index: 1, Count: 2}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestCalendarConvertGroup(t *testing.T) {
 	}
 	check("resumed", resumed, false)
 
-	cfDst := zarr.NewMemory()
+	cfDst := storage.NewMemory()
 	runVerified(t, src, cfDst, transcode.StoreOptions{Options: transcode.Options{CF: true, Unit: dtype.Hour, Calendar: co, Workers: 2}})
 	check("cf", cfDst, true)
 }

@@ -92,7 +92,7 @@ type Summary struct {
 	// Unfilled counts the elements (also counted as NaT) of chunks a CF
 	// source with a null fill value does not store: they have no value
 	// and became NaT.
-	Unfilled                int64 `json:",omitempty"`
+	Unfilled int64 `json:",omitempty"`
 	// NoDate counts the CF dates the proleptic Gregorian calendar lacks,
 	// stored as NaT (cf.MissingNaT; counted in NaT too). Like Overflowed,
 	// known only when converting.

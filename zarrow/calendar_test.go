@@ -14,6 +14,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -54,7 +55,7 @@ func xarrayConverted(t *testing.T, store, key string) []int64 {
 // column is refused naming the calendar.
 func TestCalendarColumns(t *testing.T) {
 	ctx := context.Background()
-	a, err := zarr.Open(ctx, zarr.Dir(filepath.Join(calendarsDir, "360_day_days_i8.zarr", "time_d")))
+	a, err := zarr.Open(ctx, storage.NewDir(filepath.Join(calendarsDir, "360_day_days_i8.zarr", "time_d")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestCalendarColumns(t *testing.T) {
 	}
 	sameInt64s(t, "360_day year, Parquet", got, xarrayConverted(t, "360_day_days_i8", "time_d/year"))
 
-	store := zarr.Dir(filepath.Join(calendarsDir, "all_leap_days_f8.zarr"))
+	store := storage.NewDir(filepath.Join(calendarsDir, "all_leap_days_f8.zarr"))
 	gt, err := OpenTable(ctx, store, TableOptions{Dim: "time_6h", Options: Options{Unit: dtype.Nanosecond,
 		Calendar: cf.CalendarOptions{Convert: cf.ConvertDate, Missing: cf.MissingNaT}}})
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/internal/pyjson"
 	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"

@@ -163,7 +163,7 @@ func cfCaseWith(name, implName, attrs string, o kernels.Options, data func(b []b
 	}
 	return Case{Name: name, Impl: implName, Data: data, Run: func(dst, src []byte) error {
 		// Narrow stored numbers fill the front of src: as many as dst holds.
-		_, err := d.Run(dst, src[:len(dst)/8*stored.Size], nil)
+		_, err := d.Run(dst, src[:len(dst)/8*st.Size], nil)
 		return err
 	}}
 }

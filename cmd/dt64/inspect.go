@@ -274,13 +274,13 @@ func inspectArray(ctx context.Context, dir string, co cf.CalendarOptions) (*insp
 	for i, to := range types {
 		var err error
 		if cft.Calendar.IsModel() || co.Convert.Effective(cft.Calendar) != cf.ConvertNone {
-			err = rep.calendarStats(ctx, a, &files, cft, to, co)
+			err = rep.calendarStats(ctx, a, files, cft, to, co)
 		} else {
 			var view *cfView
 			if view, err = newCFView(a, cft, to, co); err != nil {
 				return nil, err
 			}
-			err = rep.valueStats(ctx, a, &files, view, to)
+			err = rep.valueStats(ctx, a, files, view, to)
 		}
 		if err != nil && isOverflow(err) && i+1 < len(types) {
 			continue // values beyond the default type's range: show them in the CF unit

@@ -14,7 +14,7 @@ import (
 // with the dates the proleptic Gregorian calendar lacks as NaT and
 // counted (inspect reports them rather than stopping at the first).
 // Without a conversion a model calendar has no min and max.
-func (rep *inspectReport) calendarStats(ctx context.Context, a *zarr.Array, files *arrayFiles, t *cf.Time, to dtype.DataType, co cf.CalendarOptions) error {
+func (rep *inspectReport) calendarStats(ctx context.Context, a *zarr.Array, files *zarr.Inventory, t *cf.Time, to dtype.DataType, co cf.CalendarOptions) error {
 	own, err := newCFView(a, t, to, cf.CalendarOptions{ModelTime: true})
 	if err != nil {
 		return err

@@ -30,6 +30,8 @@ type LongOptions struct {
 	Vars []string
 	// BatchRows is the most rows in one record batch; 0 means 1 Mi.
 	BatchRows int64
+	// Prefetch is TableOptions.Prefetch: batches read ahead, concurrently.
+	Prefetch int
 }
 
 // A VariableError says why an array named in LongOptions.Vars cannot be
@@ -56,7 +58,6 @@ type longTable struct {
 	inner     int64    // rows per index of batchDim
 	notes     []string // arrays that are not columns, and why
 	variables []string // the variables' paths
-	widths    int64    // bytes of a row, over every column
 	chunk     int64    // bytes of the largest variable chunk
 	coordSize int64    // bytes of the coordinate columns
 }
@@ -295,14 +296,11 @@ func newLongTable(ctx context.Context, store zarr.Store, byPath map[string]longN
 		fields = append(fields, arrow.Field{Name: v.Path, Type: at, Nullable: col.time})
 		l.chunk = max(l.chunk, int64(col.array.ChunkBytes()))
 	}
-	for _, f := range fields {
-		l.widths += int64(byteWidth(f.Type))
-	}
 	rows := int64(1)
 	for _, s := range l.shape {
 		rows *= s
 	}
-	t := &Table{opts: TableOptions{Options: o.Options, BatchRows: o.BatchRows}, rows: rows, long: l}
+	t := &Table{opts: TableOptions{Options: o.Options, BatchRows: o.BatchRows, Prefetch: o.Prefetch}, rows: rows, long: l}
 	if t.opts.BatchRows <= 0 {
 		t.opts.BatchRows = 1 << 20
 	}
@@ -413,39 +411,65 @@ func (t *Table) Notes() []string {
 	return t.long.notes
 }
 
-// MemoryBound is about the most memory a long table's reader holds: a
-// batch of every column, the coordinates, and a decoded chunk per
-// parallel read. 0 for a wide table.
+// MemoryBound is about the most memory a RecordReader of the table
+// holds: the batches it holds at once (the one Next returned and
+// Prefetch read ahead) with a decoded chunk per parallel chunk read of
+// each, and a long table's coordinates.
 func (t *Table) MemoryBound() int64 {
-	l := t.long
-	if l == nil {
-		return 0
+	rows, chunk, coords := t.opts.BatchRows, int64(0), int64(0)
+	if l := t.long; l != nil {
+		rows, chunk, coords = l.batchLen*l.inner, l.chunk, l.coordSize
+	} else {
+		for _, d := range t.inner {
+			rows *= d
+		}
+		for _, c := range t.cols {
+			chunk = max(chunk, int64(c.array.ChunkBytes()))
+		}
 	}
-	batch := l.batchLen * l.inner
-	return batch*l.widths + l.coordSize + int64(max(1, t.opts.Parallel))*l.chunk
+	read := BatchBytes(t.schema, rows) + int64(max(1, t.opts.Parallel))*chunk
+	return int64(max(t.opts.Prefetch, 0)+1)*read + coords
+}
+
+// BatchBytes is the memory a record batch of the schema's fixed-width
+// columns takes with rows rows: values and validity bitmaps.
+func BatchBytes(schema *arrow.Schema, rows int64) int64 {
+	n := int64(0)
+	for _, f := range schema.Fields() {
+		n += rows * int64(byteWidth(f.Type))
+		if f.Nullable {
+			n += (rows + 7) / 8
+		}
+	}
+	return n
+}
+
+// readCoords reads a long table's coordinate arrays whole, once, for
+// every batch to broadcast.
+func (t *Table) readCoords(ctx context.Context) ([]arrow.Array, kernels.Stats, error) {
+	var st kernels.Stats
+	var coords []arrow.Array
+	for _, c := range t.long.coords {
+		col, s, err := readColumn(ctx, c, []int64{0}, c.array.Shape(), t.opts.Options)
+		s.NaT = 0 // counted per row, as broadcast
+		st.Add(s)
+		if err != nil {
+			releaseAll(coords)
+			return nil, st, fmt.Errorf("coordinate %q: %w", c.name, err)
+		}
+		coords = append(coords, col)
+	}
+	return coords, st, nil
 }
 
 // readLong reads the batch of rows [lo, lo+n) of a long table: a box of
-// every variable, and the coordinates broadcast over it.
-func (t *Table) readLong(ctx context.Context, lo, n int64, coords *[]arrow.Array) (arrow.RecordBatch, kernels.Stats, error) {
+// every variable, and the coordinates (readCoords) broadcast over it.
+func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array) (arrow.RecordBatch, kernels.Stats, error) {
 	l := t.long
 	var st kernels.Stats
-	if *coords == nil {
-		for _, c := range l.coords {
-			col, s, err := readColumn(ctx, c, []int64{0}, c.array.Shape(), t.opts.Options)
-			s.NaT = 0 // counted per row, as broadcast
-			st.Add(s)
-			if err != nil {
-				releaseAll(*coords)
-				*coords = nil
-				return nil, st, fmt.Errorf("coordinate %q: %w", c.name, err)
-			}
-			*coords = append(*coords, col)
-		}
-	}
 	start, shape := l.box(lo)
 	cols := make([]arrow.Array, 0, len(l.coords)+len(l.vars))
-	for k, c := range *coords {
+	for k, c := range coords {
 		outer, inner := int64(1), int64(1)
 		for _, s := range shape[:k] {
 			outer *= s

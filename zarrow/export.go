@@ -30,10 +30,17 @@ const (
 	IPC
 )
 
+// DefaultRowGroupRows is the default rows of a Parquet row group: 256 Ki,
+// so that a reader that skips row groups by their statistics reads little
+// more than a range query's rows (DuckDB's range query over 10 days of
+// second-spaced timestamps took 38 ms on a file of 256 Ki-row groups,
+// 62 ms with 1 Mi-row groups; the file was 0.2 % larger).
+const DefaultRowGroupRows = 1 << 18
+
 // ExportOptions configure Export.
 type ExportOptions struct {
 	Format ExportFormat
-	// RowGroupRows bounds a Parquet row group; 0 means 1 Mi rows.
+	// RowGroupRows bounds a Parquet row group; 0 means DefaultRowGroupRows.
 	RowGroupRows int64
 	// Compression of Arrow IPC record batches: "" (none, the default:
 	// some readers, apache-arrow for JavaScript among them, cannot read
@@ -90,7 +97,7 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocator) *parquetWriter {
 	rg := o.RowGroupRows
 	if rg <= 0 {
-		rg = 1 << 20
+		rg = DefaultRowGroupRows
 	}
 	// No dictionary pages: time columns are nearly all distinct values,
 	// for which arrow-go builds a dictionary only to drop it. Integer
@@ -135,7 +142,7 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows int64, o ExportOptions) i
 	}
 	rg := o.RowGroupRows
 	if rg <= 0 {
-		rg = 1 << 20
+		rg = DefaultRowGroupRows
 	}
 	batches := (w*rg+batchRows-1)/batchRows + 1
 	part := 2*BatchBytes(schema, rg) + partOverhead*int64(len(schema.Fields()))

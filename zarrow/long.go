@@ -416,18 +416,15 @@ func (t *Table) Notes() []string {
 // Prefetch read ahead) with a decoded chunk per parallel chunk read of
 // each, and a long table's coordinates.
 func (t *Table) MemoryBound() int64 {
-	rows, chunk, coords := t.opts.BatchRows, int64(0), int64(0)
+	chunk, coords := int64(0), int64(0)
 	if l := t.long; l != nil {
-		rows, chunk, coords = l.batchLen*l.inner, l.chunk, l.coordSize
+		chunk, coords = l.chunk, l.coordSize
 	} else {
-		for _, d := range t.inner {
-			rows *= d
-		}
 		for _, c := range t.cols {
 			chunk = max(chunk, int64(c.array.ChunkBytes()))
 		}
 	}
-	read := BatchBytes(t.schema, rows) + int64(max(1, t.opts.Parallel))*chunk
+	read := BatchBytes(t.schema, t.BatchRows()) + int64(max(1, t.opts.Parallel))*chunk
 	return int64(max(t.opts.Prefetch, 0)+1)*read + coords
 }
 
@@ -512,10 +509,15 @@ func releaseAll(cols []arrow.Array) {
 }
 
 // BatchRows is the most rows in one record batch: a long table's are
-// cut along its grid, so they may be fewer than TableOptions.BatchRows.
+// cut along its grid, so they may be fewer than TableOptions.BatchRows;
+// an N-D ArrayTable's take BatchRows indices of its first dimension.
 func (t *Table) BatchRows() int64 {
 	if t.long == nil {
-		return t.opts.BatchRows
+		n := t.opts.BatchRows
+		for _, d := range t.inner {
+			n *= d
+		}
+		return max(n, 1) // an empty inner dimension: no rows at all
 	}
 	return t.long.batchLen * t.long.inner
 }

@@ -78,7 +78,7 @@ by the next export to the same OUT.`,
 	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")
 	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
 	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
-	fl.Int64Var(&f.rowGroup, "row-group", 1<<20, "Parquet only: rows per row group")
+	fl.Int64Var(&f.rowGroup, "row-group", zarrow.DefaultRowGroupRows, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "batches read ahead and row groups encoded at once (default: the number of CPUs)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")

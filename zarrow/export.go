@@ -126,19 +126,19 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 }
 
 // ExportMemoryBound is about the most memory Export holds, beside its
-// reader's (Table.MemoryBound), for batches of batchRows rows of schema.
-// Parquet: the Workers row groups in flight, each as the batches its rows
-// are sliced from and its encoding (the encoded part, grown by doubling,
-// and the column writers' pages). Arrow IPC: the compressed buffers of a
-// batch.
-func ExportMemoryBound(schema *arrow.Schema, batchRows int64, o ExportOptions) int64 {
+// reader's (Table.MemoryBound), for batches of at most batchRows rows,
+// each holding at most batchBytes (Table.HeldBytes). Parquet: the
+// Workers row groups in flight, each as the batches its rows are sliced
+// from and its encoding (the encoded part, grown by doubling, and the
+// column writers' pages). Arrow IPC: the compressed buffers of a batch.
+func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o ExportOptions) int64 {
 	w := int64(o.workers())
 	batchRows = max(batchRows, 1)
 	if o.Format == IPC {
 		if o.Compression == "" {
 			return 0
 		}
-		return BatchBytes(schema, batchRows) + 64<<10*int64(len(schema.Fields()))
+		return batchBytes + 64<<10*int64(len(schema.Fields()))
 	}
 	rg := o.RowGroupRows
 	if rg <= 0 {
@@ -146,7 +146,7 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows int64, o ExportOptions) i
 	}
 	batches := (w*rg+batchRows-1)/batchRows + 1
 	part := 2*BatchBytes(schema, rg) + partOverhead*int64(len(schema.Fields()))
-	return batches*BatchBytes(schema, batchRows) + w*part
+	return batches*batchBytes + w*part
 }
 
 // partOverhead is the memory a column writer holds beside a row group's

@@ -19,8 +19,9 @@ import (
 )
 
 // exportTables are tables whose batches and row groups do not line up:
-// a wide group (three columns, NaT, 128-element chunks), a long table of
-// a 6 × 10 × 12 grid, and an empty array.
+// a wide group (three columns, NaT, 128-element chunks), long tables of
+// a 6 × 10 × 12 grid (one cut into batches smaller than its chunks), and
+// an empty array.
 func exportTables(t *testing.T, prefetch int) map[string]*Table {
 	ctx := context.Background()
 	wide, _, _, _ := interopGroup(t)
@@ -33,12 +34,21 @@ func exportTables(t *testing.T, prefetch int) map[string]*Table {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Batches of 2 of the 10 lat in a chunk: cut from chunk spans.
+	spans := gridGroup(t, []string{"time", "lat", "lon"}, []int64{6, 10, 12}, []int64{3, 10, 6})
+	ts, err := OpenLongTable(ctx, spans, LongOptions{BatchRows: 24, Prefetch: prefetch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ts.long.spanned() {
+		t.Fatal("the long table with batches smaller than a chunk reads no spans")
+	}
 	empty := timeArray(t, dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1}, nil, binary.LittleEndian)
 	te, err := ArrayTable(empty, "time", TableOptions{Prefetch: prefetch})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]*Table{"wide": tw, "long": tl, "empty": te}
+	return map[string]*Table{"wide": tw, "long": tl, "spans": ts, "empty": te}
 }
 
 func exportBytes(t *testing.T, tab *Table, o ExportOptions) []byte {
@@ -151,9 +161,13 @@ func TestRecordReaderPrefetch(t *testing.T) {
 	for _, recs := range want {
 		releaseRecords(recs)
 	}
-	for _, prefetch := range []int{1, 4} {
+	for _, c := range []struct {
+		prefetch int
+		table    string
+	}{{1, "wide"}, {4, "wide"}, {1, "spans"}, {4, "spans"}} {
+		prefetch := c.prefetch
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		tab := exportTables(t, prefetch)["wide"]
+		tab := exportTables(t, prefetch)[c.table]
 		tab.opts.Allocator = mem
 		// Released after one batch: the reads ahead stop, their batches
 		// are freed.
@@ -248,7 +262,7 @@ func TestExportMemoryBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := ExportOptions{Format: Parquet, RowGroupRows: c.rg, Workers: c.workers, Allocator: mem}
-			bound := tab.MemoryBound() + ExportMemoryBound(tab.Schema(), c.batch, o)
+			bound := tab.MemoryBound() + ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)
 			r := tab.RecordReader(ctx)
 			if _, err := Export(r, &bytes.Buffer{}, o); err != nil {
 				t.Fatal(err)
@@ -263,5 +277,28 @@ func TestExportMemoryBound(t *testing.T) {
 				t.Errorf("%d bytes still allocated", mem.cur.Load())
 			}
 		})
+	}
+	// A long table whose batches are cut from chunk spans: a batch holds
+	// its whole span.
+	grid := gridGroup(t, []string{"time", "lat", "lon"}, []int64{12, 60, 100}, []int64{6, 60, 100})
+	for _, workers := range []int{1, 3} {
+		mem := &peakAllocator{mem: memory.NewGoAllocator()}
+		tab, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: 12_000, Prefetch: workers, Options: Options{Allocator: mem, Parallel: workers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tab.long.spanned() {
+			t.Fatal("no spans")
+		}
+		o := ExportOptions{Format: Parquet, RowGroupRows: 10_000, Workers: workers, Allocator: mem}
+		bound := tab.MemoryBound() + ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)
+		r := tab.RecordReader(ctx)
+		if _, err := Export(r, &bytes.Buffer{}, o); err != nil {
+			t.Fatal(err)
+		}
+		r.Release()
+		if peak := mem.peakN.Load(); peak > bound || mem.cur.Load() != 0 {
+			t.Errorf("long, %d workers: peak %d bytes, bound %d, %d still allocated", workers, peak, bound, mem.cur.Load())
+		}
 	}
 }

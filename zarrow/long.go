@@ -55,6 +55,7 @@ type longTable struct {
 	// is a contiguous run of rows in C order of size at most BatchRows.
 	batchDim  int
 	batchLen  int64
+	span      int64 // along batchDim, the variables' chunk when it holds several batches (long_span.go)
 	inner     int64    // rows per index of batchDim
 	notes     []string // arrays that are not columns, and why
 	variables []string // the variables' paths
@@ -342,6 +343,17 @@ func (l *longTable) planBatches(batchRows int64, chunk []int64) {
 	if d < len(chunk) && chunk[d] > 0 && m >= chunk[d] {
 		m = m / chunk[d] * chunk[d]
 	}
+	if d < len(chunk) && chunk[d] > m && l.shape[d] > m {
+		// Batches cut from a chunk's extent (a span, read once): the
+		// largest length that divides the chunk's, if not below half.
+		q := m
+		for chunk[d]%q != 0 {
+			q--
+		}
+		if 2*q > m {
+			m, l.span = q, chunk[d]
+		}
+	}
 	l.batchLen = min(m, max(l.shape[d], 1))
 }
 
@@ -413,8 +425,8 @@ func (t *Table) Notes() []string {
 
 // MemoryBound is about the most memory a RecordReader of the table
 // holds: the batches it holds at once (the one Next returned and
-// Prefetch read ahead) with a decoded chunk per parallel chunk read of
-// each, and a long table's coordinates.
+// Prefetch read ahead, HeldBytes each) with a decoded chunk per parallel
+// chunk read of each, and a long table's coordinates.
 func (t *Table) MemoryBound() int64 {
 	chunk, coords := int64(0), int64(0)
 	if l := t.long; l != nil {
@@ -424,8 +436,20 @@ func (t *Table) MemoryBound() int64 {
 			chunk = max(chunk, int64(c.array.ChunkBytes()))
 		}
 	}
-	read := BatchBytes(t.schema, t.BatchRows()) + int64(max(1, t.opts.Parallel))*chunk
+	read := t.HeldBytes() + int64(max(1, t.opts.Parallel))*chunk
 	return int64(max(t.opts.Prefetch, 0)+1)*read + coords
+}
+
+// HeldBytes is the most memory one batch of the table keeps allocated
+// while it is held: its columns, and for a long table that reads its
+// variables by chunk spans (long_span.go), the whole span they are cut
+// from.
+func (t *Table) HeldBytes() int64 {
+	n := BatchBytes(t.schema, t.BatchRows())
+	if l := t.long; l != nil && l.spanned() {
+		n += BatchBytes(arrow.NewSchema(t.schema.Fields()[len(l.coords):], nil), l.span*l.inner)
+	}
+	return n
 }
 
 // BatchBytes is the memory a record batch of the schema's fixed-width
@@ -461,7 +485,7 @@ func (t *Table) readCoords(ctx context.Context) ([]arrow.Array, kernels.Stats, e
 
 // readLong reads the batch of rows [lo, lo+n) of a long table: a box of
 // every variable, and the coordinates (readCoords) broadcast over it.
-func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array) (arrow.RecordBatch, kernels.Stats, error) {
+func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array, spans *spanCache) (arrow.RecordBatch, kernels.Stats, error) {
 	l := t.long
 	var st kernels.Stats
 	start, shape := l.box(lo)
@@ -478,14 +502,24 @@ func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array)
 		st.NaT += col.NullN()
 		cols = append(cols, col)
 	}
-	for _, c := range l.vars {
-		col, s, err := readColumn(ctx, c, start, shape, t.opts.Options)
+	if l.spanned() {
+		vars, s, err := t.variablesBySpan(ctx, spans, lo, n, start, shape)
 		st.Add(s)
 		if err != nil {
 			releaseAll(cols)
-			return nil, st, fmt.Errorf("variable %q, box %v+%v: %w", c.name, start, shape, err)
+			return nil, st, err
 		}
-		cols = append(cols, col)
+		cols = append(cols, vars...)
+	} else {
+		for _, c := range l.vars {
+			col, s, err := readColumn(ctx, c, start, shape, t.opts.Options)
+			st.Add(s)
+			if err != nil {
+				releaseAll(cols)
+				return nil, st, fmt.Errorf("variable %q, box %v+%v: %w", c.name, start, shape, err)
+			}
+			cols = append(cols, col)
+		}
 	}
 	rec := array.NewRecordBatch(t.schema, cols, n)
 	releaseAll(cols)

@@ -309,6 +309,8 @@ type RecordReader struct {
 	coords []arrow.Array
 	// ahead are the batches being read, in row order.
 	ahead []chan batchResult
+	// spans are a long table's variables read by chunk spans.
+	spans *spanCache
 }
 
 // batchResult is a batch read ahead.
@@ -330,6 +332,9 @@ func (r *RecordReader) Release() {
 	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil
+	}
+	if r.spans != nil {
+		r.spans.release()
 	}
 	releaseAll(r.coords)
 	r.coords = nil
@@ -365,6 +370,7 @@ func (r *RecordReader) Next() bool {
 			return r.fail(err)
 		}
 		r.coords = coords
+		r.spans = &spanCache{spans: map[int64]*span{}}
 	}
 	for len(r.ahead) <= max(r.t.opts.Prefetch, 0) && r.next < r.t.rows {
 		r.ahead = append(r.ahead, r.start())
@@ -408,7 +414,7 @@ func (r *RecordReader) start() chan batchResult {
 	read := func() {
 		var b batchResult
 		if r.t.long != nil {
-			b.rec, b.st, b.err = r.t.readLong(r.ctx, lo, n, r.coords)
+			b.rec, b.st, b.err = r.t.readLong(r.ctx, lo, n, r.coords, r.spans)
 		} else {
 			b.rec, b.st, b.err = r.t.read(r.ctx, lo, n)
 		}

@@ -224,7 +224,7 @@ func exportMemoryPlan(tab *zarrow.Table, o zarrow.ExportOptions) string {
 		what += ", row groups encoded at once"
 	}
 	return fmt.Sprintf("plan:        %d workers (%s): memory at most %s", o.Workers, what,
-		transcodeBytes(tab.MemoryBound()+zarrow.ExportMemoryBound(tab.Schema(), tab.BatchRows(), o)))
+		transcodeBytes(tab.MemoryBound()+zarrow.ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)))
 }
 
 func orNone(s string) string {

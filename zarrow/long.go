@@ -55,7 +55,7 @@ type longTable struct {
 	// is a contiguous run of rows in C order of size at most BatchRows.
 	batchDim  int
 	batchLen  int64
-	span      int64 // along batchDim, the variables' chunk when it holds several batches (long_span.go)
+	span      int64    // along batchDim, the variables' chunk when it holds several batches (long_span.go)
 	inner     int64    // rows per index of batchDim
 	notes     []string // arrays that are not columns, and why
 	variables []string // the variables' paths

@@ -99,10 +99,10 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 	if rg <= 0 {
 		rg = DefaultRowGroupRows
 	}
-	// No dictionary pages: time columns are nearly all distinct values,
-	// for which arrow-go builds a dictionary only to drop it. Integer
-	// columns (times among them) are delta-encoded, a standard Parquet
-	// encoding (DuckDB reads it: TestDuckDBReadsParquet): smaller and
+	// No dictionary pages for integers: time columns are nearly all
+	// distinct values, for which arrow-go builds a dictionary only to drop
+	// it. Integer columns (times among them) are delta-encoded, a standard
+	// Parquet encoding (DuckDB reads it: TestDuckDBReadsParquet): smaller and
 	// faster to write than PLAIN pages for timestamps (docs/engines.md has
 	// BenchmarkExportParquet's figures). Statistics (arrow-go's default)
 	// give each row group its columns' minimum and maximum, by which
@@ -119,6 +119,14 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 	for _, f := range schema.Fields() {
 		if id := f.Type.ID(); arrow.IsInteger(id) || id == arrow.TIMESTAMP || id == arrow.DURATION {
 			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
+		} else {
+			// Floats and booleans get dictionary pages, which arrow-go
+			// drops for PLAIN once a column chunk's dictionary outgrows
+			// its page: a long table's lat and lon repeat a few values,
+			// and ERA5-like t2m (a few thousand distinct values) shrinks
+			// too: the bench-engines grid's file went from 27.0 to 20.2
+			// MiB (DuckDB's: 19.7), at the same CPU time.
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
 		}
 	}
 	return &parquetWriter{schema: schema, props: parquet.NewWriterProperties(opts...), mem: mem, rg: rg, workers: o.workers(),

@@ -2,14 +2,16 @@ module github.com/zarr-dt64/dt64/zarrow
 
 go 1.26
 
-require github.com/zarr-dt64/dt64 v0.0.0-20261202214026-35cd2e9932e4
+require (
+	github.com/zarr-dt64/dt64 v0.0.0-20261202214026-35cd2e9932e4
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -300,5 +301,35 @@ func TestExportMemoryBound(t *testing.T) {
 		if peak := mem.peakN.Load(); peak > bound || mem.cur.Load() != 0 {
 			t.Errorf("long, %d workers: peak %d bytes, bound %d, %d still allocated", workers, peak, bound, mem.cur.Load())
 		}
+	}
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errors.New("disk full")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// An output that fails stops the export: Export returns its error, every
+// encoder it started has stopped and every buffer is freed, at whatever
+// byte the output fails.
+func TestExportOutputFails(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, n := range []int{0, 4, 500, 3000} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		tab := exportTables(t, 2)["wide"]
+		tab.opts.Allocator = mem
+		r := tab.RecordReader(context.Background())
+		_, err := Export(r, &failWriter{n}, ExportOptions{Format: Parquet, RowGroupRows: 100, Workers: 3, Allocator: mem})
+		r.Release()
+		if err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("output failing after %d bytes: %v", n, err)
+		}
+		mem.AssertSize(t, 0)
 	}
 }

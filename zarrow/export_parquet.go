@@ -85,47 +85,39 @@ func (w *parquetWriter) write(r array.RecordReader, out io.Writer) (int64, error
 		rows, err := w.assemble(out, order, slots, abort)
 		result <- writeResult{rows, err}
 	}()
+	// cur collects the next row group's rows; it holds a slot from its
+	// first row on, so that at most workers parts exist.
 	cur := &part{done: make(chan struct{})}
-	var readErr error
-	// emit hands cur to an encoder and the assembler.
 	emit := func() {
 		p := cur
 		cur = &part{done: make(chan struct{})}
 		order <- p
 		go w.encode(p)
 	}
-	// take waits for a slot for cur, so that at most workers parts exist.
-	take := func() bool {
-		select {
-		case slots <- struct{}{}:
-			return true
-		case <-abort:
-			return false
-		}
-	}
-	started := false
 read:
 	for r.Next() {
 		rec := r.RecordBatch()
 		for off := int64(0); off < rec.NumRows(); {
-			if !started {
-				if !take() {
+			if cur.rows == 0 {
+				select {
+				case slots <- struct{}{}:
+				case <-abort: // the output failed: read no more
 					break read
 				}
-				started = true
 			}
 			n := min(w.rg-cur.rows, rec.NumRows()-off)
 			cur.recs = append(cur.recs, rec.NewSlice(off, off+n))
 			cur.rows, off = cur.rows+n, off+n
 			if cur.rows == w.rg {
 				emit()
-				started = false
 			}
 		}
 	}
-	if readErr = r.Err(); readErr == nil && started {
+	readErr := r.Err()
+	switch {
+	case cur.rows > 0 && readErr == nil:
 		emit()
-	} else if started {
+	case cur.rows > 0:
 		releaseRecords(cur.recs)
 		<-slots
 	}

@@ -35,8 +35,8 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: proxy bump-siblings release-check check test-haswell bench-report all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
-        versitygw test-s3 bench-s3 bench bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
+.PHONY: proxy bump-siblings release-check check test-haswell bench-report engine-data all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
+        versitygw test-s3 bench-s3 bench bench-engines bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
@@ -215,12 +215,33 @@ bench: build
 
 ## bench-report: measure every kernel (8 MiB and 256 MiB, 5 rounds) and
 ## write docs/performance.md, with the machine, date, Go version and CPU
-## features stated once, then quote its 256 MiB table in the README. The
+## features stated once, and bench-engines' table after them, then quote
+## its 256 MiB table in the README. The
 ## docs' figures come from here, never from a keyboard.
-bench-report: build
+bench-report: build js-deps engine-data
 	./bin/dt64 bench --markdown --sizes 8MiB,256MiB --rounds 5 > docs/performance.md.tmp
+	echo >> docs/performance.md.tmp
+	$(ENGINES) --markdown >> docs/performance.md.tmp
 	mv docs/performance.md.tmp docs/performance.md
 	$(PYTHON) tools/bench/summary.py docs/performance.md README.md
+
+## bench-engines: dt64 export next to DuckDB (tools/js/bench_engines.mjs):
+## export of the demo's 32 Mi datetime64[us] array to Parquet and Arrow
+## IPC, DuckDB's COPY of the same rows to Parquet (zstd), DuckDB's range
+## query on both files, and the long layout of a 48 × 361 × 720 grid
+## (tools/bench/grid.py) next to DuckDB's COPY of the same long table;
+## medians of ENGINE_ROUNDS alternated rounds, the targets' ratios, the
+## file sizes. The inputs are made once in ENGINE_DIR.
+ENGINE_DIR    ?= $(BENCH_DIR)/dt64-bench-engines
+ENGINE_ROUNDS ?= 5
+ENGINES        = node tools/js/bench_engines.mjs --dt64 ./bin/dt64 --wide $(ENGINE_DIR)/demo/dest.zarr \
+                 --long $(ENGINE_DIR)/grid.zarr --dir $(ENGINE_DIR)/out --rounds $(ENGINE_ROUNDS)
+bench-engines: build js-deps engine-data
+	$(ENGINES)
+
+engine-data: build
+	@test -f $(ENGINE_DIR)/demo/dest.zarr/zarr.json || ./bin/dt64 demo $(ENGINE_DIR)/demo >/dev/null
+	@test -f $(ENGINE_DIR)/grid.zarr/.zmetadata || $(PYTHON) tools/bench/grid.py $(ENGINE_DIR)/grid.zarr
 
 bench-go: proxy
 	$(GO) test -run '^$$' -bench . -count 5 ./kernels/ | tee bench.txt

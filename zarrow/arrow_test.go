@@ -66,21 +66,27 @@ func loadOracle(t *testing.T, name string) []oraclePair {
 // chunks of 7, in the given byte order.
 func timeArray(t *testing.T, dt dtype.DataType, values []int64, order binary.ByteOrder) *zarr.Array {
 	t.Helper()
+	return chunkedTimeArray(t, dt, values, order, 7)
+}
+
+// chunkedTimeArray is timeArray in chunks of chunk elements.
+func chunkedTimeArray(t *testing.T, dt dtype.DataType, values []int64, order binary.ByteOrder, chunk int) *zarr.Array {
+	t.Helper()
 	ctx := context.Background()
 	a, err := zarr.Create(ctx, storage.NewMemory(), zarr.Metadata{Format: 3, DataType: dt, Shape: []int64{int64(len(values))},
-		ChunkShape: []int64{7}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: order}}})
+		ChunkShape: []int64{int64(chunk)}, FillValue: dtype.NaT, Codecs: []zarr.Codec{zarr.BytesCodec{Endian: order}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]int64, 7)
-	for lo := 0; lo < len(values); lo += 7 {
+	buf := make([]int64, chunk)
+	for lo := 0; lo < len(values); lo += chunk {
 		for i := range buf {
 			buf[i] = dtype.NaT
 			if lo+i < len(values) {
 				buf[i] = values[lo+i]
 			}
 		}
-		if err := a.WriteChunk(ctx, []int64{int64(lo / 7)}, buf); err != nil {
+		if err := a.WriteChunk(ctx, []int64{int64(lo / chunk)}, buf); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -195,7 +195,7 @@ func (w countWriter) Write(p []byte) (int, error) {
 // gridGroup is an in-memory group holding a float32 t2m of shape shape,
 // chunked chunk, with dimension_names dims and a 1-D coordinate per
 // dimension (the first datetime64[s] hours, the others float64).
-func gridGroup(b *testing.B, dims []string, shape, chunk []int64) storage.Store {
+func gridGroup(b testing.TB, dims []string, shape, chunk []int64) storage.Store {
 	ctx := context.Background()
 	store := storage.NewMemory()
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {

@@ -3,6 +3,7 @@ package zarrow
 import (
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,10 +30,17 @@ const (
 	IPC
 )
 
+// DefaultRowGroupRows is the default rows of a Parquet row group: 256 Ki,
+// so that a reader that skips row groups by their statistics reads little
+// more than a range query's rows (DuckDB's range query over 10 days of
+// second-spaced timestamps took 38 ms on a file of 256 Ki-row groups,
+// 62 ms with 1 Mi-row groups; the file was 0.2 % larger).
+const DefaultRowGroupRows = 1 << 18
+
 // ExportOptions configure Export.
 type ExportOptions struct {
 	Format ExportFormat
-	// RowGroupRows bounds a Parquet row group; 0 means 1 Mi rows.
+	// RowGroupRows bounds a Parquet row group; 0 means DefaultRowGroupRows.
 	RowGroupRows int64
 	// Compression of Arrow IPC record batches: "" (none, the default:
 	// some readers, apache-arrow for JavaScript among them, cannot read
@@ -40,11 +48,16 @@ type ExportOptions struct {
 	Compression string
 	// Allocator for the writers' buffers; nil is memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// Workers is how many Parquet row groups (or compressed Arrow IPC
+	// buffers) are encoded at once; 0 means GOMAXPROCS. The output is the
+	// same for any number.
+	Workers int
 }
 
 // Export writes every record batch of r to w in the chosen format and
-// returns the rows written. Memory is bounded by a batch (and, for
-// Parquet, a row group's encoded pages). w is not closed.
+// returns the rows written; w is not closed. Parquet row groups are
+// encoded on Workers goroutines and written in order, so that at most
+// Workers row groups are in memory at once (ExportMemoryBound).
 func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 	mem := o.Allocator
 	if mem == nil {
@@ -55,54 +68,19 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		if o.Compression != "" {
 			return 0, fmt.Errorf("parquet: compression is always zstd, not %q", o.Compression)
 		}
-		rg := o.RowGroupRows
-		if rg <= 0 {
-			rg = 1 << 20
+		rows, err := newParquetWriter(r.Schema(), o, mem).write(r, w)
+		if err != nil && err != r.Err() { // the reader's error is its own
+			return rows, fmt.Errorf("parquet: %w", err)
 		}
-		// No dictionary pages: time columns are nearly all distinct values,
-		// for which arrow-go builds a dictionary only to drop it. Integer
-		// columns (times among them) are delta-encoded, a standard Parquet
-		// encoding (DuckDB reads it: TestDuckDBReadsParquet): smaller and
-		// faster to write than PLAIN pages for timestamps (the README has
-		// BenchmarkExportParquet's figures).
-		opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
-			parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem),
-			// 2.6 stores nanoseconds; older versions would make the writer
-			// cast ns to us itself, outside the overflow policy.
-			parquet.WithVersion(parquet.V2_6)}
-		for _, f := range r.Schema().Fields() {
-			if id := f.Type.ID(); arrow.IsInteger(id) || id == arrow.TIMESTAMP || id == arrow.DURATION {
-				opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
-			}
-		}
-		props := parquet.NewWriterProperties(opts...)
-		// pqarrow closes a sink that is an io.Closer: hide it, w is the caller's.
-		schema, aprops := r.Schema(), []pqarrow.WriterOption{pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)}
-		durations := durationsAsInt64(schema) // nil without duration columns
-		if durations != nil {
-			schema, aprops = durations, aprops[1:] // the schema is stored by durationsAsInt64
-		}
-		fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(aprops...))
-		if err != nil {
-			return 0, fmt.Errorf("parquet: %w", err)
-		}
-		write := fw.Write
-		if durations != nil {
-			write = func(rec arrow.RecordBatch) error {
-				rec = withSchema(rec, durations)
-				defer rec.Release()
-				return fw.Write(rec)
-			}
-		}
-		return writeBatches(r, "parquet", write, fw.Close)
+		return rows, err
 	case IPC:
 		opts := []ipc.Option{ipc.WithSchema(r.Schema()), ipc.WithAllocator(mem)}
 		switch o.Compression {
 		case "":
 		case "zstd":
-			opts = append(opts, ipc.WithZstd())
+			opts = append(opts, ipc.WithZstd(), ipc.WithCompressConcurrency(o.workers()))
 		case "lz4":
-			opts = append(opts, ipc.WithLZ4())
+			opts = append(opts, ipc.WithLZ4(), ipc.WithCompressConcurrency(o.workers()))
 		default:
 			return 0, fmt.Errorf("arrow IPC compression %q: want zstd or lz4", o.Compression)
 		}
@@ -113,6 +91,86 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		return writeBatches(r, "arrow IPC", fw.Write, fw.Close)
 	}
 	return 0, fmt.Errorf("export format %d", o.Format)
+}
+
+// newParquetWriter is the writer of Export's Parquet files.
+func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocator) *parquetWriter {
+	rg := o.RowGroupRows
+	if rg <= 0 {
+		rg = DefaultRowGroupRows
+	}
+	// No dictionary pages for integers: time columns are nearly all
+	// distinct values, for which arrow-go builds a dictionary only to drop
+	// it. Integer columns (times among them) are delta-encoded, a standard
+	// Parquet encoding (DuckDB reads it: TestDuckDBReadsParquet): smaller and
+	// faster to write than PLAIN pages for timestamps (docs/engines.md has
+	// BenchmarkExportParquet's figures). Statistics (arrow-go's default)
+	// give each row group its columns' minimum and maximum, by which
+	// readers skip row groups (TestDuckDBPrunesRowGroups).
+	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
+		parquet.WithMaxRowGroupLength(rg), parquet.WithAllocator(mem), parquet.WithStats(true),
+		// 2.6 stores nanoseconds; older versions would make the writer
+		// cast ns to us itself, outside the overflow policy.
+		parquet.WithVersion(parquet.V2_6),
+		// zstd's fastest level: delta-encoded pages leave it little to
+		// find, and the default level took a third more CPU time for a
+		// file 1 % smaller (the demo's 32 Mi timestamps).
+		parquet.WithCompressionLevel(1)}
+	for _, f := range schema.Fields() {
+		if id := f.Type.ID(); arrow.IsInteger(id) || id == arrow.TIMESTAMP || id == arrow.DURATION {
+			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
+		} else {
+			// Floats and booleans get dictionary pages, which arrow-go
+			// drops for PLAIN once a column chunk's dictionary outgrows
+			// its page: a long table's lat and lon repeat a few values,
+			// and ERA5-like t2m (a few thousand distinct values) shrinks
+			// too: the bench-engines grid's file went from 27.0 to 20.2
+			// MiB (DuckDB's: 19.7), at the same CPU time.
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		}
+	}
+	aprops := []pqarrow.WriterOption{pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)}
+	retype := false
+	if d := durationsAsInt64(schema); d != nil { // duration columns: written as int64, the schema stored by durationsAsInt64
+		schema, aprops, retype = d, aprops[1:], true
+	}
+	return &parquetWriter{schema: schema, props: parquet.NewWriterProperties(opts...), mem: mem, rg: rg, workers: o.workers(),
+		aprops: pqarrow.NewArrowWriterProperties(aprops...), retype: retype}
+}
+
+// ExportMemoryBound is about the most memory Export holds, beside its
+// reader's (Table.MemoryBound), for batches of at most batchRows rows,
+// each holding at most batchBytes (Table.HeldBytes). Parquet: the
+// Workers row groups in flight, each as the batches its rows are sliced
+// from and its encoding (the encoded part, grown by doubling, and the
+// column writers' pages). Arrow IPC: the compressed buffers of a batch.
+func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o ExportOptions) int64 {
+	w := int64(o.workers())
+	batchRows = max(batchRows, 1)
+	if o.Format == IPC {
+		if o.Compression == "" {
+			return 0
+		}
+		return batchBytes + 64<<10*int64(len(schema.Fields()))
+	}
+	rg := o.RowGroupRows
+	if rg <= 0 {
+		rg = DefaultRowGroupRows
+	}
+	batches := (w*rg+batchRows-1)/batchRows + 1
+	part := 2*BatchBytes(schema, rg) + partOverhead*int64(len(schema.Fields()))
+	return batches*batchBytes + w*part
+}
+
+// partOverhead is the memory a column writer holds beside a row group's
+// encoding: a data page of values, and its compressed copy.
+const partOverhead = 4 << 20
+
+func (o ExportOptions) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // writeBatches writes every batch of r with write, then closes the

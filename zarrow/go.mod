@@ -2,7 +2,10 @@ module github.com/zarr-dt64/dt64/zarrow
 
 go 1.26
 
-require github.com/zarr-dt64/dt64 v0.0.0-20261202214026-35cd2e9932e4
+require (
+	github.com/zarr-dt64/dt64 v0.0.0-20261202214026-35cd2e9932e4
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect

@@ -31,6 +31,8 @@ type LongOptions struct {
 	Vars []string
 	// BatchRows is the most rows in one record batch; 0 means 1 Mi.
 	BatchRows int64
+	// Prefetch is TableOptions.Prefetch: batches read ahead, concurrently.
+	Prefetch int
 }
 
 // A VariableError says why an array named in LongOptions.Vars cannot be
@@ -54,10 +56,10 @@ type longTable struct {
 	// is a contiguous run of rows in C order of size at most BatchRows.
 	batchDim  int
 	batchLen  int64
+	span      int64    // along batchDim, the variables' chunk when it holds several batches (long_span.go)
 	inner     int64    // rows per index of batchDim
 	notes     []string // arrays that are not columns, and why
 	variables []string // the variables' paths
-	widths    int64    // bytes of a row, over every column
 	chunk     int64    // bytes of the largest variable chunk
 	coordSize int64    // bytes of the coordinate columns
 }
@@ -303,14 +305,11 @@ func newLongTable(ctx context.Context, store storage.Store, byPath map[string]lo
 		fields = append(fields, field(v.Path, at, col, o.Options))
 		l.chunk = max(l.chunk, int64(col.array.ChunkBytes()))
 	}
-	for _, f := range fields {
-		l.widths += int64(byteWidth(f.Type))
-	}
 	rows := int64(1)
 	for _, s := range l.shape {
 		rows *= s
 	}
-	t := &Table{opts: TableOptions{Options: o.Options, BatchRows: o.BatchRows}, rows: rows, long: l}
+	t := &Table{opts: TableOptions{Options: o.Options, BatchRows: o.BatchRows, Prefetch: o.Prefetch}, rows: rows, long: l}
 	if t.opts.BatchRows <= 0 {
 		t.opts.BatchRows = 1 << 20
 	}
@@ -351,6 +350,17 @@ func (l *longTable) planBatches(batchRows int64, chunk []int64) {
 	m := max(1, batchRows/max(l.inner, 1))
 	if d < len(chunk) && chunk[d] > 0 && m >= chunk[d] {
 		m = m / chunk[d] * chunk[d]
+	}
+	if d < len(chunk) && chunk[d] > m && l.shape[d] > m {
+		// Batches cut from a chunk's extent (a span, read once): the
+		// largest length that divides the chunk's, if not below half.
+		q := m
+		for chunk[d]%q != 0 {
+			q--
+		}
+		if 2*q > m {
+			m, l.span = q, chunk[d]
+		}
 	}
 	l.batchLen = min(m, max(l.shape[d], 1))
 }
@@ -421,39 +431,74 @@ func (t *Table) Notes() []string {
 	return t.long.notes
 }
 
-// MemoryBound is about the most memory a long table's reader holds: a
-// batch of every column, the coordinates, and a decoded chunk per
-// parallel read. 0 for a wide table.
+// MemoryBound is about the most memory a RecordReader of the table
+// holds: the batches it holds at once (the one Next returned and
+// Prefetch read ahead, HeldBytes each) with a decoded chunk per parallel
+// chunk read of each, and a long table's coordinates.
 func (t *Table) MemoryBound() int64 {
-	l := t.long
-	if l == nil {
-		return 0
+	chunk, coords := int64(0), int64(0)
+	if l := t.long; l != nil {
+		chunk, coords = l.chunk, l.coordSize
+	} else {
+		for _, c := range t.cols {
+			chunk = max(chunk, int64(c.array.ChunkBytes()))
+		}
 	}
-	batch := l.batchLen * l.inner
-	return batch*l.widths + l.coordSize + int64(max(1, t.opts.Parallel))*l.chunk
+	read := t.HeldBytes() + int64(max(1, t.opts.Parallel))*chunk
+	return int64(max(t.opts.Prefetch, 0)+1)*read + coords
+}
+
+// HeldBytes is the most memory one batch of the table keeps allocated
+// while it is held: its columns, and for a long table that reads its
+// variables by chunk spans (long_span.go), the whole span they are cut
+// from.
+func (t *Table) HeldBytes() int64 {
+	n := BatchBytes(t.schema, t.BatchRows())
+	if l := t.long; l != nil && l.spanned() {
+		n += BatchBytes(arrow.NewSchema(t.schema.Fields()[len(l.coords):], nil), l.span*l.inner)
+	}
+	return n
+}
+
+// BatchBytes is the memory a record batch of the schema's fixed-width
+// columns takes with rows rows: values and validity bitmaps.
+func BatchBytes(schema *arrow.Schema, rows int64) int64 {
+	n := int64(0)
+	for _, f := range schema.Fields() {
+		n += rows * int64(byteWidth(f.Type))
+		if f.Nullable {
+			n += (rows + 7) / 8
+		}
+	}
+	return n
+}
+
+// readCoords reads a long table's coordinate arrays whole, once, for
+// every batch to broadcast.
+func (t *Table) readCoords(ctx context.Context) ([]arrow.Array, kernels.Stats, error) {
+	var st kernels.Stats
+	var coords []arrow.Array
+	for _, c := range t.long.coords {
+		col, s, err := readColumn(ctx, c, []int64{0}, c.array.Shape(), t.opts.Options)
+		s.NaT = 0 // counted per row, as broadcast
+		st.Add(s)
+		if err != nil {
+			releaseAll(coords)
+			return nil, st, fmt.Errorf("coordinate %q: %w", c.name, err)
+		}
+		coords = append(coords, col)
+	}
+	return coords, st, nil
 }
 
 // readLong reads the batch of rows [lo, lo+n) of a long table: a box of
-// every variable, and the coordinates broadcast over it.
-func (t *Table) readLong(ctx context.Context, lo, n int64, coords *[]arrow.Array) (arrow.RecordBatch, kernels.Stats, error) {
+// every variable, and the coordinates (readCoords) broadcast over it.
+func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array, spans *spanCache) (arrow.RecordBatch, kernels.Stats, error) {
 	l := t.long
 	var st kernels.Stats
-	if *coords == nil {
-		for _, c := range l.coords {
-			col, s, err := readColumn(ctx, c, []int64{0}, c.array.Shape(), t.opts.Options)
-			s.NaT = 0 // counted per row, as broadcast
-			st.Add(s)
-			if err != nil {
-				releaseAll(*coords)
-				*coords = nil
-				return nil, st, fmt.Errorf("coordinate %q: %w", c.name, err)
-			}
-			*coords = append(*coords, col)
-		}
-	}
 	start, shape := l.box(lo)
 	cols := make([]arrow.Array, 0, len(l.coords)+len(l.vars))
-	for k, c := range *coords {
+	for k, c := range coords {
 		outer, inner := int64(1), int64(1)
 		for _, s := range shape[:k] {
 			outer *= s
@@ -465,14 +510,24 @@ func (t *Table) readLong(ctx context.Context, lo, n int64, coords *[]arrow.Array
 		st.NaT += col.NullN()
 		cols = append(cols, col)
 	}
-	for _, c := range l.vars {
-		col, s, err := readColumn(ctx, c, start, shape, t.opts.Options)
+	if l.spanned() {
+		vars, s, err := t.variablesBySpan(ctx, spans, lo, n, start, shape)
 		st.Add(s)
 		if err != nil {
 			releaseAll(cols)
-			return nil, st, fmt.Errorf("variable %q, box %v+%v: %w", c.name, start, shape, err)
+			return nil, st, err
 		}
-		cols = append(cols, col)
+		cols = append(cols, vars...)
+	} else {
+		for _, c := range l.vars {
+			col, s, err := readColumn(ctx, c, start, shape, t.opts.Options)
+			st.Add(s)
+			if err != nil {
+				releaseAll(cols)
+				return nil, st, fmt.Errorf("variable %q, box %v+%v: %w", c.name, start, shape, err)
+			}
+			cols = append(cols, col)
+		}
 	}
 	rec := array.NewRecordBatch(t.schema, cols, n)
 	releaseAll(cols)
@@ -496,10 +551,15 @@ func releaseAll(cols []arrow.Array) {
 }
 
 // BatchRows is the most rows in one record batch: a long table's are
-// cut along its grid, so they may be fewer than TableOptions.BatchRows.
+// cut along its grid, so they may be fewer than TableOptions.BatchRows;
+// an N-D ArrayTable's take BatchRows indices of its first dimension.
 func (t *Table) BatchRows() int64 {
 	if t.long == nil {
-		return t.opts.BatchRows
+		n := t.opts.BatchRows
+		for _, d := range t.inner {
+			n *= d
+		}
+		return max(n, 1) // an empty inner dimension: no rows at all
 	}
 	return t.long.batchLen * t.long.inner
 }

@@ -29,6 +29,10 @@ type TableOptions struct {
 	Dim string
 	// BatchRows is the most rows in one record batch; 0 means 1 Mi.
 	BatchRows int64
+	// Prefetch is how many batches a RecordReader reads ahead of the one
+	// Next returned, concurrently (each with Parallel chunks at once);
+	// 0 reads each batch when Next asks for it.
+	Prefetch int
 }
 
 // A Table is a group's 1-D arrays along one dimension, read as Arrow
@@ -299,25 +303,43 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 }
 
 // RecordReader streams the table as record batches of at most BatchRows
-// rows, each read when Next asks for it, so memory stays bounded by one
-// batch. The caller releases the reader.
+// rows, in order. Without Prefetch each batch is read when Next asks for
+// it, so memory stays bounded by one batch; with Prefetch p, the next p
+// batches are read concurrently while the caller works on the current
+// one (memory: p+1 batches). Cancelling ctx stops the reads; Next then
+// returns false and Err the context's error. The caller releases the
+// reader, which waits for the reads still running: no goroutine outlives
+// Release, nor a Next that returned false.
 func (t *Table) RecordReader(ctx context.Context) *RecordReader {
-	r := &RecordReader{t: t, ctx: ctx}
+	r := &RecordReader{t: t}
+	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.refs.Store(1)
 	return r
 }
 
 // RecordReader is an array.RecordReader over a Table.
 type RecordReader struct {
-	t     *Table
-	ctx   context.Context
-	refs  atomic.Int64
-	next  int64
-	cur   arrow.RecordBatch
-	err   error
-	stats kernels.Stats
-	// coords are a long table's coordinates, read by the first batch.
+	t      *Table
+	ctx    context.Context
+	cancel context.CancelFunc
+	refs   atomic.Int64
+	next   int64 // the first row not yet asked for
+	cur    arrow.RecordBatch
+	err    error
+	stats  kernels.Stats
+	// coords are a long table's coordinates, read by the first Next.
 	coords []arrow.Array
+	// ahead are the batches being read, in row order.
+	ahead []chan batchResult
+	// spans are a long table's variables read by chunk spans.
+	spans *spanCache
+}
+
+// batchResult is a batch read ahead.
+type batchResult struct {
+	rec arrow.RecordBatch
+	st  kernels.Stats
+	err error
 }
 
 var _ array.RecordReader = (*RecordReader)(nil)
@@ -328,12 +350,28 @@ func (r *RecordReader) Release() {
 	if r.refs.Add(-1) != 0 {
 		return
 	}
+	r.stop()
 	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil
 	}
+	if r.spans != nil {
+		r.spans.release()
+	}
 	releaseAll(r.coords)
 	r.coords = nil
+}
+
+// stop cancels the reads still running, waits for them and drops their
+// batches.
+func (r *RecordReader) stop() {
+	r.cancel()
+	for _, c := range r.ahead {
+		if b := <-c; b.rec != nil {
+			b.rec.Release()
+		}
+	}
+	r.ahead = nil
 }
 
 func (r *RecordReader) Schema() *arrow.Schema { return r.t.schema }
@@ -344,28 +382,72 @@ func (r *RecordReader) Next() bool {
 		r.cur.Release()
 		r.cur = nil
 	}
-	if r.err != nil || r.next >= r.t.rows {
+	if r.err != nil {
 		return false
 	}
-	n := min(r.t.opts.BatchRows, r.t.rows-r.next)
-	if r.t.long != nil {
-		n = r.t.long.batchRows(r.next)
+	if r.t.long != nil && r.coords == nil && r.t.rows > 0 {
+		coords, st, err := r.t.readCoords(r.ctx)
+		r.stats.Add(st)
+		if err != nil {
+			return r.fail(err)
+		}
+		r.coords = coords
+		r.spans = &spanCache{spans: map[int64]*span{}}
 	}
-	var rec arrow.RecordBatch
-	var st kernels.Stats
-	var err error
-	if r.t.long != nil {
-		rec, st, err = r.t.readLong(r.ctx, r.next, n, &r.coords)
-	} else {
-		rec, st, err = r.t.read(r.ctx, r.next, n)
+	for len(r.ahead) <= max(r.t.opts.Prefetch, 0) && r.next < r.t.rows {
+		r.ahead = append(r.ahead, r.start())
 	}
-	r.stats.Add(st)
-	if err != nil {
-		r.err = err
+	if len(r.ahead) == 0 {
 		return false
 	}
-	r.cur, r.next = rec, r.next+n
+	b := <-r.ahead[0]
+	r.ahead = r.ahead[1:]
+	r.stats.Add(b.st)
+	if b.err == nil {
+		b.err = r.ctx.Err() // cancelled: the batch may be complete, its successors not
+	}
+	if b.err != nil {
+		if b.rec != nil {
+			b.rec.Release()
+		}
+		return r.fail(b.err)
+	}
+	r.cur = b.rec
 	return true
+}
+
+// fail ends the stream with err, once the reads still running stop.
+func (r *RecordReader) fail(err error) bool {
+	r.err = err
+	r.stop()
+	return false
+}
+
+// start starts reading the batch at row r.next, on a goroutine of its
+// own when batches are read ahead.
+func (r *RecordReader) start() chan batchResult {
+	lo := r.next
+	n := min(r.t.opts.BatchRows, r.t.rows-lo)
+	if r.t.long != nil {
+		n = r.t.long.batchRows(lo)
+	}
+	r.next += n
+	c := make(chan batchResult, 1)
+	read := func() {
+		var b batchResult
+		if r.t.long != nil {
+			b.rec, b.st, b.err = r.t.readLong(r.ctx, lo, n, r.coords, r.spans)
+		} else {
+			b.rec, b.st, b.err = r.t.read(r.ctx, lo, n)
+		}
+		c <- b
+	}
+	if r.t.opts.Prefetch > 0 {
+		go read()
+	} else {
+		read()
+	}
+	return c
 }
 
 func (r *RecordReader) RecordBatch() arrow.RecordBatch { return r.cur }

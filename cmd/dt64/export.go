@@ -58,7 +58,10 @@ annotated with their unit. Arrow IPC is uncompressed unless
 --compression zstd|lz4 (some readers, apache-arrow for JavaScript among
 them, cannot read compressed batches).
 
-Memory is bounded by one batch of --rows rows. OUT appears only when
+--workers batches are read ahead, and as many Parquet row groups (or
+compressed IPC buffers) encoded at once; the file is the same for any
+--workers. Memory is bounded by a few batches of --rows rows and the
+row groups in flight: the plan line states the bound. OUT appears only when
 complete: it is written under a temporary name, flushed to disk and
 renamed (--no-sync skips the flush). An existing OUT is refused unless
 --overwrite; the temporary file of an export that was killed is removed
@@ -80,8 +83,8 @@ by the next export to the same OUT.`,
 	f.calendar.add(fl)
 	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
 	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
-	fl.Int64Var(&f.rowGroup, "row-group", 1<<20, "Parquet only: rows per row group")
-	fl.IntVar(&f.workers, "workers", 0, "chunks read at once (default: the number of CPUs)")
+	fl.Int64Var(&f.rowGroup, "row-group", zarrow.DefaultRowGroupRows, "Parquet only: rows per row group")
+	fl.IntVar(&f.workers, "workers", 0, "batches read ahead and row groups encoded at once (default: the number of CPUs)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
@@ -131,10 +134,12 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		return err
 	}
 	to.Parquet = o.Format == zarrow.Parquet
-	to.Parallel = f.workers
-	if to.Parallel <= 0 {
-		to.Parallel = runtime.NumCPU()
+	workers := f.workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
 	}
+	// Each worker reads a batch ahead and encodes a row group.
+	to.Parallel, to.Prefetch, o.Workers = workers, workers, workers
 	if err := transcode.CheckOverlap(src, out); err != nil {
 		return err
 	}
@@ -164,6 +169,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		for _, p := range plan {
 			fmt.Fprintln(errw, p)
 		}
+		fmt.Fprintln(errw, exportMemoryPlan(tab, o))
 		fmt.Fprintf(errw, "destination: %s  %s\n", out, map[zarrow.ExportFormat]string{zarrow.Parquet: "Parquet, zstd", zarrow.IPC: "Arrow IPC file, " + orNone(o.Compression)}[o.Format])
 	}
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
@@ -216,6 +222,17 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT)%s, %d overflowed, %d lossy (a remainder floored away)\n",
 		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, noDateText(st.NoDate), st.Overflowed, st.Lossy)
 	return nil
+}
+
+// exportMemoryPlan states the workers and the memory bound of an export:
+// the reader's batches and the writer's row groups in flight.
+func exportMemoryPlan(tab *zarrow.Table, o zarrow.ExportOptions) string {
+	what := "batches read ahead"
+	if o.Format == zarrow.Parquet {
+		what += ", row groups encoded at once"
+	}
+	return fmt.Sprintf("plan:        %d workers (%s): memory at most %s", o.Workers, what,
+		transcodeBytes(tab.MemoryBound()+zarrow.ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)))
 }
 
 func orNone(s string) string {

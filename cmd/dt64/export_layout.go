@@ -59,7 +59,7 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 	if f.name != "" {
 		return nil, nil, usageError{fmt.Errorf("--name names the column of an array; %s is a group (its columns are named by the arrays' paths)", src)}
 	}
-	lo := zarrow.LongOptions{Options: to.Options, Dim: to.Dim, Vars: f.vars, BatchRows: to.BatchRows}
+	lo := zarrow.LongOptions{Options: to.Options, Dim: to.Dim, Vars: f.vars, BatchRows: to.BatchRows, Prefetch: to.Prefetch}
 	if f.layout == "long" {
 		tab, err := zarrow.OpenLongTable(ctx, store, lo)
 		if err != nil {
@@ -81,14 +81,14 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 	return tab, plan, nil
 }
 
-// longPlan describes a long table: its grid, batches and memory bound.
+// longPlan describes a long table: its grid and batches.
 func longPlan(tab *zarrow.Table) []string {
 	var grid []string
 	for k, d := range tab.Dimensions() {
 		grid = append(grid, fmt.Sprintf("%s %d", d, tab.Shape()[k]))
 	}
-	plan := []string{fmt.Sprintf("plan:        long layout: %d rows = %s (variables %s); batches of at most %d rows, coordinates broadcast from their 1-D arrays: memory at most %s (a batch, the coordinates, a chunk per worker)",
-		tab.Rows(), strings.Join(grid, " × "), strings.Join(tab.Variables(), ", "), tab.BatchRows(), transcodeBytes(tab.MemoryBound()))}
+	plan := []string{fmt.Sprintf("plan:        long layout: %d rows = %s (variables %s); batches of at most %d rows, coordinates broadcast from their 1-D arrays",
+		tab.Rows(), strings.Join(grid, " × "), strings.Join(tab.Variables(), ", "), tab.BatchRows())}
 	for _, n := range tab.Notes() {
 		plan = append(plan, "note:        "+n)
 	}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// export writes the same bytes for any --workers, wide and long, Parquet
+// and Arrow IPC (compressed or not), with batches and row groups that do
+// not line up; the plan states the workers and the memory bound.
+func TestExportSameForAnyWorkers(t *testing.T) {
+	grid := xarrayGrid(t)
+	wide := exportGroup(t)
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"wide.parquet", []string{wide, "--rows", "2", "--row-group", "3"}},
+		{"wide.arrow", []string{wide, "--rows", "2"}},
+		{"long.parquet", []string{grid, "--layout", "long", "--rows", "7", "--row-group", "11"}},
+		{"long.arrow", []string{grid, "--layout", "long", "--rows", "7", "--compression", "zstd"}},
+	}
+	for _, c := range cases {
+		var first []byte
+		for _, w := range []string{"1", "2", "7"} {
+			out := filepath.Join(dir, w+"-"+c.name)
+			args := append([]string{"export", c.args[0], out, "--workers", w}, c.args[1:]...)
+			_, errOut, err := run(t, nil, args...)
+			if err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			if want := fmt.Sprintf("plan:        %s workers", w); !strings.Contains(errOut, want) || !strings.Contains(errOut, "memory at most") {
+				t.Errorf("%v: the plan lacks %q and the memory bound:\n%s", args, want, errOut)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = b
+			} else if !bytes.Equal(b, first) {
+				t.Errorf("%s: --workers %s wrote other bytes than --workers 1", c.name, w)
+			}
+		}
+	}
+}

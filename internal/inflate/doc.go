@@ -42,12 +42,12 @@
 // byte-wise path serves the end). Trailers are checked: Adler-32 with a
 // 16-bytes-per-step implementation, CRC-32 with hash/crc32.
 //
-// Measured (2026-12-03, 2-vCPU AMD EPYC VM under load 11-17, Go 1.26,
+// Measured (2026-12-03, 2-vCPU AMD EPYC VM at load 0.7, Go 1.26,
 // GOAMD64=v1) on 1 MiB gzip:5 chunks of the end-to-end benchmark's
-// timestamps (big-endian ns, ±0.5 ms jitter): 516 MB/s per CPU second
-// (best of 100 decodes; median 467) against klauspost's 262 (247), 1.97x;
-// on ±0.5 s jittered little-endian ns, 611 (564) against 292 (274),
-// 2.09x. Method, all figures, the end-to-end job and what did not pay:
+// timestamps (big-endian ns, ±0.5 ms jitter): 517 MB/s per CPU second
+// (best of 100 decodes; median 505) against klauspost's 269 (263), 1.92x;
+// on ±0.5 s jittered little-endian ns, 611 (586) against 299 (290),
+// 2.04x. Method, all figures, the end-to-end job and what did not pay:
 // docs/inflate.md.
 //
 // What is accepted matches compress/flate: Huffman codes must be complete,

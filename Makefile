@@ -36,7 +36,7 @@ endif
 export DT64_REQUIRE
 
 .PHONY: proxy bump-siblings release-check check test-haswell bench-report engine-data all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
-        versitygw test-s3 bench-s3 bench bench-engines bench-go bench-numpy fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
+        versitygw test-s3 bench-s3 bench bench-engines bench-go bench-numpy bench-zarr-python fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
 
@@ -215,11 +215,13 @@ bench: build
 
 ## bench-report: measure every kernel (8 MiB and 256 MiB, 5 rounds) and
 ## write docs/performance.md, with the machine, date, Go version and CPU
-## features stated once, and bench-engines' table after them, then quote
-## its 256 MiB table in the README. The
-## docs' figures come from here, never from a keyboard.
+## features stated once, then the main job per core next to zarr-python's
+## chunk loop (bench-zarr-python's section) and bench-engines' table, then
+## quote its 256 MiB kernel table in the README. The docs' figures come
+## from here, never from a keyboard.
 bench-report: build js-deps engine-data
 	./bin/dt64 bench --markdown --sizes 8MiB,256MiB --rounds 5 > docs/performance.md.tmp
+	$(PYTHON) tools/bench/zarr_python.py --dt64 bin/dt64 --rounds 5 --markdown >> docs/performance.md.tmp
 	echo >> docs/performance.md.tmp
 	$(ENGINES) --markdown >> docs/performance.md.tmp
 	mv docs/performance.md.tmp docs/performance.md
@@ -248,6 +250,12 @@ bench-go: proxy
 
 bench-numpy:
 	$(PYTHON) tools/bench/numpy_bench.py --rounds 5
+
+## bench-zarr-python: the main job (256 MiB gzip:5 v2 ns -> zstd:3 us) on one
+## core, zarr-python 2.13's chunk loop against dt64 transcode --workers 1
+## (needs Debian's python3-zarr; about a minute a round).
+bench-zarr-python: build
+	$(PYTHON) tools/bench/zarr_python.py --dt64 bin/dt64 --rounds 5
 
 bench-s3: versitygw proxy
 	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .

@@ -17,7 +17,8 @@ import (
 const benchChunkSize = 1 << 20
 
 // benchData is the decoded chunks: (a) jittered int64 ns timestamps, (b)
-// regular hourly µs timestamps, (c) text-like data.
+// the end-to-end benchmark's big-endian ns timestamps, (c) regular hourly
+// µs timestamps, (d) text-like data.
 func benchData() []struct {
 	name string
 	p    []byte
@@ -27,6 +28,7 @@ func benchData() []struct {
 		p    []byte
 	}{
 		{"jitter-ns", jitteredNS(benchChunkSize/8, 42)},
+		{"e2e-ns", e2eNS(benchChunkSize/8, 1)},
 		{"hourly-us", hourlyUS(benchChunkSize / 8)},
 		{"text", textLike(benchChunkSize, 42)},
 	}

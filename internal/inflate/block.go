@@ -15,9 +15,9 @@ const (
 )
 
 // huffBlock decodes the symbols of one Huffman-coded block with the
-// tables t into dst from op, up to and including the end-of-block code,
-// and returns the new output position.
-func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
+// tables t (lk: their lengthBits) into dst from op, up to and including
+// the end-of-block code, and returns the new output position.
+func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, error) {
 	in := br.in
 	pos := br.consumed()
 	ip := pos >> 3
@@ -46,6 +46,18 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 	// sizes, which only removes bounds checks: valid entries point inside.
 	// Two refills per iteration advance ip by at most 14 bytes; the check
 	// before each iteration's first keeps both loads inside in.
+	//
+	// With each literal/length entry e, the distance entry d is looked up
+	// lk bits further on (lk: lengthBits, the bits the length code with
+	// the shortest codeword takes, which the encoder gives the most
+	// frequent length). When e is a length that took lk bits and the
+	// counted bits cover d's and the next lookup's, d is the distance's
+	// entry, found in parallel with e: a match then costs one dependent
+	// lookup, not two. Else d is ignored and the distance looked up after
+	// the length as before. d is always from bits that were true when it
+	// was looked up: from the same bb as e within an iteration, and
+	// looked up again after each refill (a preload before a refill may
+	// have had fewer true bits than the refill then counts).
 	inEnd := len(in) - fastIn
 	outEnd := len(dst) - fastOut
 	bb := load64(in, ip) >> (pos & 7)
@@ -54,7 +66,9 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 	bb |= load64(in, ip) << (nb & 63)
 	ip += int(7 - (nb>>3)&7)
 	nb |= 56
+	lk &= 63
 	e := t[bb&litMask]
+	d := t[litSize+(bb>>lk)&distMask]
 	var length, dist int
 	for {
 		if e&fLit != 0 {
@@ -63,18 +77,21 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 			dst[op] = byte(e >> 16)
 			op++
 			e = t[bb&litMask]
+			d = t[litSize+(bb>>lk)&distMask]
 			if e&fLit != 0 {
 				bb >>= e & 63
 				nb -= uint(e)
 				dst[op] = byte(e >> 16)
 				op++
 				e = t[bb&litMask]
+				d = t[litSize+(bb>>lk)&distMask]
 				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e)
 					dst[op] = byte(e >> 16)
 					op++
 					e = t[bb&litMask]
+					d = t[litSize+(bb>>lk)&distMask]
 					if e&fLit != 0 {
 						bb >>= e & 63
 						nb -= uint(e)
@@ -93,6 +110,7 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 				bb >>= litRoot
 				nb -= litRoot
 				e = t[(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(litSize-1)]
+				d = fBad // looked up from before the root bits
 				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e)
@@ -112,9 +130,29 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 			}
 		}
 		// A length: base plus extra bits, which sit above the codeword.
+		lenHits++
+		if uint(e&63) == lk {
+			lkHits++
+		}
 		length = int(e >> 16)
 		if e&fExtra != 0 {
 			length += int((bb & (1<<(e&63) - 1)) >> ((e >> 8) & 63))
+		}
+		// The distance entry d was looked up with e, lk bits on: when
+		// the length took lk bits, d is the right entry, and the lookup
+		// that depended on the length is saved. The counted bits must
+		// cover the distance and the next lookup's 11 bits (in the
+		// other case the refill below provides them).
+		if uint(e&63) == lk && d&fExc == 0 && lk+uint(d&63)+litRoot <= nb&63 {
+			specHits++
+			bb >>= lk
+			dist = int(d >> 16)
+			if d&fExtra != 0 {
+				dist += int((bb & (1<<(d&63) - 1)) >> ((d >> 8) & 63))
+			}
+			bb >>= d & 63
+			nb -= lk + uint(d)
+			goto match
 		}
 		// Refill before consuming the length, so that the refill is off
 		// the path from this entry to the distance entry.
@@ -142,6 +180,7 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 		}
 		bb >>= e & 63
 		nb -= uint(e)
+	match:
 		if dist > op {
 			br.setPos(ip*8 - int(nb&63))
 			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
@@ -181,6 +220,9 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 		bb |= load64(in, ip) << (nb & 63)
 		ip += int(7 - (nb>>3)&7)
 		nb |= 56
+		// d is looked up after the refill, from bits that are all true
+		// up to bit 63 (e's lookup needs only the bits it had).
+		d = t[litSize+(bb>>lk)&distMask]
 	}
 	br.setPos(ip*8 - int(nb&63))
 	return huffBlockSlow(br, dst, op, t)
@@ -256,3 +298,5 @@ func huffBlockSlow(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 		op += length
 	}
 }
+
+var specHits, lenHits, lkHits int

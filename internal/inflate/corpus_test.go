@@ -28,6 +28,24 @@ func jitteredNS(n int, seed uint64) []byte {
 	return b
 }
 
+// e2eNS is n big-endian int64 nanosecond timestamps, one a second from
+// 2024 with up to ±0.5 ms of jitter and 0.5 % NaT: the data of the
+// end-to-end benchmark (cmd/dt64/internal/bench), whose matches need
+// distance extra bits where jitteredNS's do not.
+func e2eNS(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	const base = int64(1704067200) * 1e9
+	b := make([]byte, 8*n)
+	for i := range n {
+		v := base + int64(i)*1e9 + r.Int64N(1e6+1) - 5e5
+		if r.IntN(200) == 0 {
+			v = -1 << 63 // NaT
+		}
+		binary.BigEndian.PutUint64(b[8*i:], uint64(v))
+	}
+	return b
+}
+
 // hourlyUS is n regular hourly int64 microsecond timestamps.
 func hourlyUS(n int) []byte {
 	const base = int64(1704067200) * 1e6

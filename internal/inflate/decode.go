@@ -9,6 +9,7 @@ import (
 // them: about 12 KiB, pooled so that a decode allocates nothing.
 type decoder struct {
 	tab     tables
+	lk      uint // lengthBits of tab
 	cl      [1 << clRoot]uint32
 	lens    [maxLit + maxDist]uint8
 	scratch buildScratch
@@ -90,10 +91,10 @@ func (d *decoder) inflate(dst, src []byte) (n, used int, err error) {
 		case 0:
 			op, err = storedBlock(&br, dst, op)
 		case 1:
-			op, err = huffBlock(&br, dst, op, fixedTable)
+			op, err = huffBlock(&br, dst, op, fixedTable, fixedLengthBits)
 		case 2:
 			if err = d.readDynamic(&br); err == nil {
-				op, err = huffBlock(&br, dst, op, &d.tab)
+				op, err = huffBlock(&br, dst, op, &d.tab, d.lk)
 			}
 		default:
 			err = br.fail(ErrCorrupt, "reserved block type 3")
@@ -211,5 +212,6 @@ func (d *decoder) readDynamic(br *bitReader) error {
 	if !build(d.tab[litSize:litSize+distEnough], lens[nlit:], distRoot, kindDist, &d.scratch) {
 		return br.fail(ErrCorrupt, "invalid distance code")
 	}
+	d.lk = lengthBits(lens[:nlit])
 	return nil
 }

@@ -34,19 +34,20 @@
 // distances), with subtables for longer codes, decodes a literal or a
 // length base with its extra-bit count, or the whole length or distance
 // where its extra bits fit in the index; the next symbol's entry is
-// looked up before each refill; up to four literals per refill; matches
+// looked up before each refill, and each distance's entry together with
+// the length before it, as if the length took the bits of the shortest
+// length code; up to four literals per refill; matches
 // are copied as overlapping 8-byte words, distance 1 as a repeated byte,
 // while a match of 258 bytes plus 8 still fits in dst (a checked
 // byte-wise path serves the end). Trailers are checked: Adler-32 with a
 // 16-bytes-per-step implementation, CRC-32 with hash/crc32.
 //
-// Measured (2026-12-02, 2-vCPU AMD EPYC VM under load 5-13, Go 1.26,
-// GOAMD64=v1) on 1 MiB gzip:5 chunks of jittered int64 ns timestamps:
-// 546 MB/s per CPU second (best of 100 decodes; median 469) against
-// klauspost's 301 (269), 1.82x; tools/inflate/bench.sh's CPU medians
-// 483 against 262, 1.84x; 25.6 instructions per decoded byte against
-// 62.8. A 1-worker gzip:5 -> zstd:3 transcode takes 0.82x the CPU time it
-// takes with klauspost. Method, all figures and what did not pay:
+// Measured (2026-12-03, 2-vCPU AMD EPYC VM at load 0.7, Go 1.26,
+// GOAMD64=v1) on 1 MiB gzip:5 chunks of the end-to-end benchmark's
+// timestamps (big-endian ns, ±0.5 ms jitter): 517 MB/s per CPU second
+// (best of 100 decodes; median 505) against klauspost's 269 (263), 1.92x;
+// on ±0.5 s jittered little-endian ns, 611 (586) against 299 (290),
+// 2.04x. Method, all figures, the end-to-end job and what did not pay:
 // docs/inflate.md.
 //
 // What is accepted matches compress/flate: Huffman codes must be complete,

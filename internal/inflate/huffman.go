@@ -239,12 +239,32 @@ func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScra
 	return true
 }
 
+// lengthBits is the number of bits that the length code with the
+// shortest codeword takes with its extra bits, when they fit in the root
+// table, else 0: the fast loop looks the distance up that many bits on,
+// together with each literal/length entry (see huffBlock). The encoder
+// gives the most frequent length the shortest codeword.
+func lengthBits(lens []uint8) uint {
+	best := uint(0)
+	bestLen := uint8(16)
+	for sym := 257; sym < len(lens) && sym < 286; sym++ {
+		if l := lens[sym]; l != 0 && l < bestLen {
+			bestLen = l
+			best = uint(l) + uint(lenExtra[sym-257])
+		}
+	}
+	if best > litRoot {
+		return 0
+	}
+	return best
+}
+
 // tables is a block's literal/length table followed by its distance table
 // (at litSize): one base pointer for both in the hot loop.
 type tables [tabSize]uint32
 
 // The fixed Huffman tables of RFC 1951 3.2.6, built once.
-var fixedTable = func() *tables {
+var fixedTable, fixedLengthBits = func() (*tables, uint) {
 	var lens [288]uint8
 	for i := range lens {
 		switch {
@@ -270,5 +290,5 @@ var fixedTable = func() *tables {
 	if !build(t[litSize:litSize+distEnough], dl[:], distRoot, kindDist, &s) {
 		panic("inflate: fixed distance code rejected")
 	}
-	return t
+	return t, lengthBits(lens[:])
 }()

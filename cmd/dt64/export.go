@@ -32,7 +32,7 @@ func newExportCmd() *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
 		Use:   "export SRC OUT.parquet|OUT.arrow",
-		Short: "write a time array, or a group's 1-D arrays, as Parquet or an Arrow IPC file",
+		Short: "Write a time array or a group (gridded ones with --layout long) as Parquet or an Arrow IPC file",
 		Long: `export writes Zarr data for analytics engines (DuckDB, Polars, Spark,
 DataFusion, pandas): a Parquet file (OUT ending in .parquet) or an Arrow
 IPC file (.arrow, .arrows or .feather; the file format, not the stream).

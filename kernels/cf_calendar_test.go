@@ -138,41 +138,97 @@ func checkCalendarRun(t *testing.T, name string, tm *cf.Time, to dtype.DataType,
 	}
 }
 
-// The calendar shift kernels (calshift_amd64.s) against their contract:
-// shift added to whole vectors from the start while every element is in
-// the run, nothing stored of the first vector that is not, at every
-// length to 70 and with the first element outside the run at every lane,
-// the run's ends and the wrap of v-lo included.
+// calendarShiftLanes is how finely each implementation's calendarShiftSIMD
+// stops: its n is the leading run rounded down to a multiple of this (the
+// vector on amd64, a pair on arm64); an implementation not listed has no
+// kernel and must return 0.
+var calendarShiftLanes = map[string]int{"avx512": 8, "avx2": 4, "neon": 2}
+
+// calendarShiftRun is runCalendar's test, element by element: how many
+// leading elements of dst are in the run [lo, lo+width), wrapping.
+func calendarShiftRun(dst []uint64, lo int64, width uint64) int {
+	for i, w := range dst {
+		if uint64(int64(w))-uint64(lo) >= width {
+			return i
+		}
+	}
+	return len(dst)
+}
+
+// The calendar shift kernels (calshift_amd64.s, calshift_arm64.s) against
+// the Go loop: shift added to the leading whole vectors while every element
+// is in the run, nothing stored of the first vector that is not and nothing
+// outside dst, at every length to 70, every start offset in a buffer to 3,
+// with the first element outside the run at every lane. Elements in the
+// run include its ends lo and lo+width-1, those outside are the words next
+// to it (lo-1, lo+width), NaT and lo+2^63; the runs include ones at the
+// int64 ends, one that wraps from MaxInt64 to NaT and beyond, an empty one
+// and widths of 2^63 and more (which a signed compare would get wrong).
 func TestCalendarShiftKernels(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
-		lanes := map[string]int{"avx512": 8, "avx2": 4}[impl.Active("kernels")]
+		lanes := calendarShiftLanes[impl.Active("kernels")]
 		r := rand.New(rand.NewPCG(25, 9))
-		for _, run := range []struct{ lo, width, shift int64 }{{-5, 10, 3}, {math.MinInt64 + 1, 100, 7}, {math.MaxInt64 - 9, 10, -9}, {1 << 40, 1 << 20, -(1 << 33)}} {
+		const guard = 9 // words after dst that must stay as they are
+		for _, run := range []struct {
+			lo    int64
+			width uint64
+			shift int64
+		}{
+			{-5, 10, 3},
+			{math.MinInt64 + 1, 100, 7},
+			{math.MaxInt64 - 9, 10, -9},
+			{1 << 40, 1 << 20, -(1 << 33)},
+			{math.MaxInt64 - 4, 10, 1}, // MaxInt64, NaT, MinInt64+1.. are in it; MaxInt64+1 wraps to NaT
+			{7, 0, 5},                  // empty
+			{-1 << 62, 1<<63 + 3, 11},
+			{0, math.MaxUint64, -1}, // all but -1
+		} {
+			in := func() uint64 {
+				switch r.IntN(4) {
+				case 0:
+					return uint64(run.lo)
+				case 1:
+					return uint64(run.lo) + run.width - 1
+				}
+				if run.width == 0 {
+					return r.Uint64()
+				}
+				return uint64(run.lo) + r.Uint64N(run.width)
+			}
+			var outside []uint64
+			for _, w := range []uint64{uint64(run.lo) - 1, uint64(run.lo) + run.width, 1 << 63, uint64(run.lo) + 1<<63} {
+				if w-uint64(run.lo) >= run.width {
+					outside = append(outside, w)
+				}
+			}
 			for n := 0; n <= 70; n++ {
-				for out := 0; out <= n; out++ { // the first element outside the run
-					dst := make([]uint64, n)
-					for i := range dst {
-						dst[i] = uint64(run.lo + r.Int64N(run.width))
-						if i == out {
-							dst[i] = []uint64{uint64(run.lo - 1), uint64(run.lo + run.width), 1 << 63, uint64(run.lo) + 1<<63}[r.IntN(4)]
+				for out := 0; out <= n; out++ { // the first element outside the run (none when n)
+					for off := 0; off <= 3; off++ {
+						buf := make([]uint64, off+n+guard)
+						for i := range buf {
+							buf[i] = in()
+							if i == off+out && out < n {
+								buf[i] = outside[r.IntN(len(outside))]
+							}
 						}
-					}
-					orig := append([]uint64(nil), dst...)
-					got := calendarShiftSIMD(dst, run.lo, uint64(run.width), run.shift)
-					want := 0
-					if lanes > 0 {
-						want = min(out, n) / lanes * lanes
-					}
-					if got != want {
-						t.Fatalf("run %+v, n %d, first outside %d: %d done, want %d", run, n, out, got, want)
-					}
-					for i := range dst {
-						w := orig[i]
-						if i < got {
-							w = uint64(int64(orig[i]) + run.shift)
+						orig := append([]uint64(nil), buf...)
+						dst := buf[off : off+n]
+						got := calendarShiftSIMD(dst, run.lo, run.width, run.shift)
+						want := 0
+						if lanes > 0 {
+							want = calendarShiftRun(orig[off:off+n], run.lo, run.width) / lanes * lanes
 						}
-						if dst[i] != w {
-							t.Fatalf("run %+v, n %d: element %d is %d, want %d", run, n, i, int64(dst[i]), int64(w))
+						if got != want {
+							t.Fatalf("run %+v, n %d, offset %d, first outside %d: %d done, want %d", run, n, off, out, got, want)
+						}
+						for i := range buf {
+							w := orig[i]
+							if i >= off && i < off+got {
+								w = uint64(int64(orig[i]) + run.shift)
+							}
+							if buf[i] != w {
+								t.Fatalf("run %+v, n %d, offset %d: word %d (dst[%d]) is %d, want %d", run, n, off, i, i-off, int64(buf[i]), int64(w))
+							}
 						}
 					}
 				}

@@ -116,6 +116,7 @@ func mulDivSIMD(dst, src []uint64, num, d, magic uint64, shift uint, qlo, qhi in
 
 // calendar: no arm64 kernel (the 64-bit multiplies and float64
 // conversions it needs are scalar on NEON); the 32-bit generic loops do it.
+// (The CF calendar conversion's shift is NEON: calshift_hook_arm64.go.)
 
 func calendarSIMD() bool { return false }
 

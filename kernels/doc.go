@@ -115,7 +115,7 @@
 // then runs over each decoded block: a run of counts that share one shift
 // (a month by date, a day by year) is added in
 //
-//	calendarShiftSIMD(dst []uint64, lo int64, width uint64, shift int64) (n int)   // host order; AVX2, AVX-512 only
+//	calendarShiftSIMD(dst []uint64, lo int64, width uint64, shift int64) (n int)   // host order; AVX2, AVX-512, NEON
 //
 // and Go finds each new run with the civil-date arithmetic.
 //
@@ -133,8 +133,9 @@
 //	    cfFloatSIMD and cfShortestSIMD (AVX-512DQ: VCVTTPD2QQ/UQQ,
 //	    VCVTPD2QQ; AVX2 needs FMA3 and converts integer-valued doubles
 //	    from their bits)
-//	arm64 (asm/neon): the primitives, the shuffle, cfShortestSIMD and
-//	    widenFloat32SIMD in NEON (its k*Step + Base in scalar MADD); the rescale hooks and
+//	arm64 (asm/neon): the primitives, the shuffle, cfShortestSIMD (its
+//	    k*Step + Base in scalar MADD), widenFloat32SIMD and
+//	    calendarShiftSIMD in NEON; the rescale hooks and
 //	    cfMulAddSIMD in scalar MUL/UMULH/MADD assembly (AdvSIMD has no
 //	    64-bit lane multiply); the calendar and the exact CF float loop
 //	    (cfFloatSIMD) in generic Go

@@ -45,6 +45,14 @@ func cmgt(arr arrangement, d, n, m int) encoded {
 	return encoded{bits, fmt.Sprintf("cmgt v%d.%s, v%d.%s, v%d.%s", d, arr.name, n, arr.name, m, arr.name)}
 }
 
+// cmhs: Vd = (Vn >= Vm) unsigned, per lane, all ones or zero: the range
+// test uint64(v-lo) < width of the calendar shift, negated.
+// Encoding: 0 Q 1 01110 size 1 Rm 00111 1 Rn Rd.
+func cmhs(arr arrangement, d, n, m int) encoded {
+	bits := 0x2e203c00 | arr.q<<30 | arr.size<<22 | vreg(m)<<16 | vreg(n)<<5 | vreg(d)
+	return encoded{bits, fmt.Sprintf("cmhs v%d.%s, v%d.%s, v%d.%s", d, arr.name, n, arr.name, m, arr.name)}
+}
+
 // addpScalar: Dd = Vn.D[0] + Vn.D[1], the final reduction of the 64-bit
 // count accumulators. Go's VADDP is only the vector form.
 // Encoding: 01 0 11110 11 11000 11011 10 Rn Rd.

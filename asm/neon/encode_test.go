@@ -19,7 +19,7 @@ func encoderCases() []encoded {
 	regs := [][3]int{{0, 0, 0}, {1, 2, 3}, {31, 16, 8}, {8, 31, 16}, {16, 8, 31}, {30, 29, 28}}
 	for _, r := range regs {
 		for _, arr := range []arrangement{b8, b16, h4, h8, s2, s4, d2} {
-			cases = append(cases, cmgt(arr, r[0], r[1], r[2]), neg(arr, r[0], r[1]))
+			cases = append(cases, cmgt(arr, r[0], r[1], r[2]), cmhs(arr, r[0], r[1], r[2]), neg(arr, r[0], r[1]))
 			for _, imm := range []int{1, 3, (8 << arr.size) / 2, 8 << arr.size} {
 				cases = append(cases, sshr(arr, r[0], r[1], imm))
 			}

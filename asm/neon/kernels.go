@@ -22,6 +22,7 @@ var fileDoc = map[string]string{
 	"rescale":  "The rescale loops in scalar MUL/UMULH (AdvSIMD has no 64-bit lane multiply).",
 	"shuffle":  "NEON byte shuffle and unshuffle of 8-byte elements (Blosc's shuffle).",
 	"cf":       "NEON CF float decoding by the fast check of the shortest rule.",
+	"calshift": "NEON run of one shift of the CF calendar conversion.",
 }
 
 // Block sizes, in words per loop iteration: 8 words are four 128-bit
@@ -35,7 +36,8 @@ const (
 )
 
 // kernelList is every kernel, in output order; the rescale kernels
-// (rescale.go) and the shuffle (shuffle.go) follow the NEON primitives.
+// (rescale.go), the shuffle (shuffle.go), the CF fast check (cfshortest.go)
+// and the calendar shift (calshift.go) follow the NEON primitives.
 var kernelList = append(append([]kernel{
 	{
 		file: "byteswap", name: "byteSwapNEON",
@@ -66,7 +68,7 @@ n = len(src) rounded down to a multiple of %d elements (lo = MaxInt64 and
 hi = MinInt64 when there is none). swap: the words are byte-reversed.`, blockMinMax),
 		goSig: "(src []uint64, swap bool) (n int, lo, hi int64)", args: 56, emit: emitMinMax,
 	},
-}, rescaleKernels...), append(shuffleKernels, cfKernels...)...)
+}, rescaleKernels...), append(shuffleKernels, append(cfKernels, calshiftKernels...)...)...)
 
 // log2 of a block size, for the shifts that split a length into blocks.
 func log2(n int) int {

@@ -1,7 +1,7 @@
 // Command neon generates the arm64 kernels of package kernels: for each op,
 // kernels/<op>_arm64.s and its Go declarations kernels/<op>_arm64.go
 // (byteswap, validity, minmax: NEON; rescale: scalar MUL/UMULH loops;
-// shuffle: NEON).
+// shuffle, cf, calshift: NEON).
 //
 //	cd asm && go run ./neon -kernels ../kernels
 //

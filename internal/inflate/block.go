@@ -130,10 +130,6 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 			}
 		}
 		// A length: base plus extra bits, which sit above the codeword.
-		lenHits++
-		if uint(e&63) == lk {
-			lkHits++
-		}
 		length = int(e >> 16)
 		if e&fExtra != 0 {
 			length += int((bb & (1<<(e&63) - 1)) >> ((e >> 8) & 63))
@@ -144,7 +140,6 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 		// cover the distance and the next lookup's 11 bits (in the
 		// other case the refill below provides them).
 		if uint(e&63) == lk && d&fExc == 0 && lk+uint(d&63)+litRoot <= nb&63 {
-			specHits++
 			bb >>= lk
 			dist = int(d >> 16)
 			if d&fExtra != 0 {
@@ -298,5 +293,3 @@ func huffBlockSlow(br *bitReader, dst []byte, op int, t *tables) (int, error) {
 		op += length
 	}
 }
-
-var specHits, lenHits, lkHits int

@@ -18,16 +18,16 @@ import (
 )
 
 // benchArray is a 1-D datetime64[ns] array of n elements, little-endian,
-// zstd level 1, in chunks of 1 Mi elements (8 MiB), in memory, one NaT in
+// zstd level 1, in chunks of 1 Mi elements (8 MiB), in store, one NaT in
 // 1000. With repeat 1 the values are a minute apart with up to a second
 // of jitter: zstd cannot compress them and keeps its blocks raw. With
 // repeat > 1 each hour is repeated that many times (a time coordinate
 // broadcast over stations): zstd compresses them to a few percent, and
 // decoding is real work.
-func benchArray(b *testing.B, n int64, repeat int64) *zarr.Array {
+func benchArray(b *testing.B, store storage.Store, n int64, repeat int64) *zarr.Array {
 	ctx := context.Background()
 	const chunk = 1 << 20
-	a, err := zarr.Create(ctx, storage.NewMemory(), zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+	a, err := zarr.Create(ctx, store, zarr.Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
 		Shape: []int64{n}, ChunkShape: []int64{chunk}, FillValue: dtype.NaT,
 		Codecs: []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}, zarr.ZstdCodec{Level: 1}}})
 	if err != nil {
@@ -72,7 +72,7 @@ func median(v []float64) float64 {
 // garbage is collected, or its pages faulted in, during the next one's
 // time.
 //
-//	cd arrow && go test -run '^$' -bench 'Column$' -benchtime 15x
+//	cd zarrow && go test -run '^$' -bench 'Column$' -benchtime 15x
 func BenchmarkColumn(b *testing.B) {
 	ctx := context.Background()
 	const n = 16 << 20
@@ -80,7 +80,7 @@ func BenchmarkColumn(b *testing.B) {
 		name   string
 		repeat int64
 	}{{"jitter", 1}, {"hourly", 16}} {
-		a := benchArray(b, n, data.repeat)
+		a := benchArray(b, storage.NewMemory(), n, data.repeat)
 		for _, par := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/par=%d", data.name, par), func(b *testing.B) {
 				column := func(u dtype.Unit) func() {
@@ -133,7 +133,7 @@ func BenchmarkColumn(b *testing.B) {
 func BenchmarkExportParquet(b *testing.B) {
 	ctx := context.Background()
 	const n = 64 << 20
-	a := benchArray(b, n, 1)
+	a := benchArray(b, storage.NewMemory(), n, 1)
 	store := storage.NewMemory()
 	// A group holding the array as "time".
 	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {

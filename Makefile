@@ -9,10 +9,11 @@ PKGS    := ./...
 # object stores (objstore: the AWS SDK) and the Arrow bridge (zarrow:
 # arrow-go). Each go.mod requires its siblings at a pseudo-version of a
 # commit of this repository, as a user's go get does; the workspace
-# builds them from the tree. MODS are those whose every test target runs
-# in each; zarrow has targets of its own (test-arrow).
-MODS    := . cmd/dt64 objstore
-each     = for m in $(MODS); do (cd $$m && $(1)) || exit 1; done
+# builds them from the tree. MODPKGS are the packages every test target
+# runs, of three modules in one go command (the workspace lets it build
+# and test them together, so the two cores are never idle between
+# modules); zarrow has a target of its own (test-arrow).
+MODPKGS := ./... ./cmd/dt64/... ./objstore/...
 
 # The siblings' required versions are served by a file:// module proxy
 # that tools/release builds from this repository's history, as the
@@ -84,10 +85,8 @@ test: proxy
 ## gofmt, go vet and go test -short natively for every module. make test
 ## stays the full gate.
 check: proxy fmt-check
-	$(call each,$(GO) vet $(PKGS))
-	cd zarrow && $(GO) vet ./...
-	$(call each,$(GO) test -short -count=1 $(PKGS))
-	cd zarrow && $(GO) test -short -count=1 ./...
+	$(GO) vet $(MODPKGS) ./zarrow/...
+	$(GO) test -short -count=1 $(MODPKGS) ./zarrow/...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -106,10 +105,10 @@ vet: proxy
 	cd asm && $(TOOL_GO) vet ./...
 	cd tools/release && $(TOOL_GO) vet ./...
 	cd zarrow && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./...
-	$(call each,$(GO) vet $(PKGS))
-	$(call each,GOARCH=arm64 $(GO) vet $(PKGS))
-	$(call each,GOARCH=s390x $(GO) vet $(PKGS))
-	$(call each,$(GO) vet -tags purego $(PKGS))
+	$(GO) vet $(MODPKGS)
+	GOARCH=arm64 $(GO) vet $(MODPKGS)
+	GOARCH=s390x $(GO) vet $(MODPKGS)
+	$(GO) vet -tags purego $(MODPKGS)
 
 ## unit: every package of every module with the race detector, except
 ## two that start no goroutine and run natively instead: kernels (its
@@ -117,10 +116,10 @@ vet: proxy
 ## instrumenting its exhaustive Go loops against the generic twins took
 ## about 400 s) and internal/inflate (its differential loops took 200 s
 ## under the race detector, 13 s without).
-RACE_PKGS = $$($(GO) list $(PKGS) | grep -vx -e 'github.com/zarr-dt64/dt64/kernels' -e 'github.com/zarr-dt64/dt64/internal/inflate')
+RACE_PKGS = $$($(GO) list $(MODPKGS) | grep -vx -e 'github.com/zarr-dt64/dt64/kernels' -e 'github.com/zarr-dt64/dt64/internal/inflate')
 unit: proxy
 	$(GO) test -count=1 ./kernels/ ./internal/inflate/
-	$(call each,$(GO) test -race -count=1 $(RACE_PKGS))
+	$(GO) test -race -count=1 $(RACE_PKGS)
 
 ## test-asm: the generators' own tests (the asm/ module is separate, so
 ## `go test ./...` never enters it): every hand-encoded arm64 WORD is
@@ -187,8 +186,8 @@ test-haswell: proxy
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order.
 test-s390x: proxy
-	$(call each,DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
-		$(GO) test -short -count=1 -exec qemu-s390x-static $(PKGS))
+	DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
+		$(GO) test -short -count=1 -exec qemu-s390x-static $(MODPKGS)
 
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.

@@ -41,7 +41,8 @@ func FuzzCFCalendar(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := kernels.NewCFDecoder(tm, to, kernels.Options{Overflow: pol, Calendar: co})
+		k, err := kernels.NewCFDecoder(tm, to, kernels.Options{Overflow: pol, Calendar: co,
+			From: binary.LittleEndian, To: binary.LittleEndian})
 		if err != nil {
 			t.Fatal(err)
 		}

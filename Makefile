@@ -36,7 +36,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: proxy bump-siblings release-check check test-haswell bench-report engine-data all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: proxy bump-siblings release-check check test-haswell bench-report engine-data all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit unit-native unit-race test-purego test-arm64 test-s390x generate check-generate \
         versitygw test-s3 bench-s3 bench bench-engines bench-go bench-numpy bench-zarr-python fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
@@ -71,15 +71,16 @@ build: proxy
 	cd cmd/dt64 && $(GO) build -o ../../bin/dt64 .
 
 ## test: everything CI checks (formatting, vet on every target architecture,
-## race-enabled tests, the pure-Go build, generated code up to date), one
-## stage after another, each stage's duration printed so CI time is seen.
-TEST_STAGES := fmt-check tidy-check vet check-generate versitygw js-deps unit test-asm test-arrow \
-               test-purego test-arm64 test-haswell test-s390x fuzz-short
+## race-enabled tests, the pure-Go build, generated code up to date). The
+## quick checks run first, one after another; then the test stages run in
+## two lanes at once (tools/stages.sh: most stages end in one long test
+## binary that keeps one core of two busy). Each stage's duration is
+## printed, so CI time is seen where it goes.
+TEST_FIRST := fmt-check tidy-check vet check-generate versitygw js-deps
+TEST_LANE1 := unit-race test-arrow test-s390x
+TEST_LANE2 := unit-native test-asm test-purego test-haswell test-arm64 fuzz-short
 test: proxy
-	@total=$$(date +%s); for s in $(TEST_STAGES); do \
-		start=$$(date +%s); $(MAKE) --no-print-directory $$s || { echo "make test: stage $$s FAILED after $$(( $$(date +%s) - start )) s"; exit 1; }; \
-		echo "make test: stage $$s took $$(( $$(date +%s) - start )) s"; \
-	done; echo "make test: all stages passed in $$(( $$(date +%s) - total )) s"
+	@MAKE="$(MAKE)" tools/stages.sh "$(TEST_FIRST)" "$(TEST_LANE1)" "$(TEST_LANE2)"
 
 ## check: the quick loop while working (about 3 minutes on 2 cores):
 ## gofmt, go vet and go test -short natively for every module. make test
@@ -110,15 +111,20 @@ vet: proxy
 	GOARCH=s390x $(GO) vet $(MODPKGS)
 	$(GO) vet -tags purego $(MODPKGS)
 
-## unit: every package of every module with the race detector, except
-## two that start no goroutine and run natively instead: kernels (its
-## SIMD code is assembly the race detector does not instrument, while
-## instrumenting its exhaustive Go loops against the generic twins took
-## about 400 s) and internal/inflate (its differential loops took 200 s
-## under the race detector, 13 s without).
+## unit: every package of every module with the race detector
+## (unit-race), except two that start no goroutine and run natively
+## instead (unit-native): kernels (its SIMD code is assembly the race
+## detector does not instrument, while instrumenting its exhaustive Go
+## loops against the generic twins took about 400 s) and internal/inflate
+## (its differential loops took 200 s under the race detector, 13 s
+## without).
 RACE_PKGS = $$($(GO) list $(MODPKGS) | grep -vx -e 'github.com/zarr-dt64/dt64/kernels' -e 'github.com/zarr-dt64/dt64/internal/inflate')
-unit: proxy
+unit: unit-native unit-race
+
+unit-native: proxy
 	$(GO) test -count=1 ./kernels/ ./internal/inflate/
+
+unit-race: proxy
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
 ## test-asm: the generators' own tests (the asm/ module is separate, so

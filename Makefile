@@ -77,8 +77,8 @@ build: proxy
 ## binary that keeps one core of two busy). Each stage's duration is
 ## printed, so CI time is seen where it goes.
 TEST_FIRST := fmt-check tidy-check vet check-generate versitygw js-deps
-TEST_LANE1 := unit-race test-arrow test-s390x
-TEST_LANE2 := unit-native test-asm test-purego test-haswell test-arm64 fuzz-short
+TEST_LANE1 := unit-race test-s390x
+TEST_LANE2 := unit-native test-asm test-arrow test-purego test-haswell test-arm64 fuzz-short
 test: proxy
 	@MAKE="$(MAKE)" tools/stages.sh "$(TEST_FIRST)" "$(TEST_LANE1)" "$(TEST_LANE2)"
 
@@ -158,15 +158,17 @@ js-deps:
 test-arrow: proxy
 	cd zarrow && $(GO) test -count=1 ./...
 
-## test-purego: the pure-Go build of the core module, where the purego
-## tag selects code (the kernels' generic twins and their dispatch). The
-## cmd/dt64 and objstore modules hold no code the tag changes; their
-## tests call the same kernels, already covered here. -short trims the
-## heaviest loops, as under qemu: here they would compare the generic
-## twins with themselves (the native run compares them with every SIMD
-## kernel over every length), and each test still covers every case kind.
+## test-purego: the kernels' -short tests in the pure-Go build, the only
+## package where the purego tag selects code (their generic twins and
+## dispatch; vet compiles every package with the tag). The other packages
+## would run the same generic kernels as on s390x, which has no SIMD, so
+## test-s390x covers them through the generic code, big-endian. -short
+## trims the heaviest loops, as under qemu: here they would compare the
+## generic twins with themselves (the native run compares them with every
+## SIMD kernel over every length), and each test still covers every case
+## kind.
 test-purego: proxy
-	DT64_REQUIRE= $(GO) test -tags purego -short -count=1 $(PKGS)
+	DT64_REQUIRE= $(GO) test -tags purego -short -count=1 ./kernels/
 
 ## test-arm64: every package of the core module on arm64 under qemu, NEON
 ## required (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer
@@ -177,7 +179,7 @@ test-purego: proxy
 ## s390x, where a host byte-order assumption in the CLI would show, and not
 ## here too (about 150 s of CI).
 test-arm64: proxy
-	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
+	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_IMPLS=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
 		$(GO) test -short -count=1 -exec qemu-aarch64-static $(PKGS)
 
 ## test-haswell: the kernels' -short tests on an AVX2 CPU without AVX-512
@@ -185,9 +187,13 @@ test-arm64: proxy
 ## so the real cpuid dispatch chooses the AVX2
 ## kernels, as on the many machines that have no AVX-512. qemu 7.2's TCG
 ## has no AVX-512, so no such model can be emulated; the native run
-## covers AVX-512 on machines that have it.
+## covers AVX-512 on machines that have it. DT64_TEST_IMPLS=avx2 (here)
+## and =neon (test-arm64): the kernels' per-implementation loops run the
+## SIMD implementation only, not again the generic twins, which are Go
+## code tested natively, pure-Go and big-endian (and which the SIMD tests
+## still compare with directly).
 test-haswell: proxy
-	DT64_REQUIRE=avx2 $(GO) test -short -count=1 -exec 'qemu-x86_64-static -cpu Haswell' ./kernels/
+	DT64_REQUIRE=avx2 DT64_TEST_IMPLS=avx2 $(GO) test -short -count=1 -exec 'qemu-x86_64-static -cpu Haswell' ./kernels/
 
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order.

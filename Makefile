@@ -67,8 +67,12 @@ bump-siblings: proxy
 			GOWORK=off $(GO) mod edit -require=$$p@$$v || exit 1; done && GOWORK=off $(GO) mod tidy) || exit 1; \
 	done
 
+# The go command leaves the VCS revision out of a workspace build unless
+# asked; dt64 --version prints it. Only in a clone (.git a directory): a
+# linked worktree or a tarball has none Go can read.
+BUILDVCS := $(shell test -d .git && echo -buildvcs=true)
 build: proxy
-	cd cmd/dt64 && $(GO) build -o ../../bin/dt64 .
+	cd cmd/dt64 && $(GO) build $(BUILDVCS) -o ../../bin/dt64 .
 
 ## test: everything CI checks (formatting, vet on every target architecture,
 ## race-enabled tests, the pure-Go build, generated code up to date). The

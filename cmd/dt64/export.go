@@ -159,7 +159,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	}
 	errw := cmd.ErrOrStderr()
 	if !f.quiet {
-		fmt.Fprintf(errw, "source:      %s  %d rows, %d columns\n", src, tab.Rows(), tab.Columns())
+		fmt.Fprintf(errw, "source:      %s  %s, %s\n", src, count(tab.Rows(), "row"), count(tab.Columns(), "column"))
 		for _, fd := range tab.Schema().Fields() {
 			fmt.Fprintf(errw, "  %-24s %s\n", fd.Name, fd.Type)
 		}
@@ -231,7 +231,7 @@ func exportMemoryPlan(tab *zarrow.Table, o zarrow.ExportOptions) string {
 	if o.Format == zarrow.Parquet {
 		what += ", row groups encoded at once"
 	}
-	return fmt.Sprintf("plan:        %d workers (%s): memory at most %s", o.Workers, what,
+	return fmt.Sprintf("plan:        %s (%s): memory at most %s", count(o.Workers, "worker"), what,
 		transcodeBytes(tab.MemoryBound()+zarrow.ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)))
 }
 

@@ -78,8 +78,10 @@ func TestExportArrayName(t *testing.T) {
 	if err != nil || !strings.Contains(errOut, "\n  legacy_v3 ") {
 		t.Errorf("default name: %v\n%s", err, errOut)
 	}
-	_, errOut, err = run(t, nil, "export", src, filepath.Join(dir, "b.parquet"), "--name", "valid_time")
-	if err != nil || !strings.Contains(errOut, "\n  valid_time ") {
+	// One column and one worker, in the singular.
+	_, errOut, err = run(t, nil, "export", src, filepath.Join(dir, "b.parquet"), "--name", "valid_time", "--workers", "1")
+	if err != nil || !strings.Contains(errOut, "\n  valid_time ") || !strings.Contains(errOut, " rows, 1 column\n") ||
+		!strings.Contains(errOut, "plan:        1 worker (") {
 		t.Errorf("--name: %v\n%s", err, errOut)
 	}
 	if _, _, err := run(t, nil, "export", src, filepath.Join(dir, "c.parquet"), "--layout", "long"); !isUsage(err) {

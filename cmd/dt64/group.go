@@ -161,7 +161,7 @@ func (r *groupReport) writeText(w io.Writer) error {
 	if r.Consolidated {
 		cons = ", consolidated metadata"
 	}
-	fmt.Fprintf(w, "%s: Zarr v%d group%s, %d nodes\n", r.Path, r.Format, cons, len(r.Nodes))
+	fmt.Fprintf(w, "%s: Zarr v%d group%s, %s\n", r.Path, r.Format, cons, count(len(r.Nodes), "node"))
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "note: %s\n", warning)
 	}

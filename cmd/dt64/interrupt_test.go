@@ -109,7 +109,7 @@ func TestInterruptTranscode(t *testing.T) {
 			}
 		}
 		out, _, err := run(t, nil, cont...)
-		if err != nil || !regexp.MustCompile(`\(\d+ units already done, skipped\)`).MatchString(out) {
+		if err != nil || !regexp.MustCompile(`\(\d+ units? already done, skipped\)`).MatchString(out) {
 			t.Fatalf("%v: continuing: %v\n%s", c.sig, err, out)
 		}
 		if _, _, err := run(t, nil, "validate", dst); err != nil {

@@ -356,8 +356,8 @@ func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog fun
 			case <-tick.C:
 				pr := prog()
 				el := time.Since(start)
-				fmt.Fprintf(errw, "%s: %d/%d units, %d elements, read %s, wrote %s, %s, %.2f GB/s\n", what,
-					pr.UnitsDone, pr.Units, pr.Elements, transcodeBytes(pr.BytesRead), transcodeBytes(pr.BytesWritten),
+				fmt.Fprintf(errw, "%s: %d/%s, %s, read %s, wrote %s, %s, %.2f GB/s\n", what,
+					pr.UnitsDone, count(pr.Units, "unit"), count(pr.Elements, "element"), transcodeBytes(pr.BytesRead), transcodeBytes(pr.BytesWritten),
 					el.Round(time.Second), float64(pr.Elements*8)/el.Seconds()/1e9)
 			}
 		}
@@ -433,15 +433,15 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	}
 	resumed := ""
 	if s.Resumed > 0 {
-		resumed = fmt.Sprintf(" (%d units already done, skipped)", s.Resumed)
+		resumed = fmt.Sprintf(" (%s already done, skipped)", count(s.Resumed, "unit"))
 	}
 	secs := s.Elapsed.Seconds()
 	gbps := 0.0
 	if secs > 0 {
 		gbps = decoded / secs / 1e9
 	}
-	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %d elements, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
-		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, s.Elements, s.NaT, noDateText(s.NoDate), s.Overflowed, s.Lossy,
+	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %s, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
+		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, count(s.Elements, "element"), s.NaT, noDateText(s.NoDate), s.Overflowed, s.Lossy,
 		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), ratio(s.BytesRead), ratio(s.BytesWritten),
 		s.Elapsed.Round(time.Millisecond), gbps)
 	if s.Unfilled > 0 {

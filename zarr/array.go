@@ -60,7 +60,7 @@ func Open(ctx context.Context, store storage.Store) (*Array, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		b, err2 := getMetadata(ctx, store, v2ArrayKey)
 		if errors.Is(err2, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no %s or %s: not a Zarr array: %w", a.name, v3MetadataKey, v2ArrayKey, fs.ErrNotExist)
+			return nil, noArrayError(a.name)
 		}
 		if err2 != nil {
 			return nil, metadataError(a.docName(v2ArrayKey), err2)

@@ -3,6 +3,7 @@ package zarr
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/pyjson"
@@ -149,3 +150,15 @@ func (e *ElementError) Unwrap() error { return e.Err }
 // could not read back: larger than its 16 MiB limit, or nested deeper than
 // 512 levels. Nothing is written.
 type DocumentTooLargeError = pyjson.DocumentTooLargeError
+
+// noArrayError is Open's error for a store without array metadata. It
+// says so once ("NAME: no Zarr array here (neither zarr.json nor
+// .zarray)"), and is fs.ErrNotExist for errors.Is, without repeating that
+// error's own words.
+type noArrayError string
+
+func (e noArrayError) Error() string {
+	return fmt.Sprintf("%s: no Zarr array here (neither %s nor %s)", string(e), v3MetadataKey, v2ArrayKey)
+}
+
+func (noArrayError) Is(target error) bool { return target == fs.ErrNotExist }

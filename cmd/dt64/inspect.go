@@ -588,7 +588,7 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, err
 				return nil, nil, &unfinishedError{dir, u, err}
 			}
 			store.Close()
-			return nil, nil, fmt.Errorf("%s: no Zarr array here (neither zarr.json nor .zarray): %w", dir, err)
+			return nil, nil, err // names the store and what it lacks
 		}
 		store.Close()
 		return nil, nil, err

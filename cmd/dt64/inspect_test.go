@@ -226,8 +226,11 @@ func TestInspectErrors(t *testing.T) {
 	if err == nil || isUsageFailure(err) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing directory: %v", err)
 	}
-	_, _, err = runCLIInProcess(t, "inspect", t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "no Zarr array here") {
+	// A plain directory: said once, naming the directory once, and still
+	// fs.ErrNotExist for callers.
+	empty := t.TempDir()
+	_, _, err = runCLIInProcess(t, "inspect", empty)
+	if err == nil || err.Error() != empty+": no Zarr array here (neither zarr.json nor .zarray)" || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("empty directory: %v", err)
 	}
 	// An unknown codec: the metadata error names it.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +33,11 @@ func TestExportSameForAnyWorkers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %v", args, err)
 			}
-			if want := fmt.Sprintf("plan:        %s workers", w); !strings.Contains(errOut, want) || !strings.Contains(errOut, "memory at most") {
+			want := "plan:        " + w + " workers ("
+			if w == "1" {
+				want = "plan:        1 worker ("
+			}
+			if !strings.Contains(errOut, want) || !strings.Contains(errOut, "memory at most") {
 				t.Errorf("%v: the plan lacks %q and the memory bound:\n%s", args, want, errOut)
 			}
 			b, err := os.ReadFile(out)

@@ -79,9 +79,11 @@ build: proxy
 ## quick checks run first, one after another; then the test stages run in
 ## two lanes at once (tools/stages.sh: most stages end in one long test
 ## binary that keeps one core of two busy). Each stage's duration is
-## printed, so CI time is seen where it goes.
-TEST_FIRST := fmt-check tidy-check vet check-generate versitygw js-deps
-TEST_LANE1 := unit-race test-s390x
+## printed, so CI time is seen where it goes. The S3 server is built in
+## the lane whose tests use it (cmd/dt64 and objstore), while the other
+## lane starts; the npm packages, which both lanes use, come first.
+TEST_FIRST := fmt-check tidy-check vet check-generate js-deps
+TEST_LANE1 := versitygw unit-race test-s390x
 TEST_LANE2 := unit-native test-asm test-arrow test-purego test-haswell test-arm64 fuzz-short
 test: proxy
 	@MAKE="$(MAKE)" tools/stages.sh "$(TEST_FIRST)" "$(TEST_LANE1)" "$(TEST_LANE2)"

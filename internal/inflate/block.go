@@ -178,8 +178,11 @@ func huffFast(dst, in []byte, t *tables, lk uint, pos, op int) (posOut, opOut, d
 		// the length took lk bits, d is the right entry, and the lookup
 		// that depended on the length is saved. The counted bits must
 		// cover the distance and the next lookup's 11 bits (in the
-		// other case the refill below provides them).
-		if uint(e&63) == lk && d&fExc == 0 && lk+uint(d&63)+litRoot <= nb&63 {
+		// other case the refill below provides them), and one more: the
+		// assembly twin looks up from a copy of bb shifted left by 2,
+		// which lacks bb's top 2 bits, and must take the same path (the
+		// paths refill differently, and the loop's exit depends on ip).
+		if uint(e&63) == lk && d&fExc == 0 && lk+uint(d&63)+litRoot < nb&63 {
 			bb >>= lk
 			dist = int(d >> 16)
 			if d&fExtra != 0 {

@@ -30,6 +30,7 @@
 #define fBad 0x8000
 #define fExc 0xe000
 #define litMask 0x7ff
+#define distMask 0xff
 #define litRoot 11
 #define distRoot 8
 #define distOff 16384
@@ -43,29 +44,35 @@
 #define fastBadDist 3
 #define fastFar 4
 
-// e = t[bb&litMask]
+// e = t[bb&litMask], from bb4: (bb4 & litMask<<2) is the entry's byte
+// offset.
 #define LOOKUP_E \
-	MOVL BX, CX; \
-	ANDL $litMask, CX; \
-	MOVL (R8)(CX*4), AX
+	MOVL R9, CX; \
+	ANDL $(litMask<<2), CX; \
+	MOVL (R8)(CX*1), AX
 
-// d = t[litSize+(bb>>lk)&distMask]
+// d = t[litSize+(bb>>lk)&distMask], from bb4.
 #define LOOKUP_D \
-	SHRXQ   R12, BX, CX; \
-	MOVBLZX CL, CX; \
-	MOVL    distOff(R8)(CX*4), DX
+	SHRXQ R12, R9, CX; \
+	ANDL  $(distMask<<2), CX; \
+	MOVL  distOff(R8)(CX*1), DX
 
-// A literal: bb >>= e&63; nb -= e; dst[op] = byte(e>>16); op++
+// Consume the bits of entry ent: bb >>= ent&63 (and bb4); nb -= ent.
+#define CONSUME(ent) \
+	SHRXQ ent, BX, BX; \
+	SHRXQ ent, R9, R9; \
+	SUBQ  ent, SI
+
+// A literal: consume e; dst[op] = byte(e>>16); op++
 #define LITERAL \
-	SHRXQ AX, BX, BX; \
-	SUBQ  AX, SI; \
+	CONSUME(AX); \
 	MOVL  AX, CX; \
 	SHRL  $16, CX; \
 	MOVB  CX, (DI); \
 	INCQ  DI
 
-// Refill: bb |= load64(in, ip) << (nb&63); ip += 7 - (nb>>3)&7; nb |= 56.
-// 7 - (nb>>3)&7 is (^nb>>3)&7.
+// Refill: bb |= load64(in, ip) << (nb&63); ip += 7 - (nb>>3)&7; nb |= 56
+// (7 - (nb>>3)&7 is (^nb>>3)&7); then bb4 = bb << 2.
 #define REFILL \
 	SHLXQ SI, (R10), CX; \
 	ORQ   CX, BX; \
@@ -74,7 +81,9 @@
 	SHRL  $3, CX; \
 	ANDL  $7, CX; \
 	ADDQ  CX, R10; \
-	ORQ   $56, SI
+	ORQ   $56, SI; \
+	MOVQ  BX, R9; \
+	SHLQ  $2, R9
 
 // val += (bb & (1<<(ent&63) - 1)) >> ((ent>>8)&63): the extra bits above
 // the codeword (SHRX takes the count's low 6 bits: bits 8-13 of ent, the
@@ -101,14 +110,15 @@
 	MOVL  off(R8)(AX*4), AX
 
 // func huffFastBMI2(dst, in []byte, t *tables, lk uint, pos, op int) (posOut, opOut, dist, exit int)
-TEXT ·huffFastBMI2(SB), NOSPLIT, $0-112
+TEXT ·huffFastBMI2(SB), NOSPLIT, $8-112
 	MOVQ dst_base+0(FP), DI
 	MOVQ dst_len+8(FP), R11
 	LEAQ -fastOut(DI)(R11*1), R11 // outEnd
 	ADDQ op+72(FP), DI            // op
 	MOVQ in_base+24(FP), R10
-	MOVQ in_len+32(FP), R9
-	LEAQ -fastIn(R10)(R9*1), R9   // inEnd
+	MOVQ in_len+32(FP), CX
+	LEAQ -fastIn(R10)(CX*1), CX
+	MOVQ CX, inEnd-8(SP)
 	MOVQ t+48(FP), R8
 	MOVQ lk+56(FP), R12
 	ANDQ $63, R12
@@ -178,13 +188,14 @@ lengthDone:
 	MOVL  DX, CX
 	ANDL  $63, CX
 	ADDQ  R12, CX
-	ADDQ  $litRoot, CX
+	ADDQ  $litRoot+1, CX
 	MOVL  SI, R14
 	ANDL  $63, R14
 	CMPQ  CX, R14
 	JA    noSpec
 	// bb >>= lk; dist = d>>16 (+ extra bits); bb >>= d&63; nb -= lk + d.
 	SHRXQ R12, BX, BX
+	SHRXQ R12, R9, R9
 	MOVL  DX, R15
 	SHRL  $16, R15
 	TESTL $fExtra, DX
@@ -192,21 +203,20 @@ lengthDone:
 	ADD_EXTRA(DX, R15)
 
 specDone:
-	SHRXQ DX, BX, BX
-	SUBQ  R12, SI
-	SUBQ  DX, SI
-	JMP   match
+	SUBQ R12, SI
+	CONSUME(DX)
+	JMP  match
 
 noSpec:
 	// Refill before consuming the length (off the path from the length
 	// entry to the distance entry), then look the distance up.
 	REFILL
-	SHRXQ   AX, BX, BX
-	SUBQ    AX, SI
-	MOVBLZX BL, CX
-	MOVL    distOff(R8)(CX*4), AX
-	TESTL   $fExc, AX
-	JNZ     distExc
+	CONSUME(AX)
+	MOVL  R9, CX
+	ANDL  $(distMask<<2), CX
+	MOVL  distOff(R8)(CX*1), AX
+	TESTL $fExc, AX
+	JNZ   distExc
 
 distance:
 	MOVL  AX, R15
@@ -216,8 +226,7 @@ distance:
 	ADD_EXTRA(AX, R15)
 
 distanceDone:
-	SHRXQ AX, BX, BX
-	SUBQ  AX, SI
+	CONSUME(AX)
 
 match:
 	// dist > op (op counted from dst's start) fails, before any copy.
@@ -251,7 +260,7 @@ copy8:
 refill:
 	// The loop's check, then the refill and the speculative distance
 	// lookup from bits that are all true (e's needed only its own).
-	CMPQ R10, R9
+	CMPQ R10, inEnd-8(SP)
 	JA   margin
 	CMPQ DI, R11
 	JA   margin
@@ -303,6 +312,7 @@ exc:
 	// Consume the root bits; the subtable entry counts from there. d
 	// was looked up from before them: make it fail the speculation.
 	SHRQ $litRoot, BX
+	SHRQ $litRoot, R9
 	SUBQ $litRoot, SI
 	SUBTABLE(0, 0xfff)
 	MOVL  $fBad, DX
@@ -327,6 +337,7 @@ distExc:
 	TESTL $fSub, AX
 	JZ    badDist
 	SHRQ  $distRoot, BX
+	SHRQ  $distRoot, R9
 	SUBQ  $distRoot, SI
 	SUBTABLE(distOff, 0x1ff)
 	TESTL $fExc, AX

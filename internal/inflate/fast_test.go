@@ -236,7 +236,7 @@ func TestFastLoops(t *testing.T) {
 func TestAsmConstants(t *testing.T) {
 	want := map[string]int{
 		"fExtra": fExtra, "fLit": fLit, "fSub": fSub, "fEOB": fEOB, "fBad": fBad, "fExc": fExc,
-		"litMask": litMask, "litRoot": litRoot, "distRoot": distRoot, "distOff": 4 * litSize,
+		"litMask": litMask, "distMask": distMask, "litRoot": litRoot, "distRoot": distRoot, "distOff": 4 * litSize,
 		"fastIn": fastIn, "fastOut": fastOut,
 		"fastMargin": fastMargin, "fastEOB": fastEOB, "fastBadLit": fastBadLit, "fastBadDist": fastBadDist, "fastFar": fastFar,
 	}

@@ -63,12 +63,12 @@
 	SHRXQ ent, R9, R9; \
 	SUBQ  ent, SI
 
-// A literal: consume e; dst[op] = byte(e>>16); op++
+// A literal: consume e; dst[op] = byte(e>>16); op++ (e is looked up
+// again after).
 #define LITERAL \
 	CONSUME(AX); \
-	MOVL  AX, CX; \
-	SHRL  $16, CX; \
-	MOVB  CX, (DI); \
+	SHRL  $16, AX; \
+	MOVB  AX, (DI); \
 	INCQ  DI
 
 // Refill: bb |= load64(in, ip) << (nb&63); ip += 7 - (nb>>3)&7; nb |= 56

@@ -71,6 +71,14 @@
 	MOVB  AX, (DI); \
 	INCQ  DI
 
+// If e is a literal: the literal, then e = the next entry; else to
+// notLit.
+#define LITERAL_STEP \
+	TESTL $fLit, AX; \
+	JZ    notLit; \
+	LITERAL; \
+	LOOKUP_E
+
 // Refill: bb |= load64(in, ip) << (nb&63); ip += 7 - (nb>>3)&7; nb |= 56
 // (7 - (nb>>3)&7 is (^nb>>3)&7); then bb4 = bb << 2.
 #define REFILL \
@@ -142,26 +150,14 @@ loop:
 	// Up to four literals, each looking up the next entry (and, for
 	// the first three, the speculative distance entry); they fall
 	// through, anything else branches off.
-	TESTL $fLit, AX
-	JZ    notLit
-	LITERAL
-	LOOKUP_E
+	LITERAL_STEP
 	LOOKUP_D
-	TESTL $fLit, AX
-	JZ    notLit
-	LITERAL
-	LOOKUP_E
+	LITERAL_STEP
 	LOOKUP_D
-	TESTL $fLit, AX
-	JZ    notLit
-	LITERAL
-	LOOKUP_E
+	LITERAL_STEP
 	LOOKUP_D
-	TESTL $fLit, AX
-	JZ    notLit
-	LITERAL
-	LOOKUP_E
-	JMP   refill
+	LITERAL_STEP
+	JMP refill
 
 notLit:
 	TESTL $fExc, AX

@@ -167,9 +167,10 @@ js-deps:
 test-arrow: proxy
 	cd zarrow && $(GO) test -count=1 ./...
 
-## test-purego: the kernels' -short tests in the pure-Go build, the only
-## package where the purego tag selects code (their generic twins and
-## dispatch; vet compiles every package with the tag). The other packages
+## test-purego: the kernels' and internal/inflate's -short tests in the
+## pure-Go build, the only packages where the purego tag selects code
+## (their generic twins and dispatch; vet compiles every package with
+## the tag). The other packages
 ## would run the same generic kernels as on s390x, which has no SIMD, so
 ## test-s390x covers them through the generic code, big-endian. -short
 ## trims the heaviest loops, as under qemu: here they would compare the
@@ -177,7 +178,7 @@ test-arrow: proxy
 ## SIMD kernel over every length), and each test still covers every case
 ## kind.
 test-purego: proxy
-	DT64_REQUIRE= $(GO) test -tags purego -short -count=1 ./kernels/
+	DT64_REQUIRE= $(GO) test -tags purego -short -count=1 ./kernels/ ./internal/inflate/
 
 ## test-arm64: every package of the core module on arm64 under qemu, NEON
 ## required (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer

@@ -5,28 +5,69 @@ import "encoding/binary"
 const (
 	// The fast loop runs while one iteration cannot run out of input or
 	// output: two refills loading 8 bytes each, and up to three literals
-	// and one 258-byte match written in 8-byte words that may overshoot
-	// the match end by 7 bytes (or four literals).
+	// and one 258-byte match written in words that may overshoot the
+	// match end by 7 bytes (8-byte words, Go), or 15 (16-byte words, the
+	// assembly), or four literals.
 	fastIn  = 16
-	fastOut = 3 + 258 + 8
+	fastOut = 3 + 258 + 16
 
 	litMask  = 1<<litRoot - 1
 	distMask = 1<<distRoot - 1
 )
 
+// Exits of the fast loop (huffFast and its assembly twins): what huffBlock
+// does next.
+const (
+	fastMargin  = iota // near the end of in or dst: huffBlockSlow goes on
+	fastEOB            // end of block, its code consumed
+	fastBadLit         // invalid literal/length symbol
+	fastBadDist        // invalid distance symbol
+	fastFar            // distance before the start of the output
+)
+
 // huffBlock decodes the symbols of one Huffman-coded block with the
 // tables t (lk: their lengthBits) into dst from op, up to and including
-// the end-of-block code, and returns the new output position.
+// the end-of-block code, and returns the new output position. The fast
+// loop (huffFast, or its assembly twin where the CPU has one, see
+// useBMI2) does the bulk; huffBlockSlow the end of the input or output.
 func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, error) {
-	in := br.in
 	pos := br.consumed()
-	ip := pos >> 3
-	// The set-up below takes two refills (up to 14 bytes) before the
+	// The loop's set-up takes two refills (up to 14 bytes) before the
 	// first iteration's check.
-	if ip > len(in)-fastIn-14 || op > len(dst)-fastOut {
+	if pos>>3 > len(br.in)-fastIn-14 || op > len(dst)-fastOut {
 		return huffBlockSlow(br, dst, op, t)
 	}
+	var dist, exit int
+	if useBMI2 {
+		pos, op, dist, exit = huffFastBMI2(dst, br.in, t, lk, pos, op)
+	} else {
+		pos, op, dist, exit = huffFast(dst, br.in, t, lk, pos, op)
+	}
+	br.setPos(pos)
+	switch exit {
+	case fastEOB:
+		return op, nil
+	case fastBadLit:
+		return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
+	case fastBadDist:
+		return op, br.fail(ErrCorrupt, "invalid distance symbol")
+	case fastFar:
+		return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
+	}
+	return huffBlockSlow(br, dst, op, t)
+}
 
+// huffFast is the fast loop: it decodes symbols from input bit pos into
+// dst from op while one more iteration cannot run out of in or dst, and
+// returns where it stopped (the input bit position and the output
+// position), why (exit: one of the fast* constants; the symbol that ended
+// it consumed, except that of fastBadDist, of which only a subtable
+// pointer's root bits are)
+// and, for fastFar, the distance. The caller has checked that pos>>3 ≤
+// len(in)-fastIn-14 and op ≤ len(dst)-fastOut. huffFastBMI2 is its
+// assembly twin, with the same contract.
+func huffFast(dst, in []byte, t *tables, lk uint, pos, op int) (posOut, opOut, dist, exit int) {
+	ip := pos >> 3
 	// Fast loop. A refill ORs the 8 input bytes at ip in above the nb
 	// valid bits (an unaligned load, branch-free) and advances ip by the
 	// whole bytes that added: bb then holds 64 true bits, of which nb (56
@@ -69,7 +110,7 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 	lk &= 63
 	e := t[bb&litMask]
 	d := t[litSize+(bb>>lk)&distMask]
-	var length, dist int
+	var length int
 	for {
 		if e&fLit != 0 {
 			bb >>= e & 63
@@ -122,11 +163,10 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 			}
 			if e&fExc != 0 {
 				nb -= uint(e)
-				br.setPos(ip*8 - int(nb&63))
 				if e&fEOB != 0 {
-					return op, nil
+					return ip*8 - int(nb&63), op, 0, fastEOB
 				}
-				return op, br.fail(ErrCorrupt, "invalid literal/length symbol")
+				return ip*8 - int(nb&63), op, 0, fastBadLit
 			}
 		}
 		// A length: base plus extra bits, which sit above the codeword.
@@ -138,8 +178,11 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 		// the length took lk bits, d is the right entry, and the lookup
 		// that depended on the length is saved. The counted bits must
 		// cover the distance and the next lookup's 11 bits (in the
-		// other case the refill below provides them).
-		if uint(e&63) == lk && d&fExc == 0 && lk+uint(d&63)+litRoot <= nb&63 {
+		// other case the refill below provides them), and one more: the
+		// assembly twin looks up from a copy of bb shifted left by 2,
+		// which lacks bb's top 2 bits, and must take the same path (the
+		// paths refill differently, and the loop's exit depends on ip).
+		if uint(e&63) == lk && d&fExc == 0 && lk+uint(d&63)+litRoot < nb&63 {
 			bb >>= lk
 			dist = int(d >> 16)
 			if d&fExtra != 0 {
@@ -165,8 +208,7 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 				e = t[litSize+(e>>16+uint32(bb&(1<<((e>>8)&15)-1)))&(distSize-1)]
 			}
 			if e&fExc != 0 {
-				br.setPos(ip*8 - int(nb&63))
-				return op, br.fail(ErrCorrupt, "invalid distance symbol")
+				return ip*8 - int(nb&63), op, 0, fastBadDist
 			}
 		}
 		dist = int(e >> 16)
@@ -177,8 +219,7 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 		nb -= uint(e)
 	match:
 		if dist > op {
-			br.setPos(ip*8 - int(nb&63))
-			return op, br.fail(ErrCorrupt, "distance %d before the start of the output (at output byte %d)", dist, op)
+			return ip*8 - int(nb&63), op, dist, fastFar
 		}
 		e = t[bb&litMask]
 
@@ -219,8 +260,7 @@ func huffBlock(br *bitReader, dst []byte, op int, t *tables, lk uint) (int, erro
 		// up to bit 63 (e's lookup needs only the bits it had).
 		d = t[litSize+(bb>>lk)&distMask]
 	}
-	br.setPos(ip*8 - int(nb&63))
-	return huffBlockSlow(br, dst, op, t)
+	return ip*8 - int(nb&63), op, 0, fastMargin
 }
 
 // load64 is the 8 bytes of in at i, little endian.

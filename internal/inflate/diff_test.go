@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 
@@ -108,19 +109,41 @@ var formats = []format{
 	{"gzip", Gzip, refGzip},
 }
 
-// check decodes src with f and the references and fails t on any
-// disagreement. It also checks that a destination one byte short fails
-// with ErrTooLarge and that errors are *Error values.
+// check decodes src with f, with every implementation of the fast loop
+// (eachImpl), and with the references, and fails t on any disagreement:
+// between an implementation and the references, or between the
+// implementations (the same n, the same error, the same bytes). It also
+// checks that a destination one byte short fails with ErrTooLarge and
+// that errors are *Error values.
 func check(t *testing.T, f format, src []byte) {
 	t.Helper()
 	std, kla := f.ref(src, false), f.ref(src, true)
 	if std.big || kla.big {
 		return
 	}
-	okStd, okKla := std.err == nil, kla.err == nil
-	if okStd && okKla && !bytes.Equal(std.out, kla.out) {
+	if std.err == nil && kla.err == nil && !bytes.Equal(std.out, kla.out) {
 		t.Fatalf("%s: the references disagree on the output", f.name)
 	}
+	var first string
+	var firstOut []byte
+	var firstErr error
+	eachImpl(t, func(name string) {
+		out, err := checkImpl(t, f, src, std, kla, name)
+		if first == "" {
+			first, firstOut, firstErr = name, out, err
+			return
+		}
+		if !bytes.Equal(out, firstOut) || fmt.Sprint(err) != fmt.Sprint(firstErr) {
+			t.Fatalf("%s: %s decodes %d bytes (err %v), %s %d bytes (err %v), or different bytes", f.name, name, len(out), err, first, len(firstOut), firstErr)
+		}
+	})
+}
+
+// checkImpl is check's work for one implementation, name (selected):
+// it returns the decoded bytes and the error.
+func checkImpl(t *testing.T, f format, src []byte, std, kla refResult, name string) ([]byte, error) {
+	t.Helper()
+	okStd, okKla := std.err == nil, kla.err == nil
 	size := 1 << 16
 	if okStd {
 		size = len(std.out)
@@ -132,37 +155,39 @@ func check(t *testing.T, f format, src []byte) {
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
-			t.Fatalf("%s: error %v is not an *Error of a sentinel kind", f.name, err)
+			t.Fatalf("%s (%s): error %v is not an *Error of a sentinel kind", f.name, name, err)
 		}
 		if e.Offset < 0 || e.Offset > len(src) {
-			t.Fatalf("%s: error offset %d outside the %d-byte input", f.name, e.Offset, len(src))
+			t.Fatalf("%s (%s): error offset %d outside the %d-byte input", f.name, name, e.Offset, len(src))
 		}
 	}
 	switch {
 	case err == nil && !okStd && !okKla:
-		t.Fatalf("%s: decoded %d bytes where both references fail (std: %v; klauspost: %v)", f.name, n, std.err, kla.err)
+		t.Fatalf("%s (%s): decoded %d bytes where both references fail (std: %v; klauspost: %v)", f.name, name, n, std.err, kla.err)
 	case err != nil && okStd && okKla:
-		t.Fatalf("%s: %v, where both references decode %d bytes", f.name, err, len(std.out))
+		t.Fatalf("%s (%s): %v, where both references decode %d bytes", f.name, name, err, len(std.out))
 	case err != nil:
-		return
+		// A failed decode may leave any bytes in dst: none are compared.
+		return nil, err
 	}
 	if n > len(dst) {
-		t.Fatalf("%s: n = %d beyond the %d-byte destination", f.name, n, len(dst))
+		t.Fatalf("%s (%s): n = %d beyond the %d-byte destination", f.name, name, n, len(dst))
 	}
 	if !(okStd && bytes.Equal(dst[:n], std.out)) && !(okKla && bytes.Equal(dst[:n], kla.out)) {
-		t.Fatalf("%s: decoded %d bytes that match neither reference (%d / %d bytes)", f.name, n, len(std.out), len(kla.out))
+		t.Fatalf("%s (%s): decoded %d bytes that match neither reference (%d / %d bytes)", f.name, name, n, len(std.out), len(kla.out))
 	}
 	if n > 0 {
 		// A fresh buffer: a failed decode may leave any bytes in its
-		// destination (the fast loop's 8-byte copies overrun a match's
+		// destination (the fast loop's word copies overrun a match's
 		// end), and dst is compared below.
 		if _, err := f.dec(make([]byte, n-1), src); !errors.Is(err, ErrTooLarge) {
-			t.Fatalf("%s: destination one byte short: got %v, want ErrTooLarge", f.name, err)
+			t.Fatalf("%s (%s): destination one byte short: got %v, want ErrTooLarge", f.name, name, err)
 		}
 	}
 	// A larger destination returns the same n.
 	big := make([]byte, n+100)
 	if m, err := f.dec(big, src); err != nil || m != n || !bytes.Equal(big[:m], dst[:n]) {
-		t.Fatalf("%s: with a larger destination: n = %d, err = %v; want %d, nil", f.name, m, err, n)
+		t.Fatalf("%s (%s): with a larger destination: n = %d, err = %v; want %d, nil", f.name, name, m, err, n)
 	}
+	return dst[:n], nil
 }

@@ -27,7 +27,7 @@
 // a Zarr chunk is whole in memory with a known decoded size, so none of
 // that is needed, and output goes straight into the chunk buffer.
 //
-// The decoder follows libdeflate's design, in pure Go: a 64-bit bit
+// The decoder follows libdeflate's design, in Go: a 64-bit bit
 // buffer refilled branch-free from unaligned 8-byte loads while at least
 // 16 input bytes remain (a byte-wise path, padding with zeros and
 // detecting over-read, serves the end); one table lookup of 11 bits (8 for
@@ -38,16 +38,27 @@
 // the length before it, as if the length took the bits of the shortest
 // length code; up to four literals per refill; matches
 // are copied as overlapping 8-byte words, distance 1 as a repeated byte,
-// while a match of 258 bytes plus 8 still fits in dst (a checked
+// while a match of 258 bytes plus 16 still fits in dst (a checked
 // byte-wise path serves the end). Trailers are checked: Adler-32 with a
 // 16-bytes-per-step implementation, CRC-32 with hash/crc32.
 //
-// Measured (2026-12-03, 2-vCPU AMD EPYC VM at load 0.7, Go 1.26,
+// The fast loop (huffFast) has an amd64 assembly twin (huffFastBMI2,
+// block_amd64.s), used where the CPU has BMI2: the same tables, margins
+// and exits, with every variable in a register, no bounds checks, BMI2
+// shifts and masks, lookups from a copy of the bit buffer shifted left by
+// 2 (a table load without a scaled index is a cycle shorter), and 16-byte
+// match copies. Go handles everything the loop returns for, so errors are
+// the same. DT64_DISABLE=bmi2, the purego build tag and other
+// architectures use the Go loop; the tests and fuzzers run both and
+// compare them.
+//
+// Measured (2026-12-03, 2-vCPU AMD EPYC VM at load 1.6-2.1, Go 1.26,
 // GOAMD64=v1) on 1 MiB gzip:5 chunks of the end-to-end benchmark's
-// timestamps (big-endian ns, ±0.5 ms jitter): 517 MB/s per CPU second
-// (best of 100 decodes; median 505) against klauspost's 269 (263), 1.92x;
-// on ±0.5 s jittered little-endian ns, 611 (586) against 299 (290),
-// 2.04x. Method, all figures, the end-to-end job and what did not pay:
+// timestamps (big-endian ns, ±0.5 ms jitter): 581 MB/s per CPU second
+// with the assembly loop (best of 100 decodes; median 552), 509 (493)
+// with the Go loop, against klauspost's 265 (259): 2.19x; on ±0.5 s
+// jittered little-endian ns, 675 (655) and 605 (588) against 296 (289),
+// 2.28x. Method, all figures, the end-to-end job and what did not pay:
 // docs/inflate.md.
 //
 // What is accepted matches compress/flate: Huffman codes must be complete,

@@ -17,8 +17,8 @@ import (
 	kzlib "github.com/klauspost/compress/zlib"
 )
 
-// TestNumcodecs decodes the streams numcodecs wrote (tools/inflate/gen.py)
-// and compares with the recorded size and SHA-256 and with klauspost.
+// TestNumcodecs decodes the streams numcodecs wrote (tools/inflate/gen.py),
+// with each implementation of the fast loop, and compares with the recorded size and SHA-256 and with klauspost.
 func TestNumcodecs(t *testing.T) {
 	dir := filepath.Join("testdata", "numcodecs")
 	m, err := os.Open(filepath.Join(dir, "MANIFEST"))
@@ -42,12 +42,14 @@ func TestNumcodecs(t *testing.T) {
 		if strings.Contains(f[0], ".zlib.") {
 			dec, format = Zlib, formats[1]
 		}
-		dst := make([]byte, size)
-		n, err := dec(dst, src)
-		sum := sha256.Sum256(dst[:n])
-		if err != nil || n != size || hex.EncodeToString(sum[:]) != f[2] {
-			t.Errorf("%s: n = %d (want %d), err = %v, SHA-256 %x (want %s)", f[0], n, size, err, sum, f[2])
-		}
+		eachImpl(t, func(impl string) {
+			dst := make([]byte, size)
+			n, err := dec(dst, src)
+			sum := sha256.Sum256(dst[:n])
+			if err != nil || n != size || hex.EncodeToString(sum[:]) != f[2] {
+				t.Errorf("%s (%s): n = %d (want %d), err = %v, SHA-256 %x (want %s)", f[0], impl, n, size, err, sum, f[2])
+			}
+		})
 		check(t, format, src)
 		count++
 	}
@@ -59,10 +61,13 @@ func TestNumcodecs(t *testing.T) {
 
 // TestRepoFixtures decodes every gzip and zlib stream in the repository's
 // testdata and blosc's (chunk files, shard-packed chunks, and zlib
-// streams inside blosc frames) and compares with klauspost. Streams are found by
+// streams inside blosc frames), with each implementation of the fast
+// loop, and compares with klauspost. Streams are found by
 // scanning for their headers and kept where klauspost decodes them with a
 // valid trailer, so that a header-like byte pair is not counted.
-func TestRepoFixtures(t *testing.T) {
+func TestRepoFixtures(t *testing.T) { runImpls(t, testRepoFixtures) }
+
+func testRepoFixtures(t *testing.T) {
 	var gz, zl int
 	walk := func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -98,16 +98,20 @@ func TestCompressed(t *testing.T) {
 	for name, p := range sampleInputs() {
 		for _, l := range []int{-2, 0, 1, 6, 9} {
 			s := kGzip(p, l)
-			dst := make([]byte, len(p))
-			n, err := Gzip(dst, s)
-			if err != nil || n != len(p) || !bytes.Equal(dst, p) {
-				t.Fatalf("%s level %d: n = %d, err = %v, equal %v", name, l, n, err, bytes.Equal(dst[:n], p))
-			}
+			eachImpl(t, func(impl string) {
+				dst := make([]byte, len(p))
+				n, err := Gzip(dst, s)
+				if err != nil || n != len(p) || !bytes.Equal(dst, p) {
+					t.Fatalf("%s level %d (%s): n = %d, err = %v, equal %v", name, l, impl, n, err, bytes.Equal(dst[:n], p))
+				}
+			})
 		}
 	}
 }
 
-func TestErrors(t *testing.T) {
+func TestErrors(t *testing.T) { runImpls(t, testErrors) }
+
+func testErrors(t *testing.T) {
 	p := textLike(10000, 3)
 	s := kZlib(p, 6)
 	dst := make([]byte, len(p))

@@ -13,7 +13,8 @@
 //
 // Registers:
 //	BX  bb, the bit buffer          SI  nb (only nb&63 is meaningful)
-//	R10 ip, a pointer into in       R9  inEnd = &in[len(in)-fastIn]
+//	R9  bb4 = bb<<2, the lookups' index (an unscaled index loads faster)
+//	R10 ip, a pointer into in       inEnd-8(SP) = &in[len(in)-fastIn]
 //	DI  op, a pointer into dst      R11 outEnd = &dst[len(dst)-fastOut]
 //	R8  t, the tables               R12 lk&63
 //	AX  e, the literal/length entry (then the distance's in the slow path)

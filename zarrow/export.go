@@ -137,7 +137,7 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 	pw := &parquetWriter{schema: schema, props: parquet.NewWriterProperties(opts...), mem: mem, rg: rg, workers: o.workers(),
 		aprops: pqarrow.NewArrowWriterProperties(aprops...), retype: retype}
 	if int64Pages && int64Columns(schema) {
-		pw.int64, pw.encoders = true, make(chan *int64Encoder, pw.workers)
+		pw.int64, pw.encoders, pw.files = true, make(chan *int64Encoder, pw.workers), make(chan *memory.Buffer, pw.workers)
 	}
 	return pw
 }

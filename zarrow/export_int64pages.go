@@ -66,6 +66,20 @@ type int64Encoder struct {
 	comp bytes.Buffer
 }
 
+// releasePart releases the buffer of a written part, or keeps it for the
+// next part of the int64 encoder (its growth by doubling from nothing,
+// and the zeroing of the memory, cost a tenth of the export's CPU time).
+func (w *parquetWriter) releasePart(b *memory.Buffer) {
+	if w.int64 {
+		select {
+		case w.files <- b:
+			return
+		default:
+		}
+	}
+	b.Release()
+}
+
 // encodeInt64 is encode for tables of int64 columns: the part is a
 // Parquet file of one row group whose pages int64Encoder wrote.
 func (w *parquetWriter) encodeInt64(p *part) {
@@ -83,7 +97,12 @@ func (w *parquetWriter) encodeInt64(p *part) {
 		default:
 		}
 	}()
-	p.file = memory.NewResizableBuffer(w.mem)
+	select {
+	case p.file = <-w.files: // a written part's buffer, its capacity kept
+		p.file.ResizeNoShrink(0)
+	default:
+		p.file = memory.NewResizableBuffer(w.mem)
+	}
 	sink := &bufferSink{buf: p.file}
 	p.meta, p.err = e.rowGroup(sink, w, p.recs, p.rows)
 	p.bytes = sink.n
@@ -204,13 +223,14 @@ func (e *int64Encoder) page1(pager file.PageWriter, values []int64, bitmap []byt
 	}
 	vals := values
 	if nulls > 0 {
-		e.vals = e.vals[:0]
+		// every value stored, the next one over it unless valid: no branch
+		e.vals = slices.Grow(e.vals[:0], n)[:n]
+		k := 0
 		for i, v := range values {
-			if bitutil.BitIsSet(bitmap, off+i) {
-				e.vals = append(e.vals, v)
-			}
+			e.vals[k] = v
+			k += int(bitmap[(off+i)>>3] >> ((off + i) & 7) & 1)
 		}
-		vals = e.vals
+		vals = e.vals[:k]
 	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, v := range vals {

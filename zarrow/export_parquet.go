@@ -41,6 +41,7 @@ type parquetWriter struct {
 	int64    bool
 	tmpl     *metadata.FileMetaData
 	encoders chan *int64Encoder
+	files    chan *memory.Buffer // written parts' buffers (releasePart)
 }
 
 // part is one row group: its rows, then its encoding.
@@ -181,6 +182,18 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 	if _, err := out.Write(parquetMagic); err != nil {
 		fail(err)
 	}
+	if w.int64 {
+		defer func() { // the kept buffers, for the garbage collector
+			for {
+				select {
+				case b := <-w.files:
+					b.Release()
+				default:
+					return
+				}
+			}
+		}()
+	}
 	for p := range order {
 		<-p.done
 		if p.err != nil {
@@ -195,7 +208,7 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 			}
 		}
 		if p.file != nil {
-			p.file.Release()
+			w.releasePart(p.file)
 		}
 		<-slots
 	}

@@ -22,6 +22,14 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
+// forceInt64Pages turns the int64 pages on for the test (also under
+// DT64_PARQUET_PAGES=arrow-go).
+func forceInt64Pages(t *testing.T) {
+	was := int64Pages
+	int64Pages = true
+	t.Cleanup(func() { int64Pages = was })
+}
+
 // int64Case is a column for the int64 page encoder: its values, which
 // are valid (nil: all), its type and whether the field is nullable.
 type int64Case struct {
@@ -35,10 +43,8 @@ type int64Case struct {
 // (0…64), with a null pattern of kind 0 (none), 1 (all), 2 (random), 3
 // (runs).
 func randomInt64Case(rng *rand.Rand, n, width, nullKind int) int64Case {
-	c := int64Case{typ: arrow.FixedWidthTypes.Timestamp_us, nullable: true, values: make([]int64, n)}
-	if rng.IntN(3) == 0 {
-		c.typ = arrow.PrimitiveTypes.Int64
-	}
+	types := []arrow.DataType{arrow.FixedWidthTypes.Timestamp_us, arrow.FixedWidthTypes.Timestamp_ns, arrow.FixedWidthTypes.Timestamp_ms, arrow.PrimitiveTypes.Int64}
+	c := int64Case{typ: types[rng.IntN(len(types))], nullable: true, values: make([]int64, n)}
 	if nullKind == 0 && rng.IntN(2) == 0 {
 		c.nullable = false
 	}
@@ -155,9 +161,7 @@ func checkReadBack(t *testing.T, b []byte, c int64Case, what string) {
 // lengths, delta bit widths 0…64, null patterns, batch cuts, row group
 // and page sizes.
 func TestInt64PagesRoundTrip(t *testing.T) {
-	if !int64Pages {
-		t.Skip("DT64_PARQUET_PAGES=arrow-go")
-	}
+	forceInt64Pages(t)
 	defer func(n int) { int64PageRows = n }(int64PageRows)
 	rng := rand.New(rand.NewPCG(27, 1))
 	lengths := []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 130, 255, 256, 257, 1000, 4099}
@@ -279,9 +283,7 @@ func FuzzInt64Pages(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint16(3), uint8(0))
 	f.Add(bytes.Repeat([]byte{0xff, 0, 0x80}, 400), uint16(77), uint8(0x5a))
 	f.Fuzz(func(t *testing.T, data []byte, rg uint16, nulls uint8) {
-		if !int64Pages {
-			t.Skip("DT64_PARQUET_PAGES=arrow-go")
-		}
+		forceInt64Pages(t)
 		c := int64Case{typ: arrow.FixedWidthTypes.Timestamp_us, nullable: true, values: make([]int64, len(data)/8)}
 		for i := range c.values {
 			c.values[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
@@ -304,9 +306,7 @@ func FuzzInt64Pages(f *testing.F) {
 // metadata (schema, key-value metadata with the Arrow schema, created_by)
 // is the old path's; arrow-go and DuckDB read the values and nulls back.
 func TestInt64PagesExport(t *testing.T) {
-	if !int64Pages {
-		t.Skip("DT64_PARQUET_PAGES=arrow-go")
-	}
+	forceInt64Pages(t)
 	const n = 20000
 	start := int64(1_700_000_000_000_000)
 	values := make([]int64, n)
@@ -386,4 +386,36 @@ func footer(t *testing.T, b []byte) *metadata.FileMetaData {
 	}
 	defer pf.Close()
 	return pf.MetaData()
+}
+
+// Which tables take the int64 pages: only those whose every column is
+// int64, or a timestamp pqarrow stores as it is (not seconds).
+func TestInt64Columns(t *testing.T) {
+	f := func(typ arrow.DataType) arrow.Field { return arrow.Field{Name: "c", Type: typ, Nullable: true} }
+	for _, c := range []struct {
+		fields []arrow.Field
+		want   bool
+	}{
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us)}, true},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_ns), f(arrow.PrimitiveTypes.Int64)}, true},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_ms)}, true},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_s)}, false},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.PrimitiveTypes.Float32)}, false},
+		{[]arrow.Field{f(arrow.PrimitiveTypes.Uint64)}, false},
+		{[]arrow.Field{f(arrow.PrimitiveTypes.Int32)}, false},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Duration_us)}, false}, // durationsAsInt64 retypes it first
+		{nil, false},
+	} {
+		if got := int64Columns(arrow.NewSchema(c.fields, nil)); got != c.want {
+			t.Errorf("%v: %v, want %v", c.fields, got, c.want)
+		}
+	}
+	forceInt64Pages(t)
+	// A duration column is written as int64: the int64 pages
+	// (TestTableCFDuration reads such a file back: arrow-go's pqarrow
+	// reader reads no durations).
+	s := arrow.NewSchema([]arrow.Field{f(arrow.FixedWidthTypes.Duration_us)}, nil)
+	if !newParquetWriter(s, ExportOptions{}, memory.DefaultAllocator).int64 {
+		t.Error("a duration table does not take the int64 pages")
+	}
 }

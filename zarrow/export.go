@@ -134,8 +134,12 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 	if d := durationsAsInt64(schema); d != nil { // duration columns: written as int64, the schema stored by durationsAsInt64
 		schema, aprops, retype = d, aprops[1:], true
 	}
-	return &parquetWriter{schema: schema, props: parquet.NewWriterProperties(opts...), mem: mem, rg: rg, workers: o.workers(),
+	pw := &parquetWriter{schema: schema, props: parquet.NewWriterProperties(opts...), mem: mem, rg: rg, workers: o.workers(),
 		aprops: pqarrow.NewArrowWriterProperties(aprops...), retype: retype}
+	if int64Pages && int64Columns(schema) {
+		pw.int64, pw.encoders, pw.files = true, make(chan *int64Encoder, pw.workers), make(chan *memory.Buffer, pw.workers)
+	}
+	return pw
 }
 
 // ExportMemoryBound is about the most memory Export holds, beside its

@@ -34,6 +34,14 @@ type parquetWriter struct {
 	rg      int64 // rows per row group
 	workers int
 	retype  bool // the batches' columns take schema's types (durations as int64: withSchema)
+
+	// int64 sends the row groups to encodeInt64 (int64Pages), with tmpl
+	// the file metadata (schema, key-value metadata) of a file of no rows
+	// from pqarrow, and encoders the encoders' buffers kept for reuse.
+	int64    bool
+	tmpl     *metadata.FileMetaData
+	encoders chan *int64Encoder
+	files    chan *memory.Buffer // written parts' buffers (releasePart)
 }
 
 // part is one row group: its rows, then its encoding.
@@ -76,6 +84,15 @@ func (w *parquetWriter) encode(p *part) {
 // written. At most workers row groups are in memory at once, each as its
 // rows (slices of r's batches) and then its encoding.
 func (w *parquetWriter) write(r array.RecordReader, out io.Writer) (int64, error) {
+	if w.int64 && w.tmpl == nil { // the file metadata of a file of no rows
+		t := &part{done: make(chan struct{})}
+		w.encode(t)
+		if t.err != nil {
+			return 0, t.err
+		}
+		w.tmpl = t.meta
+		t.file.Release()
+	}
 	var (
 		slots  = make(chan struct{}, w.workers) // a part from its first row until written
 		order  = make(chan *part, w.workers)
@@ -93,8 +110,13 @@ func (w *parquetWriter) write(r array.RecordReader, out io.Writer) (int64, error
 		p := cur
 		cur = &part{done: make(chan struct{})}
 		order <- p
-		go w.encode(p)
+		if w.int64 {
+			go w.encodeInt64(p)
+		} else {
+			go w.encode(p)
+		}
 	}
+
 read:
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -160,6 +182,18 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 	if _, err := out.Write(parquetMagic); err != nil {
 		fail(err)
 	}
+	if w.int64 {
+		defer func() { // the kept buffers, for the garbage collector
+			for {
+				select {
+				case b := <-w.files:
+					b.Release()
+				default:
+					return
+				}
+			}
+		}()
+	}
 	for p := range order {
 		<-p.done
 		if p.err != nil {
@@ -174,7 +208,7 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 			}
 		}
 		if p.file != nil {
-			p.file.Release()
+			w.releasePart(p.file)
 		}
 		<-slots
 	}
@@ -263,6 +297,9 @@ type bufferSink struct {
 	buf *memory.Buffer
 	n   int
 }
+
+// Tell is the bytes written (file.NewPageWriter's sink has one).
+func (s *bufferSink) Tell() int64 { return int64(s.n) }
 
 func (s *bufferSink) Write(p []byte) (int, error) {
 	if need := s.n + len(p); need > s.buf.Cap() {

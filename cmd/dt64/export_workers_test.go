@@ -21,6 +21,8 @@ func TestExportSameForAnyWorkers(t *testing.T) {
 	}{
 		{"wide.parquet", []string{wide, "--rows", "2", "--row-group", "3"}},
 		{"wide.arrow", []string{wide, "--rows", "2"}},
+		// one timestamp column: zarrow's int64 page encoder
+		{"time.parquet", []string{filepath.Join(wide, "time"), "--rows", "2", "--row-group", "3"}},
 		{"long.parquet", []string{grid, "--layout", "long", "--rows", "7", "--row-group", "11"}},
 		{"long.arrow", []string{grid, "--layout", "long", "--rows", "7", "--compression", "zstd"}},
 	}

@@ -153,7 +153,7 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 	if est, avx2 := floorDivEstKernel(d); est && !avx2 {
 		// floorDivEst writes validity bits too: into a scratch bitmap here.
 		// (AVX2 keeps the magic-number kernel here: floorDivEstAVX2 pays
-		// off only on data within 2^51 of a base, and the bitmap it would
+		// off only on data within 2^50 of a base, and the bitmap it would
 		// write is not wanted.)
 		var scratch [blockWords / 8]byte
 		src = src[:min(len(src), len(dst))]
@@ -198,7 +198,7 @@ func floorDivEstKernel(d uint64) (est, avx2 bool) {
 	switch {
 	case useAVX512:
 		return true, false
-	case useAVX2 && availableFMA:
+	case useAVX2 && availableFMA && d <= estMaxDivisorAVX2:
 		return true, true
 	}
 	return false, false
@@ -207,22 +207,28 @@ func floorDivEstKernel(d uint64) (est, avx2 bool) {
 // estMaxDivisor is the largest divisor floorDivEst takes (2^52: exact
 // as a float64); estFallback is how many elements floorDivAVX512 converts
 // after floorDivEst stopped at a value far from its base, before
-// floorDivEst tries again with a base there. estLimAVX2 is the widest
-// range around its base floorDivEstAVX2 takes: it converts w = v - base
-// to a float64 exactly by adding 2^52+2^51, which holds for |w| <= 2^51.
+// floorDivEst tries again with a base there. estLimAVX2 and
+// estMaxDivisorAVX2 are the widest range around its base and the largest
+// divisor floorDivEstAVX2 takes: within them its rounded estimate is the
+// floor with no correction, with a margin of at least 2^-54 (its
+// generator, asm/rescale/est_avx2.go, has the bounds); 2^48 ns is more
+// than three days, far beyond Arrow's units.
 const (
-	estMaxDivisor = 1 << 52
-	estFallback   = 256
-	estLimAVX2    = 1 << 51
+	estMaxDivisor     = 1 << 52
+	estFallback       = 256
+	estLimAVX2        = 1 << 50
+	estMaxDivisorAVX2 = 1 << 48
 )
 
 // floorDivEstimate converts and writes the validity bits of every whole
 // vector of src (at most 8*len(bitmap) elements) by floorDivEst: a base
 // near the data (the first element that is not NaT, floored to a multiple
 // of d), then floorDivEst up to the first vector holding a value more than
-// lim from it; floorDivAVX512 converts the next estFallback elements
-// (their bits from the output; twice as many after each time floorDivEst
-// did fewer), and floorDivEst carries on with a new base. From d = 2^13
+// lim from it. If floorDivEst converted at least estFallback elements,
+// it carries on at once with a new base there (the data drifted);
+// otherwise floorDivAVX512 converts the next estFallback elements (their
+// bits from the output; twice as many after each time floorDivEst did
+// fewer), and floorDivEst carries on with a new base. From d = 2^13
 // on the base is 0 and only NaT is out of range. With avx2 the kernels
 // are floorDivEstAVX2 and floorDivAVX2, and the range around a base is
 // never more than estLimAVX2.
@@ -251,14 +257,17 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		if len(src)-n < 8 {
 			break
 		}
+		// Data that drifted from its base (a time line longer than
+		// AVX2's range, 26 days in ns): after a run at least as long as
+		// a fallback run, floorDivEst goes on at once with a base there.
+		if m >= estFallback {
+			run = estFallback
+			continue
+		}
 		// Data too spread for any base (random instants over centuries):
 		// each time floorDivEst stops before it has converted a run, the
 		// next run of floorDivAVX512 is twice as long.
-		if m < run {
-			run = min(2*run, blockWords)
-		} else {
-			run = estFallback
-		}
+		run = min(2*run, blockWords)
 		e := min(len(src), n+run)
 		e -= (e - n) % 8
 		if avx2 {

@@ -11,7 +11,7 @@ import (
 
 // Differential tests of floorDivEst (asm/rescale), the floor divide by a
 // float64 estimate with validity, for AVX-512 and for AVX2 with FMA3
-// (floorDivEstAVX2, all in float64 within 2^51 of its base), against the
+// (floorDivEstAVX2, all in float64 within 2^50 of its base), against the
 // generic divLoop: the kernel called directly with chosen bases and
 // ranges (where it must stop, the quotient at the edges of its range and
 // at multiples of d), and through floorDivSIMD and floorDivValiditySIMD
@@ -41,17 +41,28 @@ func estKernels(t *testing.T) []estKernel {
 
 // estDivisors are the divisors the tests run: small ones (where lim =
 // 2^50*d binds), the time-unit factors, powers of two and 2^52 (the
-// largest floorDivEst takes), and random ones.
+// largest floorDivEst takes), and random ones; for AVX2 those up to 2^48
+// (estTakes).
 func estDivisors() []uint64 {
 	ds := []uint64{2, 3, 5, 7, 10, 60, 1000, 1024, 3600, 4095, 4096, 4097, 1e6, 1e9, 60e9, 3600e9, 86400e9, 1 << 40, 1<<52 - 1, 1 << 52}
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 8 {
 		ds = append(ds, r.Uint64N(1<<52-2)+2)
 	}
+	// AVX2's range: its largest divisor, one past it, and random ones.
+	ds = append(ds, estMaxDivisorAVX2-1, estMaxDivisorAVX2, estMaxDivisorAVX2+1)
+	for range 4 {
+		ds = append(ds, r.Uint64N(estMaxDivisorAVX2-2)+2)
+	}
 	return ds
 }
 
-// estLim is min(2^50*d, 2^62), and for AVX2 2^51 (estLimAVX2).
+// estTakes reports whether kernel k takes divisor d.
+func estTakes(k estKernel, d uint64) bool {
+	return d <= estMaxDivisor && (!k.avx2 || d <= estMaxDivisorAVX2)
+}
+
+// estLim is min(2^50*d, 2^62), and for AVX2 2^50 (estLimAVX2).
 func estLim(d uint64, k estKernel) uint64 {
 	switch {
 	case k.avx2:
@@ -225,6 +236,9 @@ func testFloorDivEstKernel(t *testing.T, k estKernel) {
 	}
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, d := range estDivisors() {
+		if !estTakes(k, d) {
+			continue
+		}
 		dv := newDivisor(d)
 		for _, cf := range estConfigs(d, r, k) {
 			qb, lim := cf.qbase, cf.lim
@@ -252,6 +266,9 @@ func testFloorDivEstEdgeEveryLane(t *testing.T, k estKernel) {
 	r := rand.New(rand.NewPCG(15, 16))
 	const n = 40 // two unrolled blocks, a single vector and a tail
 	for _, d := range estDivisors() {
+		if !estTakes(k, d) {
+			continue
+		}
 		dv := newDivisor(d)
 		for _, cf := range estConfigs(d, r, k)[:6] {
 			qb, lim := cf.qbase, cf.lim
@@ -281,6 +298,9 @@ func TestFloorDivEstExhaustiveNear(t *testing.T) {
 func testFloorDivEstExhaustiveNear(t *testing.T, k estKernel) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, d := range estDivisors() {
+		if !estTakes(k, d) {
+			continue
+		}
 		dv := newDivisor(d)
 		for _, cf := range estConfigs(d, r, k)[:6] {
 			qb, lim := cf.qbase, cf.lim
@@ -295,6 +315,50 @@ func testFloorDivEstExhaustiveNear(t *testing.T, k estKernel) {
 			estCheck(t, k, vals, dv, qb, lim, false, false, false, false)
 			estCheck(t, k, vals, dv, qb, lim, true, true, true, false)
 		}
+	}
+}
+
+// TestFloorDivEstAVX2Margins tries floorDivEstAVX2's uncorrected
+// estimate where its margins are thinnest: divisors spread log-uniformly
+// up to 2^48, values up to 2^50 from the base, remainders 0, 1, d/2 and
+// d-1 (where the rounding of k + f/d - 1/2 + 1/(2d) and the test f = 0
+// would first go wrong), against divLoop.
+func TestFloorDivEstAVX2Margins(t *testing.T) {
+	if !availableAVX2 || !availableFMA {
+		t.Skip("no AVX2 with FMA3")
+	}
+	k := estKernel{"avx2", true}
+	r := rand.New(rand.NewPCG(21, 22))
+	rounds := 3000
+	if testing.Short() {
+		rounds = 300
+	}
+	for range rounds {
+		d := uint64(math.Exp2(1+r.Float64()*47)) + r.Uint64N(2)
+		d = min(max(d, 2), estMaxDivisorAVX2)
+		dv := newDivisor(d)
+		qMax := int64(1<<62/d) - 1 // the base within 2^62 of 0
+		qb := r.Int64N(2*qMax+1) - qMax
+		base := qb * int64(d)
+		lim := uint64(estLimAVX2)
+		vals := make([]int64, 64)
+		for i := range vals {
+			kMax := int64(lim / d)
+			q := kMax - r.Int64N(min(kMax, 4)+1) // near +lim
+			switch i % 4 {
+			case 1:
+				q = -q // near -lim
+			case 2:
+				q = r.Int64N(2*kMax+1) - kMax
+			}
+			f := []int64{0, 1, int64(d / 2), int64(d) - 1}[r.IntN(4)]
+			w := q*int64(d) + f
+			if w > int64(lim) || w < -int64(lim) {
+				w = q * int64(d)
+			}
+			vals[i] = base + w
+		}
+		estCheck(t, k, vals, dv, qb, lim, false, false, r.IntN(2) == 0, false)
 	}
 }
 
@@ -349,7 +413,7 @@ func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64
 	n, nat, lossy := floorDivValiditySIMD(dst, hookSrc, bitmap, p.div.d, p.div.magic, p.div.shift, swapIn, swapOut)
 	where := fmt.Sprintf("%s floorDivValiditySIMD %s len=%d swapIn=%v swapOut=%v inPlace=%v", ri.name, c, len(vals), swapIn, swapOut, inPlace)
 	wantN := 0
-	if (ri.name == "avx512" || ri.name == "avx2" && availableFMA) && p.div.d <= estMaxDivisor {
+	if ri.name == "avx512" && estTakes(estKernel{}, p.div.d) || ri.name == "avx2" && availableFMA && estTakes(estKernel{avx2: true}, p.div.d) {
 		wantN = len(vals) / 8 * 8
 	}
 	if n != wantN {

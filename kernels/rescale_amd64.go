@@ -531,7 +531,7 @@ func widenFloat32SwapAVX512(dst []uint64, src []byte) (n int)
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
 // Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
 // 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
 // stops before the first 8 elements holding another value; dst may be src.
 //
@@ -543,7 +543,7 @@ func floorDivEstAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv ui
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
 // Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
 // 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
 // stops before the first 8 elements holding another value; dst may be src.
 // Source words are byte-swapped.
@@ -556,7 +556,7 @@ func floorDivEstSwapInAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, 
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
 // Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
 // 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
 // stops before the first 8 elements holding another value; dst may be src.
 // Destination words are byte-swapped.
@@ -569,7 +569,7 @@ func floorDivEstSwapOutAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64,
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
 // Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,
+// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
 // 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
 // stops before the first 8 elements holding another value; dst may be src.
 // Source and destination words are byte-swapped.

@@ -6410,7 +6410,7 @@ vectors_done:
 
 // func floorDivEstAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·floorDivEstAVX2(SB), NOSPLIT, $128-136
+TEXT ·floorDivEstAVX2(SB), NOSPLIT, $32-136
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -6426,268 +6426,415 @@ TEXT ·floorDivEstAVX2(SB), NOSPLIT, $128-136
 	SHLQ         $0x03, DI
 	CMPQ         DI, CX
 	CMOVQLT      DI, CX
-	MOVQ         d+72(FP), DI
-	VXORPD       X1, X1, X1
-	VCVTSI2SDQ   DI, X1, X1
-	VBROADCASTSD X1, Y1
 	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         inv+80(FP), DI
 	VMOVQ        DI, X2
 	VPBROADCASTQ X2, Y2
-	MOVQ         inv+80(FP), DI
+	MOVQ         $0x3fe0000000000000, DI
 	VMOVQ        DI, X3
 	VPBROADCASTQ X3, Y3
+	VMULPD       Y3, Y2, Y4
+	VSUBPD       Y3, Y4, Y4
+	VSUBPD       Y3, Y2, Y3
 	MOVQ         base+88(FP), DI
-	VMOVQ        DI, X4
-	VPBROADCASTQ X4, Y4
-	VMOVDQU      Y4, (SP)
-	MOVQ         qbase+96(FP), DI
-	VMOVQ        DI, X4
-	VPBROADCASTQ X4, Y4
-	VMOVDQU      Y4, 32(SP)
-	MOVQ         lim+104(FP), DI
-	LEAQ         (DI)(DI*1), R8
-	BTCQ         $0x3f, DI
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         DI, R8
+	VMOVQ        R8, X5
+	VPBROADCASTQ X5, Y5
+	MOVQ         qbase+96(FP), R9
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         R8, R9
+	VMOVQ        R9, X6
+	VPBROADCASTQ X6, Y6
+	MOVQ         lim+104(FP), R8
+	LEAQ         (R8)(R8*1), R9
 	BTCQ         $0x3f, R8
-	VMOVQ        DI, X4
-	VPBROADCASTQ X4, Y4
-	VMOVDQU      Y4, 64(SP)
-	VMOVQ        R8, X4
-	VPBROADCASTQ X4, Y4
-	VMOVDQU      Y4, 96(SP)
-	VPXOR        Y4, Y4, Y4
-	VPXOR        Y5, Y5, Y5
-	VPXOR        Y6, Y6, Y6
+	SUBQ         DI, R8
+	BTCQ         $0x3f, R9
+	VMOVQ        R8, X7
+	VPBROADCASTQ X7, Y7
+	VMOVQ        R9, X8
+	VPBROADCASTQ X8, Y8
+	VMOVDQU      Y8, (SP)
+	VPXOR        Y8, Y8, Y8
+	VPXOR        Y9, Y9, Y9
 
 blocks:
-	LEAQ         16(BX), R8
-	CMPQ         R8, CX
-	JA           pairs
-	VMOVDQU      (DX)(BX*8), Y7
-	VPSUBQ       (SP), Y7, Y7
-	VPADDQ       64(SP), Y7, Y8
-	VPCMPGTQ     96(SP), Y8, Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y10
-	VPCMPGTQ     96(SP), Y10, Y10
-	VPOR         Y10, Y8, Y8
-	VMOVDQU      64(DX)(BX*8), Y10
-	VPSUBQ       (SP), Y10, Y10
-	VPADDQ       64(SP), Y10, Y11
-	VPCMPGTQ     96(SP), Y11, Y11
-	VPOR         Y11, Y8, Y8
-	VMOVDQU      96(DX)(BX*8), Y11
-	VPSUBQ       (SP), Y11, Y11
-	VPADDQ       64(SP), Y11, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPOR         Y12, Y8, Y8
-	VPTEST       Y8, Y8
-	JNZ          slow
-	VPADDQ       Y2, Y7, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y8
-	VFMADD231PD  Y3, Y7, Y8
-	VSUBPD       Y2, Y8, Y12
-	VFNMADD231PD Y1, Y12, Y7
-	VCMPPD       $0x11, Y4, Y7, Y12
-	VPSUBQ       Y2, Y8, Y8
-	VPADDQ       Y12, Y8, Y8
-	VANDPD       Y1, Y12, Y12
-	VADDPD       Y12, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y8, Y8
-	VMOVDQU      Y8, (AX)(BX*8)
-	VPSUBQ       Y7, Y6, Y6
-	VPADDQ       Y2, Y9, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y8
-	VFMADD231PD  Y3, Y7, Y8
-	VSUBPD       Y2, Y8, Y9
-	VFNMADD231PD Y1, Y9, Y7
-	VCMPPD       $0x11, Y4, Y7, Y9
-	VPSUBQ       Y2, Y8, Y8
-	VPADDQ       Y9, Y8, Y8
-	VANDPD       Y1, Y9, Y9
-	VADDPD       Y9, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y8, Y8
-	VMOVDQU      Y8, 32(AX)(BX*8)
-	VPSUBQ       Y7, Y6, Y6
-	VPADDQ       Y2, Y10, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y8
-	VFMADD231PD  Y3, Y7, Y8
-	VSUBPD       Y2, Y8, Y9
-	VFNMADD231PD Y1, Y9, Y7
-	VCMPPD       $0x11, Y4, Y7, Y9
-	VPSUBQ       Y2, Y8, Y8
-	VPADDQ       Y9, Y8, Y8
-	VANDPD       Y1, Y9, Y9
-	VADDPD       Y9, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y8, Y8
-	VMOVDQU      Y8, 64(AX)(BX*8)
-	VPSUBQ       Y7, Y6, Y6
-	VPADDQ       Y2, Y11, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y8
-	VFMADD231PD  Y3, Y7, Y8
-	VSUBPD       Y2, Y8, Y9
-	VFNMADD231PD Y1, Y9, Y7
-	VCMPPD       $0x11, Y4, Y7, Y9
-	VPSUBQ       Y2, Y8, Y8
-	VPADDQ       Y9, Y8, Y8
-	VANDPD       Y1, Y9, Y9
-	VADDPD       Y9, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y8, Y8
-	VMOVDQU      Y8, 96(AX)(BX*8)
-	VPSUBQ       Y7, Y6, Y6
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVW         $0xffff, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          blocks
+	LEAQ        32(BX), R8
+	CMPQ        R8, CX
+	JA          pairs
+	VPADDQ      (DX)(BX*8), Y7, Y10
+	VPCMPGTQ    (SP), Y10, Y10
+	VPADDQ      32(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPADDQ      64(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPADDQ      96(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPADDQ      128(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPADDQ      160(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPADDQ      192(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPADDQ      224(DX)(BX*8), Y7, Y11
+	VPCMPGTQ    (SP), Y11, Y11
+	VPOR        Y11, Y10, Y10
+	VPTEST      Y10, Y10
+	JNZ         slow
+	VPADDQ      (DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, (AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      32(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 32(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      64(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 64(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      96(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 96(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      128(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 128(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      160(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 160(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      192(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 192(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      224(DX)(BX*8), Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y12
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VMOVDQU     Y12, 224(AX)(BX*8)
+	VPSUBQ      Y10, Y9, Y9
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVL        $0xffffffff, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         blocks
 
 slow:
-	VMOVDQU      (DX)(BX*8), Y7
-	VMOVDQU      32(DX)(BX*8), Y8
-	VPCMPEQQ     Y0, Y7, Y9
-	VPCMPEQQ     Y0, Y8, Y10
-	VPSUBQ       (SP), Y7, Y7
-	VPADDQ       64(SP), Y7, Y11
-	VPCMPGTQ     96(SP), Y11, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPANDN       Y11, Y9, Y11
-	VPANDN       Y12, Y10, Y12
-	VPOR         Y11, Y12, Y11
-	VPTEST       Y11, Y11
-	JNZ          done
-	VPADDQ       Y2, Y7, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y11
-	VFMADD231PD  Y3, Y7, Y11
-	VSUBPD       Y2, Y11, Y12
-	VFNMADD231PD Y1, Y12, Y7
-	VCMPPD       $0x11, Y4, Y7, Y12
-	VPSUBQ       Y2, Y11, Y11
-	VPADDQ       Y12, Y11, Y11
-	VANDPD       Y1, Y12, Y12
-	VADDPD       Y12, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y11, Y11
-	VPBLENDVB    Y9, Y0, Y11, Y11
-	VMOVDQU      Y11, (AX)(BX*8)
-	VPOR         Y9, Y7, Y7
-	VPSUBQ       Y9, Y5, Y5
-	VPSUBQ       Y7, Y6, Y6
-	VPADDQ       Y2, Y8, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y8
-	VFMADD231PD  Y3, Y7, Y8
-	VSUBPD       Y2, Y8, Y11
-	VFNMADD231PD Y1, Y11, Y7
-	VCMPPD       $0x11, Y4, Y7, Y11
-	VPSUBQ       Y2, Y8, Y8
-	VPADDQ       Y11, Y8, Y8
-	VANDPD       Y1, Y11, Y11
-	VADDPD       Y11, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y8, Y8
-	VPBLENDVB    Y10, Y0, Y8, Y8
-	VMOVDQU      Y8, 32(AX)(BX*8)
-	VPOR         Y10, Y7, Y7
-	VPSUBQ       Y10, Y5, Y5
-	VPSUBQ       Y7, Y6, Y6
-	VMOVMSKPD    Y9, R8
-	VMOVMSKPD    Y10, DI
-	SHLL         $0x04, DI
-	ORL          DI, R8
-	NOTL         R8
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R8, (SI)(DI*1)
-	ADDQ         $0x08, BX
-	JMP          blocks
+	VMOVDQU     (DX)(BX*8), Y10
+	VMOVDQU     32(DX)(BX*8), Y11
+	VPCMPEQQ    Y0, Y10, Y12
+	VPCMPEQQ    Y0, Y11, Y13
+	VPADDQ      Y10, Y7, Y14
+	VPCMPGTQ    (SP), Y14, Y14
+	VPADDQ      Y11, Y7, Y15
+	VPCMPGTQ    (SP), Y15, Y15
+	VPANDN      Y14, Y12, Y14
+	VPANDN      Y15, Y13, Y15
+	VPOR        Y14, Y15, Y14
+	VPTEST      Y14, Y14
+	JNZ         done
+	VPADDQ      Y10, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y14
+	VPADDQ      Y6, Y14, Y15
+	VSUBPD      Y1, Y14, Y14
+	VSUBPD      Y14, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y12, Y0, Y15, Y14
+	VMOVDQU     Y14, (AX)(BX*8)
+	VPOR        Y12, Y10, Y10
+	VPSUBQ      Y12, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      Y11, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y14
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y13, Y0, Y14, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPOR        Y13, Y10, Y10
+	VPSUBQ      Y13, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VMOVMSKPD   Y12, R8
+	VMOVMSKPD   Y13, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y10
+	VMOVDQU     32(DX)(BX*8), Y11
+	VPCMPEQQ    Y0, Y10, Y12
+	VPCMPEQQ    Y0, Y11, Y13
+	VPADDQ      Y10, Y7, Y14
+	VPCMPGTQ    (SP), Y14, Y14
+	VPADDQ      Y11, Y7, Y15
+	VPCMPGTQ    (SP), Y15, Y15
+	VPANDN      Y14, Y12, Y14
+	VPANDN      Y15, Y13, Y15
+	VPOR        Y14, Y15, Y14
+	VPTEST      Y14, Y14
+	JNZ         done
+	VPADDQ      Y10, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y14
+	VPADDQ      Y6, Y14, Y15
+	VSUBPD      Y1, Y14, Y14
+	VSUBPD      Y14, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y12, Y0, Y15, Y14
+	VMOVDQU     Y14, (AX)(BX*8)
+	VPOR        Y12, Y10, Y10
+	VPSUBQ      Y12, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      Y11, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y14
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y13, Y0, Y14, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPOR        Y13, Y10, Y10
+	VPSUBQ      Y13, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VMOVMSKPD   Y12, R8
+	VMOVMSKPD   Y13, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y10
+	VMOVDQU     32(DX)(BX*8), Y11
+	VPCMPEQQ    Y0, Y10, Y12
+	VPCMPEQQ    Y0, Y11, Y13
+	VPADDQ      Y10, Y7, Y14
+	VPCMPGTQ    (SP), Y14, Y14
+	VPADDQ      Y11, Y7, Y15
+	VPCMPGTQ    (SP), Y15, Y15
+	VPANDN      Y14, Y12, Y14
+	VPANDN      Y15, Y13, Y15
+	VPOR        Y14, Y15, Y14
+	VPTEST      Y14, Y14
+	JNZ         done
+	VPADDQ      Y10, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y14
+	VPADDQ      Y6, Y14, Y15
+	VSUBPD      Y1, Y14, Y14
+	VSUBPD      Y14, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y12, Y0, Y15, Y14
+	VMOVDQU     Y14, (AX)(BX*8)
+	VPOR        Y12, Y10, Y10
+	VPSUBQ      Y12, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      Y11, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y14
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y13, Y0, Y14, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPOR        Y13, Y10, Y10
+	VPSUBQ      Y13, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VMOVMSKPD   Y12, R8
+	VMOVMSKPD   Y13, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y10
+	VMOVDQU     32(DX)(BX*8), Y11
+	VPCMPEQQ    Y0, Y10, Y12
+	VPCMPEQQ    Y0, Y11, Y13
+	VPADDQ      Y10, Y7, Y14
+	VPCMPGTQ    (SP), Y14, Y14
+	VPADDQ      Y11, Y7, Y15
+	VPCMPGTQ    (SP), Y15, Y15
+	VPANDN      Y14, Y12, Y14
+	VPANDN      Y15, Y13, Y15
+	VPOR        Y14, Y15, Y14
+	VPTEST      Y14, Y14
+	JNZ         done
+	VPADDQ      Y10, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y14
+	VPADDQ      Y6, Y14, Y15
+	VSUBPD      Y1, Y14, Y14
+	VSUBPD      Y14, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y12, Y0, Y15, Y14
+	VMOVDQU     Y14, (AX)(BX*8)
+	VPOR        Y12, Y10, Y10
+	VPSUBQ      Y12, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      Y11, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y14
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y13, Y0, Y14, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPOR        Y13, Y10, Y10
+	VPSUBQ      Y13, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VMOVMSKPD   Y12, R8
+	VMOVMSKPD   Y13, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	JMP         blocks
 
 pairs:
-	LEAQ         8(BX), R8
-	CMPQ         R8, CX
-	JA           pairs_done
-	VMOVDQU      (DX)(BX*8), Y7
-	VMOVDQU      32(DX)(BX*8), Y8
-	VPCMPEQQ     Y0, Y7, Y9
-	VPCMPEQQ     Y0, Y8, Y10
-	VPSUBQ       (SP), Y7, Y7
-	VPADDQ       64(SP), Y7, Y11
-	VPCMPGTQ     96(SP), Y11, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPANDN       Y11, Y9, Y11
-	VPANDN       Y12, Y10, Y12
-	VPOR         Y11, Y12, Y11
-	VPTEST       Y11, Y11
-	JNZ          done
-	VPADDQ       Y2, Y7, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y11
-	VFMADD231PD  Y3, Y7, Y11
-	VSUBPD       Y2, Y11, Y12
-	VFNMADD231PD Y1, Y12, Y7
-	VCMPPD       $0x11, Y4, Y7, Y12
-	VPSUBQ       Y2, Y11, Y11
-	VPADDQ       Y12, Y11, Y11
-	VANDPD       Y1, Y12, Y12
-	VADDPD       Y12, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y11, Y11
-	VPBLENDVB    Y9, Y0, Y11, Y11
-	VMOVDQU      Y11, (AX)(BX*8)
-	VPOR         Y9, Y7, Y7
-	VPSUBQ       Y9, Y5, Y5
-	VPSUBQ       Y7, Y6, Y6
-	VPADDQ       Y2, Y8, Y7
-	VSUBPD       Y2, Y7, Y7
-	VMOVAPD      Y2, Y8
-	VFMADD231PD  Y3, Y7, Y8
-	VSUBPD       Y2, Y8, Y11
-	VFNMADD231PD Y1, Y11, Y7
-	VCMPPD       $0x11, Y4, Y7, Y11
-	VPSUBQ       Y2, Y8, Y8
-	VPADDQ       Y11, Y8, Y8
-	VANDPD       Y1, Y11, Y11
-	VADDPD       Y11, Y7, Y7
-	VCMPPD       $0x00, Y4, Y7, Y7
-	VPADDQ       32(SP), Y8, Y8
-	VPBLENDVB    Y10, Y0, Y8, Y8
-	VMOVDQU      Y8, 32(AX)(BX*8)
-	VPOR         Y10, Y7, Y7
-	VPSUBQ       Y10, Y5, Y5
-	VPSUBQ       Y7, Y6, Y6
-	VMOVMSKPD    Y9, R9
-	VMOVMSKPD    Y10, DI
-	SHLL         $0x04, DI
-	ORL          DI, R9
-	NOTL         R9
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R9, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          pairs
+	LEAQ        8(BX), R8
+	CMPQ        R8, CX
+	JA          pairs_done
+	VMOVDQU     (DX)(BX*8), Y10
+	VMOVDQU     32(DX)(BX*8), Y11
+	VPCMPEQQ    Y0, Y10, Y12
+	VPCMPEQQ    Y0, Y11, Y13
+	VPADDQ      Y10, Y7, Y14
+	VPCMPGTQ    (SP), Y14, Y14
+	VPADDQ      Y11, Y7, Y15
+	VPCMPGTQ    (SP), Y15, Y15
+	VPANDN      Y14, Y12, Y14
+	VPANDN      Y15, Y13, Y15
+	VPOR        Y14, Y15, Y14
+	VPTEST      Y14, Y14
+	JNZ         done
+	VPADDQ      Y10, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y14
+	VPADDQ      Y6, Y14, Y15
+	VSUBPD      Y1, Y14, Y14
+	VSUBPD      Y14, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y12, Y0, Y15, Y14
+	VMOVDQU     Y14, (AX)(BX*8)
+	VPOR        Y12, Y10, Y10
+	VPSUBQ      Y12, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VPADDQ      Y11, Y5, Y10
+	VSUBPD      Y1, Y10, Y10
+	VFMADD213PD Y4, Y2, Y10
+	VADDPD      Y1, Y10, Y11
+	VPADDQ      Y6, Y11, Y14
+	VSUBPD      Y1, Y11, Y11
+	VSUBPD      Y11, Y10, Y10
+	VCMPPD      $0x11, Y3, Y10, Y10
+	VPBLENDVB   Y13, Y0, Y14, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPOR        Y13, Y10, Y10
+	VPSUBQ      Y13, Y8, Y8
+	VPSUBQ      Y10, Y9, Y9
+	VMOVMSKPD   Y12, R9
+	VMOVMSKPD   Y13, DI
+	SHLL        $0x04, DI
+	ORL         DI, R9
+	NOTL        R9
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R9, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         pairs
 
 pairs_done:
 done:
 	MOVQ         BX, n+112(FP)
-	VEXTRACTI128 $0x01, Y5, X0
-	VPADDQ       X5, X0, X0
+	VEXTRACTI128 $0x01, Y8, X0
+	VPADDQ       X8, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, AX
-	VEXTRACTI128 $0x01, Y6, X0
-	VPADDQ       X6, X0, X0
+	VEXTRACTI128 $0x01, Y9, X0
+	VPADDQ       X9, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, CX
@@ -6700,7 +6847,7 @@ done:
 
 // func floorDivEstSwapInAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·floorDivEstSwapInAVX2(SB), NOSPLIT, $128-136
+TEXT ·floorDivEstSwapInAVX2(SB), NOSPLIT, $96-136
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -6717,276 +6864,459 @@ TEXT ·floorDivEstSwapInAVX2(SB), NOSPLIT, $128-136
 	SHLQ         $0x03, DI
 	CMPQ         DI, CX
 	CMOVQLT      DI, CX
-	MOVQ         d+72(FP), DI
-	VXORPD       X2, X2, X2
-	VCVTSI2SDQ   DI, X2, X2
-	VBROADCASTSD X2, Y2
 	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         inv+80(FP), DI
 	VMOVQ        DI, X3
 	VPBROADCASTQ X3, Y3
-	MOVQ         inv+80(FP), DI
+	MOVQ         $0x3fe0000000000000, DI
 	VMOVQ        DI, X4
 	VPBROADCASTQ X4, Y4
+	VMULPD       Y4, Y3, Y5
+	VSUBPD       Y4, Y5, Y5
+	VSUBPD       Y4, Y3, Y4
+	VMOVDQU      Y4, (SP)
 	MOVQ         base+88(FP), DI
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, (SP)
-	MOVQ         qbase+96(FP), DI
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 32(SP)
-	MOVQ         lim+104(FP), DI
-	LEAQ         (DI)(DI*1), R8
-	BTCQ         $0x3f, DI
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         DI, R8
+	VMOVQ        R8, X4
+	VPBROADCASTQ X4, Y4
+	MOVQ         qbase+96(FP), R9
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         R8, R9
+	VMOVQ        R9, X6
+	VPBROADCASTQ X6, Y6
+	VMOVDQU      Y6, 32(SP)
+	MOVQ         lim+104(FP), R8
+	LEAQ         (R8)(R8*1), R9
 	BTCQ         $0x3f, R8
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 64(SP)
-	VMOVQ        R8, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 96(SP)
-	VPXOR        Y5, Y5, Y5
-	VPXOR        Y6, Y6, Y6
+	SUBQ         DI, R8
+	BTCQ         $0x3f, R9
+	VMOVQ        R8, X6
+	VPBROADCASTQ X6, Y6
+	VMOVQ        R9, X7
+	VPBROADCASTQ X7, Y7
+	VMOVDQU      Y7, 64(SP)
 	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
 
 blocks:
-	LEAQ         16(BX), R8
-	CMPQ         R8, CX
-	JA           pairs
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSHUFB      Y0, Y8, Y8
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y9
-	VPCMPGTQ     96(SP), Y9, Y9
-	VMOVDQU      32(DX)(BX*8), Y10
-	VPSHUFB      Y0, Y10, Y10
-	VPSUBQ       (SP), Y10, Y10
-	VPADDQ       64(SP), Y10, Y11
-	VPCMPGTQ     96(SP), Y11, Y11
-	VPOR         Y11, Y9, Y9
-	VMOVDQU      64(DX)(BX*8), Y11
-	VPSHUFB      Y0, Y11, Y11
-	VPSUBQ       (SP), Y11, Y11
-	VPADDQ       64(SP), Y11, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPOR         Y12, Y9, Y9
-	VMOVDQU      96(DX)(BX*8), Y12
-	VPSHUFB      Y0, Y12, Y12
-	VPSUBQ       (SP), Y12, Y12
-	VPADDQ       64(SP), Y12, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPOR         Y13, Y9, Y9
-	VPTEST       Y9, Y9
-	JNZ          slow
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y13, Y9, Y9
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VMOVDQU      Y9, (AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y10, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y11, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VMOVDQU      Y9, 64(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y12, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VMOVDQU      Y9, 96(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVW         $0xffff, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          blocks
+	LEAQ        32(BX), R8
+	CMPQ        R8, CX
+	JA          pairs
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y6, Y9
+	VPCMPGTQ    64(SP), Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     64(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     96(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     128(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     160(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     192(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     224(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPTEST      Y9, Y9
+	JNZ         slow
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, (AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     32(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     64(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 64(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     96(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 96(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     128(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 128(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     160(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 160(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     192(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 192(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     224(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VMOVDQU     Y11, 224(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVL        $0xffffffff, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         blocks
 
 slow:
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSHUFB      Y0, Y8, Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPSHUFB      Y0, Y9, Y9
-	VPCMPEQQ     Y1, Y8, Y10
-	VPCMPEQQ     Y1, Y9, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPANDN       Y12, Y10, Y12
-	VPANDN       Y13, Y11, Y13
-	VPOR         Y12, Y13, Y12
-	VPTEST       Y12, Y12
-	JNZ          done
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y12
-	VFMADD231PD  Y4, Y8, Y12
-	VSUBPD       Y3, Y12, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y12, Y12
-	VPADDQ       Y13, Y12, Y12
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y12, Y12
-	VPBLENDVB    Y10, Y1, Y12, Y12
-	VMOVDQU      Y12, (AX)(BX*8)
-	VPOR         Y10, Y8, Y8
-	VPSUBQ       Y10, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y9, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y12
-	VFNMADD231PD Y2, Y12, Y8
-	VCMPPD       $0x11, Y5, Y8, Y12
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y12, Y9, Y9
-	VANDPD       Y2, Y12, Y12
-	VADDPD       Y12, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPBLENDVB    Y11, Y1, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPOR         Y11, Y8, Y8
-	VPSUBQ       Y11, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VMOVMSKPD    Y10, R8
-	VMOVMSKPD    Y11, DI
-	SHLL         $0x04, DI
-	ORL          DI, R8
-	NOTL         R8
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R8, (SI)(DI*1)
-	ADDQ         $0x08, BX
-	JMP          blocks
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	JMP         blocks
 
 pairs:
-	LEAQ         8(BX), R8
-	CMPQ         R8, CX
-	JA           pairs_done
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSHUFB      Y0, Y8, Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPSHUFB      Y0, Y9, Y9
-	VPCMPEQQ     Y1, Y8, Y10
-	VPCMPEQQ     Y1, Y9, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPANDN       Y12, Y10, Y12
-	VPANDN       Y13, Y11, Y13
-	VPOR         Y12, Y13, Y12
-	VPTEST       Y12, Y12
-	JNZ          done
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y12
-	VFMADD231PD  Y4, Y8, Y12
-	VSUBPD       Y3, Y12, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y12, Y12
-	VPADDQ       Y13, Y12, Y12
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y12, Y12
-	VPBLENDVB    Y10, Y1, Y12, Y12
-	VMOVDQU      Y12, (AX)(BX*8)
-	VPOR         Y10, Y8, Y8
-	VPSUBQ       Y10, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y9, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y12
-	VFNMADD231PD Y2, Y12, Y8
-	VCMPPD       $0x11, Y5, Y8, Y12
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y12, Y9, Y9
-	VANDPD       Y2, Y12, Y12
-	VADDPD       Y12, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPBLENDVB    Y11, Y1, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPOR         Y11, Y8, Y8
-	VPSUBQ       Y11, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VMOVMSKPD    Y10, R9
-	VMOVMSKPD    Y11, DI
-	SHLL         $0x04, DI
-	ORL          DI, R9
-	NOTL         R9
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R9, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          pairs
+	LEAQ        8(BX), R8
+	CMPQ        R8, CX
+	JA          pairs_done
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R9
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R9
+	NOTL        R9
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R9, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         pairs
 
 pairs_done:
 done:
 	MOVQ         BX, n+112(FP)
-	VEXTRACTI128 $0x01, Y6, X0
-	VPADDQ       X6, X0, X0
+	VEXTRACTI128 $0x01, Y7, X0
+	VPADDQ       X7, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, AX
-	VEXTRACTI128 $0x01, Y7, X0
-	VPADDQ       X7, X0, X0
+	VEXTRACTI128 $0x01, Y8, X0
+	VPADDQ       X8, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, CX
@@ -6999,7 +7329,7 @@ done:
 
 // func floorDivEstSwapOutAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·floorDivEstSwapOutAVX2(SB), NOSPLIT, $128-136
+TEXT ·floorDivEstSwapOutAVX2(SB), NOSPLIT, $96-136
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -7016,276 +7346,435 @@ TEXT ·floorDivEstSwapOutAVX2(SB), NOSPLIT, $128-136
 	SHLQ         $0x03, DI
 	CMPQ         DI, CX
 	CMOVQLT      DI, CX
-	MOVQ         d+72(FP), DI
-	VXORPD       X2, X2, X2
-	VCVTSI2SDQ   DI, X2, X2
-	VBROADCASTSD X2, Y2
 	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         inv+80(FP), DI
 	VMOVQ        DI, X3
 	VPBROADCASTQ X3, Y3
-	MOVQ         inv+80(FP), DI
+	MOVQ         $0x3fe0000000000000, DI
 	VMOVQ        DI, X4
 	VPBROADCASTQ X4, Y4
+	VMULPD       Y4, Y3, Y5
+	VSUBPD       Y4, Y5, Y5
+	VSUBPD       Y4, Y3, Y4
+	VMOVDQU      Y4, (SP)
 	MOVQ         base+88(FP), DI
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, (SP)
-	MOVQ         qbase+96(FP), DI
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 32(SP)
-	MOVQ         lim+104(FP), DI
-	LEAQ         (DI)(DI*1), R8
-	BTCQ         $0x3f, DI
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         DI, R8
+	VMOVQ        R8, X4
+	VPBROADCASTQ X4, Y4
+	MOVQ         qbase+96(FP), R9
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         R8, R9
+	VMOVQ        R9, X6
+	VPBROADCASTQ X6, Y6
+	VMOVDQU      Y6, 32(SP)
+	MOVQ         lim+104(FP), R8
+	LEAQ         (R8)(R8*1), R9
 	BTCQ         $0x3f, R8
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 64(SP)
-	VMOVQ        R8, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 96(SP)
-	VPXOR        Y5, Y5, Y5
-	VPXOR        Y6, Y6, Y6
+	SUBQ         DI, R8
+	BTCQ         $0x3f, R9
+	VMOVQ        R8, X6
+	VPBROADCASTQ X6, Y6
+	VMOVQ        R9, X7
+	VPBROADCASTQ X7, Y7
+	VMOVDQU      Y7, 64(SP)
 	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
 
 blocks:
-	LEAQ         16(BX), R8
-	CMPQ         R8, CX
-	JA           pairs
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y9
-	VPCMPGTQ     96(SP), Y9, Y9
-	VMOVDQU      32(DX)(BX*8), Y10
-	VPSUBQ       (SP), Y10, Y10
-	VPADDQ       64(SP), Y10, Y11
-	VPCMPGTQ     96(SP), Y11, Y11
-	VPOR         Y11, Y9, Y9
-	VMOVDQU      64(DX)(BX*8), Y11
-	VPSUBQ       (SP), Y11, Y11
-	VPADDQ       64(SP), Y11, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPOR         Y12, Y9, Y9
-	VMOVDQU      96(DX)(BX*8), Y12
-	VPSUBQ       (SP), Y12, Y12
-	VPADDQ       64(SP), Y12, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPOR         Y13, Y9, Y9
-	VPTEST       Y9, Y9
-	JNZ          slow
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y13, Y9, Y9
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, (AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y10, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y11, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 64(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y12, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 96(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVW         $0xffff, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          blocks
+	LEAQ        32(BX), R8
+	CMPQ        R8, CX
+	JA          pairs
+	VPADDQ      (DX)(BX*8), Y6, Y9
+	VPCMPGTQ    64(SP), Y9, Y9
+	VPADDQ      32(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPADDQ      64(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPADDQ      96(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPADDQ      128(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPADDQ      160(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPADDQ      192(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPADDQ      224(DX)(BX*8), Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPTEST      Y9, Y9
+	JNZ         slow
+	VPADDQ      (DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, (AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      32(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      64(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 64(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      96(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 96(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      128(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 128(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      160(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 160(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      192(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 192(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      224(DX)(BX*8), Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 224(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVL        $0xffffffff, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         blocks
 
 slow:
-	VMOVDQU      (DX)(BX*8), Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPCMPEQQ     Y1, Y8, Y10
-	VPCMPEQQ     Y1, Y9, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPANDN       Y12, Y10, Y12
-	VPANDN       Y13, Y11, Y13
-	VPOR         Y12, Y13, Y12
-	VPTEST       Y12, Y12
-	JNZ          done
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y12
-	VFMADD231PD  Y4, Y8, Y12
-	VSUBPD       Y3, Y12, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y12, Y12
-	VPADDQ       Y13, Y12, Y12
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y12, Y12
-	VPBLENDVB    Y10, Y1, Y12, Y12
-	VPSHUFB      Y0, Y12, Y12
-	VMOVDQU      Y12, (AX)(BX*8)
-	VPOR         Y10, Y8, Y8
-	VPSUBQ       Y10, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y9, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y12
-	VFNMADD231PD Y2, Y12, Y8
-	VCMPPD       $0x11, Y5, Y8, Y12
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y12, Y9, Y9
-	VANDPD       Y2, Y12, Y12
-	VADDPD       Y12, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPBLENDVB    Y11, Y1, Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPOR         Y11, Y8, Y8
-	VPSUBQ       Y11, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VMOVMSKPD    Y10, R8
-	VMOVMSKPD    Y11, DI
-	SHLL         $0x04, DI
-	ORL          DI, R8
-	NOTL         R8
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R8, (SI)(DI*1)
-	ADDQ         $0x08, BX
-	JMP          blocks
+	VMOVDQU     (DX)(BX*8), Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	JMP         blocks
 
 pairs:
-	LEAQ         8(BX), R8
-	CMPQ         R8, CX
-	JA           pairs_done
-	VMOVDQU      (DX)(BX*8), Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPCMPEQQ     Y1, Y8, Y10
-	VPCMPEQQ     Y1, Y9, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPANDN       Y12, Y10, Y12
-	VPANDN       Y13, Y11, Y13
-	VPOR         Y12, Y13, Y12
-	VPTEST       Y12, Y12
-	JNZ          done
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y12
-	VFMADD231PD  Y4, Y8, Y12
-	VSUBPD       Y3, Y12, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y12, Y12
-	VPADDQ       Y13, Y12, Y12
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y12, Y12
-	VPBLENDVB    Y10, Y1, Y12, Y12
-	VPSHUFB      Y0, Y12, Y12
-	VMOVDQU      Y12, (AX)(BX*8)
-	VPOR         Y10, Y8, Y8
-	VPSUBQ       Y10, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y9, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y12
-	VFNMADD231PD Y2, Y12, Y8
-	VCMPPD       $0x11, Y5, Y8, Y12
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y12, Y9, Y9
-	VANDPD       Y2, Y12, Y12
-	VADDPD       Y12, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPBLENDVB    Y11, Y1, Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPOR         Y11, Y8, Y8
-	VPSUBQ       Y11, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VMOVMSKPD    Y10, R9
-	VMOVMSKPD    Y11, DI
-	SHLL         $0x04, DI
-	ORL          DI, R9
-	NOTL         R9
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R9, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          pairs
+	LEAQ        8(BX), R8
+	CMPQ        R8, CX
+	JA          pairs_done
+	VMOVDQU     (DX)(BX*8), Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R9
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R9
+	NOTL        R9
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R9, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         pairs
 
 pairs_done:
 done:
 	MOVQ         BX, n+112(FP)
-	VEXTRACTI128 $0x01, Y6, X0
-	VPADDQ       X6, X0, X0
+	VEXTRACTI128 $0x01, Y7, X0
+	VPADDQ       X7, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, AX
-	VEXTRACTI128 $0x01, Y7, X0
-	VPADDQ       X7, X0, X0
+	VEXTRACTI128 $0x01, Y8, X0
+	VPADDQ       X8, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, CX
@@ -7298,7 +7787,7 @@ done:
 
 // func floorDivEstSwapAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·floorDivEstSwapAVX2(SB), NOSPLIT, $128-136
+TEXT ·floorDivEstSwapAVX2(SB), NOSPLIT, $96-136
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         src_base+24(FP), DX
@@ -7315,284 +7804,477 @@ TEXT ·floorDivEstSwapAVX2(SB), NOSPLIT, $128-136
 	SHLQ         $0x03, DI
 	CMPQ         DI, CX
 	CMOVQLT      DI, CX
-	MOVQ         d+72(FP), DI
-	VXORPD       X2, X2, X2
-	VCVTSI2SDQ   DI, X2, X2
-	VBROADCASTSD X2, Y2
 	MOVQ         $0x4338000000000000, DI
+	VMOVQ        DI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         inv+80(FP), DI
 	VMOVQ        DI, X3
 	VPBROADCASTQ X3, Y3
-	MOVQ         inv+80(FP), DI
+	MOVQ         $0x3fe0000000000000, DI
 	VMOVQ        DI, X4
 	VPBROADCASTQ X4, Y4
+	VMULPD       Y4, Y3, Y5
+	VSUBPD       Y4, Y5, Y5
+	VSUBPD       Y4, Y3, Y4
+	VMOVDQU      Y4, (SP)
 	MOVQ         base+88(FP), DI
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, (SP)
-	MOVQ         qbase+96(FP), DI
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 32(SP)
-	MOVQ         lim+104(FP), DI
-	LEAQ         (DI)(DI*1), R8
-	BTCQ         $0x3f, DI
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         DI, R8
+	VMOVQ        R8, X4
+	VPBROADCASTQ X4, Y4
+	MOVQ         qbase+96(FP), R9
+	MOVQ         $0x4338000000000000, R8
+	SUBQ         R8, R9
+	VMOVQ        R9, X6
+	VPBROADCASTQ X6, Y6
+	VMOVDQU      Y6, 32(SP)
+	MOVQ         lim+104(FP), R8
+	LEAQ         (R8)(R8*1), R9
 	BTCQ         $0x3f, R8
-	VMOVQ        DI, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 64(SP)
-	VMOVQ        R8, X5
-	VPBROADCASTQ X5, Y5
-	VMOVDQU      Y5, 96(SP)
-	VPXOR        Y5, Y5, Y5
-	VPXOR        Y6, Y6, Y6
+	SUBQ         DI, R8
+	BTCQ         $0x3f, R9
+	VMOVQ        R8, X6
+	VPBROADCASTQ X6, Y6
+	VMOVQ        R9, X7
+	VPBROADCASTQ X7, Y7
+	VMOVDQU      Y7, 64(SP)
 	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
 
 blocks:
-	LEAQ         16(BX), R8
-	CMPQ         R8, CX
-	JA           pairs
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSHUFB      Y0, Y8, Y8
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y9
-	VPCMPGTQ     96(SP), Y9, Y9
-	VMOVDQU      32(DX)(BX*8), Y10
-	VPSHUFB      Y0, Y10, Y10
-	VPSUBQ       (SP), Y10, Y10
-	VPADDQ       64(SP), Y10, Y11
-	VPCMPGTQ     96(SP), Y11, Y11
-	VPOR         Y11, Y9, Y9
-	VMOVDQU      64(DX)(BX*8), Y11
-	VPSHUFB      Y0, Y11, Y11
-	VPSUBQ       (SP), Y11, Y11
-	VPADDQ       64(SP), Y11, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPOR         Y12, Y9, Y9
-	VMOVDQU      96(DX)(BX*8), Y12
-	VPSHUFB      Y0, Y12, Y12
-	VPSUBQ       (SP), Y12, Y12
-	VPADDQ       64(SP), Y12, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPOR         Y13, Y9, Y9
-	VPTEST       Y9, Y9
-	JNZ          slow
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y13, Y9, Y9
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, (AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y10, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y11, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 64(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y12, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y10
-	VFNMADD231PD Y2, Y10, Y8
-	VCMPPD       $0x11, Y5, Y8, Y10
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y10, Y9, Y9
-	VANDPD       Y2, Y10, Y10
-	VADDPD       Y10, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 96(AX)(BX*8)
-	VPSUBQ       Y8, Y7, Y7
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVW         $0xffff, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          blocks
+	LEAQ        32(BX), R8
+	CMPQ        R8, CX
+	JA          pairs
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y6, Y9
+	VPCMPGTQ    64(SP), Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     64(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     96(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     128(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     160(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     192(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VMOVDQU     224(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPADDQ      Y10, Y6, Y10
+	VPCMPGTQ    64(SP), Y10, Y10
+	VPOR        Y10, Y9, Y9
+	VPTEST      Y9, Y9
+	JNZ         slow
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, (AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     32(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 32(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     64(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 64(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     96(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 96(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     128(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 128(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     160(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 160(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     192(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 192(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	VMOVDQU     224(DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y11
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPSHUFB     Y0, Y11, Y11
+	VMOVDQU     Y11, 224(AX)(BX*8)
+	VPSUBQ      Y9, Y8, Y8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVL        $0xffffffff, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         blocks
 
 slow:
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSHUFB      Y0, Y8, Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPSHUFB      Y0, Y9, Y9
-	VPCMPEQQ     Y1, Y8, Y10
-	VPCMPEQQ     Y1, Y9, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPANDN       Y12, Y10, Y12
-	VPANDN       Y13, Y11, Y13
-	VPOR         Y12, Y13, Y12
-	VPTEST       Y12, Y12
-	JNZ          done
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y12
-	VFMADD231PD  Y4, Y8, Y12
-	VSUBPD       Y3, Y12, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y12, Y12
-	VPADDQ       Y13, Y12, Y12
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y12, Y12
-	VPBLENDVB    Y10, Y1, Y12, Y12
-	VPSHUFB      Y0, Y12, Y12
-	VMOVDQU      Y12, (AX)(BX*8)
-	VPOR         Y10, Y8, Y8
-	VPSUBQ       Y10, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y9, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y12
-	VFNMADD231PD Y2, Y12, Y8
-	VCMPPD       $0x11, Y5, Y8, Y12
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y12, Y9, Y9
-	VANDPD       Y2, Y12, Y12
-	VADDPD       Y12, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPBLENDVB    Y11, Y1, Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPOR         Y11, Y8, Y8
-	VPSUBQ       Y11, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VMOVMSKPD    Y10, R8
-	VMOVMSKPD    Y11, DI
-	SHLL         $0x04, DI
-	ORL          DI, R8
-	NOTL         R8
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R8, (SI)(DI*1)
-	ADDQ         $0x08, BX
-	JMP          blocks
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R8
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R8
+	NOTL        R8
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R8, (SI)(DI*1)
+	ADDQ        $0x08, BX
+	JMP         blocks
 
 pairs:
-	LEAQ         8(BX), R8
-	CMPQ         R8, CX
-	JA           pairs_done
-	VMOVDQU      (DX)(BX*8), Y8
-	VPSHUFB      Y0, Y8, Y8
-	VMOVDQU      32(DX)(BX*8), Y9
-	VPSHUFB      Y0, Y9, Y9
-	VPCMPEQQ     Y1, Y8, Y10
-	VPCMPEQQ     Y1, Y9, Y11
-	VPSUBQ       (SP), Y8, Y8
-	VPADDQ       64(SP), Y8, Y12
-	VPCMPGTQ     96(SP), Y12, Y12
-	VPSUBQ       (SP), Y9, Y9
-	VPADDQ       64(SP), Y9, Y13
-	VPCMPGTQ     96(SP), Y13, Y13
-	VPANDN       Y12, Y10, Y12
-	VPANDN       Y13, Y11, Y13
-	VPOR         Y12, Y13, Y12
-	VPTEST       Y12, Y12
-	JNZ          done
-	VPADDQ       Y3, Y8, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y12
-	VFMADD231PD  Y4, Y8, Y12
-	VSUBPD       Y3, Y12, Y13
-	VFNMADD231PD Y2, Y13, Y8
-	VCMPPD       $0x11, Y5, Y8, Y13
-	VPSUBQ       Y3, Y12, Y12
-	VPADDQ       Y13, Y12, Y12
-	VANDPD       Y2, Y13, Y13
-	VADDPD       Y13, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y12, Y12
-	VPBLENDVB    Y10, Y1, Y12, Y12
-	VPSHUFB      Y0, Y12, Y12
-	VMOVDQU      Y12, (AX)(BX*8)
-	VPOR         Y10, Y8, Y8
-	VPSUBQ       Y10, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VPADDQ       Y3, Y9, Y8
-	VSUBPD       Y3, Y8, Y8
-	VMOVAPD      Y3, Y9
-	VFMADD231PD  Y4, Y8, Y9
-	VSUBPD       Y3, Y9, Y12
-	VFNMADD231PD Y2, Y12, Y8
-	VCMPPD       $0x11, Y5, Y8, Y12
-	VPSUBQ       Y3, Y9, Y9
-	VPADDQ       Y12, Y9, Y9
-	VANDPD       Y2, Y12, Y12
-	VADDPD       Y12, Y8, Y8
-	VCMPPD       $0x00, Y5, Y8, Y8
-	VPADDQ       32(SP), Y9, Y9
-	VPBLENDVB    Y11, Y1, Y9, Y9
-	VPSHUFB      Y0, Y9, Y9
-	VMOVDQU      Y9, 32(AX)(BX*8)
-	VPOR         Y11, Y8, Y8
-	VPSUBQ       Y11, Y6, Y6
-	VPSUBQ       Y8, Y7, Y7
-	VMOVMSKPD    Y10, R9
-	VMOVMSKPD    Y11, DI
-	SHLL         $0x04, DI
-	ORL          DI, R9
-	NOTL         R9
-	MOVQ         BX, DI
-	SHRQ         $0x03, DI
-	MOVB         R9, (SI)(DI*1)
-	MOVQ         R8, BX
-	JMP          pairs
+	LEAQ        8(BX), R8
+	CMPQ        R8, CX
+	JA          pairs_done
+	VMOVDQU     (DX)(BX*8), Y9
+	VPSHUFB     Y0, Y9, Y9
+	VMOVDQU     32(DX)(BX*8), Y10
+	VPSHUFB     Y0, Y10, Y10
+	VPCMPEQQ    Y1, Y9, Y11
+	VPCMPEQQ    Y1, Y10, Y12
+	VPADDQ      Y9, Y6, Y13
+	VPCMPGTQ    64(SP), Y13, Y13
+	VPADDQ      Y10, Y6, Y14
+	VPCMPGTQ    64(SP), Y14, Y14
+	VPANDN      Y13, Y11, Y13
+	VPANDN      Y14, Y12, Y14
+	VPOR        Y13, Y14, Y13
+	VPTEST      Y13, Y13
+	JNZ         done
+	VPADDQ      Y9, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y13
+	VPADDQ      32(SP), Y13, Y14
+	VSUBPD      Y2, Y13, Y13
+	VSUBPD      Y13, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y11, Y1, Y14, Y13
+	VPSHUFB     Y0, Y13, Y13
+	VMOVDQU     Y13, (AX)(BX*8)
+	VPOR        Y11, Y9, Y9
+	VPSUBQ      Y11, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VPADDQ      Y10, Y4, Y9
+	VSUBPD      Y2, Y9, Y9
+	VFMADD213PD Y5, Y3, Y9
+	VADDPD      Y2, Y9, Y10
+	VPADDQ      32(SP), Y10, Y13
+	VSUBPD      Y2, Y10, Y10
+	VSUBPD      Y10, Y9, Y9
+	VCMPPD      $0x11, (SP), Y9, Y9
+	VPBLENDVB   Y12, Y1, Y13, Y10
+	VPSHUFB     Y0, Y10, Y10
+	VMOVDQU     Y10, 32(AX)(BX*8)
+	VPOR        Y12, Y9, Y9
+	VPSUBQ      Y12, Y7, Y7
+	VPSUBQ      Y9, Y8, Y8
+	VMOVMSKPD   Y11, R9
+	VMOVMSKPD   Y12, DI
+	SHLL        $0x04, DI
+	ORL         DI, R9
+	NOTL        R9
+	MOVQ        BX, DI
+	SHRQ        $0x03, DI
+	MOVB        R9, (SI)(DI*1)
+	MOVQ        R8, BX
+	JMP         pairs
 
 pairs_done:
 done:
 	MOVQ         BX, n+112(FP)
-	VEXTRACTI128 $0x01, Y6, X0
-	VPADDQ       X6, X0, X0
+	VEXTRACTI128 $0x01, Y7, X0
+	VPADDQ       X7, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, AX
-	VEXTRACTI128 $0x01, Y7, X0
-	VPADDQ       X7, X0, X0
+	VEXTRACTI128 $0x01, Y8, X0
+	VPADDQ       X8, X0, X0
 	VPSHUFD      $0x4e, X0, X1
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, CX

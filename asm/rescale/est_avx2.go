@@ -11,28 +11,32 @@ import (
 // floorDivEstAVX2 is floorDivEst for AVX2 with FMA3, the fused floor
 // divide with validity of an Arrow µs column: AVX2 has neither a 64-bit
 // multiply nor int64 <-> float64 conversions, so the quotient is computed
-// in float64, where every step is exact or bounded for |w| <= 2^51:
+// in float64, for |w| <= 2^50 and d <= 2^48:
 //
-//	x  = float64(w), w = v - base: w + M read as a float64, minus M
-//	     (M = 2^52+2^51, whose float64 has an ulp of 1), exact for
-//	     |w| <= 2^51
-//	y  = fma(x, inv, M), inv = 1/d rounded to nearest: M plus x*inv
-//	     rounded to an integer q0; |x*inv - w/d| <= 2^-53*|w/d| <= 1/8
-//	     (|w/d| <= 2^50), so q0 is floor(w/d) or one more
-//	r  = fma(-(y-M), d, x) = w - q0*d exactly: the exact value is an
-//	     integer in [-d, d), d <= 2^52, so the one rounding of an FMA is
-//	     none; r < 0 takes one from q0 and adds d to r
-//	q  = y's bits minus M's (q0 as an int64), corrected, plus qbase;
-//	     exact iff the final r is 0.
+//	x = float64(w), w = v - base: v + (M - base) read as a float64, minus
+//	    M (M = 2^52+2^51, whose float64 has an ulp of 1): exact
+//	a = fma(x, inv, c), inv = 1/d and c = -1/2 + 1/(2d) rounded to
+//	    nearest: w/d = k + f/d with k = floor(w/d), 0 <= f < d, and a is
+//	    k + f/d - 1/2 + 1/(2d) within 1/(4d) + 2^-53 (the errors of inv,
+//	    of c and of a's rounding, each |w/d|*2^-53 <= 1/(8d) or 2^-54):
+//	    strictly between k - 1/2 and k + 1/2
+//	y = a + M, rounded to an integer: M + k exactly, so q = y's bits
+//	    minus M's plus qbase, with no correction
+//	e = a - (y - M), exact (Sterbenz), is below T = -1/2 + 1/d (rounded)
+//	    iff f = 0: then e <= -1/2 + 3/(4d) + 2^-53, else e >= -1/2 +
+//	    5/(4d) - 2^-53, both 2^-54 or more from T for d <= 2^50.
 //
-// No 32-bit products at all (the magic-number kernel floorDivAVX2 needs
-// seven per vector), and the validity bits are written in the same pass.
-// The lanes it converts have |v - base| <= lim, lim <= min(2^51,
-// 2^63-1-|base|) (wrapping subtraction; a wrapped w is never in range, as
-// for floorDivEst), so NaT never is: the main loop, four vectors (two
-// bitmap bytes) at a time, takes no NaT into account, and a block with a
-// lane out of range goes to a step of two vectors that keeps NaT and
-// stops before two vectors holding another value.
+// That is 14 instructions a vector of 4 with the load, the store, the
+// range check and the lossy count, where the estimate rounded to nearest
+// and corrected by the exact remainder took 20; no 32-bit products at
+// all (the magic-number kernel floorDivAVX2 needs seven per vector), and
+// the validity bits are written in the same pass. The lanes it converts
+// have |v - base| <= lim, lim <= min(2^50, 2^63-1-|base|) (wrapping
+// subtraction; a wrapped w is never in range, as for floorDivEst), so
+// NaT never is: the main loop, four vectors (two bitmap bytes) at a
+// time, takes no NaT into account, and a block with a lane out of range
+// goes to a step of two vectors that keeps NaT and stops before two
+// vectors holding another value.
 func floorDivEstAVX2(o order) {
 	isa := gen.AVX2
 	k := begin(isa, o, true, "floorDivEst",
@@ -42,7 +46,7 @@ func floorDivEstAVX2(o order) {
 		"8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept",
 		"and counted, lossy counts the non-NaT elements with a non-zero remainder.",
 		"Every non-NaT source value v among them has |v - base| <= lim (wrapping",
-		"subtraction), where base = qbase*d, 2 <= d <= 2^52 and lim <= min(2^51,",
+		"subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,",
 		"2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It",
 		"stops before the first 8 elements holding another value; dst may be src.")
 	bm := Load(Param("bitmap").Base(), GP64())
@@ -51,64 +55,82 @@ func floorDivEstAVX2(o order) {
 	CMPQ(bmLen, k.length)
 	CMOVQLT(bmLen, k.length)
 
-	// Loop constants: the most used in registers, the others in the frame
-	// (a load folded into the instruction that uses it), since 16 vector
-	// registers must also hold two vectors' temporaries.
-	dReg := Load(Param("d"), GP64())
-	dx := XMM()
-	VXORPD(dx, dx, dx)
-	VCVTSI2SDQ(dReg, dx, dx)
-	dd := YMM()
-	VBROADCASTSD(dx, dd)                                 // d as a float64 (exact: d <= 2^52)
-	magic := gen.BroadcastConst(isa, 0x4338000000000000) // 2^52+2^51, as a float64 and as bits
+	// Loop constants in registers, but for 2*lim (in the frame, a load
+	// folded into the compare) and, when a swap mask takes a register,
+	// T and qbase - M: 16 vector registers must also hold four vectors
+	// and their temporaries. (All but c in the frame ran as fast on the
+	// 2-vCPU EPYC VM: the loop is bound by its vector operations.)
+	swapped := func(v reg.VecVirtual) Op {
+		if o.swapIn || o.swapOut {
+			return k.spill(v)
+		}
+		return v
+	}
+	const mBits = 0x4338000000000000 // M = 2^52+2^51, as a float64
+	magic := gen.BroadcastConst(isa, mBits)
 	inv := k.broadcast("inv")
-	base := k.spill(k.broadcast("base"))
-	qbase := k.spill(k.broadcast("qbase"))
-	// |w| <= lim as one signed compare: w + lim + 2^63 > 2*lim + 2^63.
+	half := gen.BroadcastConst(isa, 0x3fe0000000000000) // 0.5
+	c := isa.Vec()
+	VMULPD(half, inv, c)
+	VSUBPD(half, c, c) // c = 1/(2d) - 1/2: 1/(2d) is exact from inv
+	t := isa.Vec()
+	VSUBPD(half, inv, t) // T = 1/d - 1/2
+	tMem := swapped(t)
+	baseR := Load(Param("base"), GP64())
+	// M - base, added to v: w + M, the bits of float64(w) + M.
+	mb := GP64()
+	MOVQ(U64(mBits), mb)
+	SUBQ(baseR, mb)
+	mbMem := gen.Broadcast(isa, mb)
+	// qbase - M, added to y's bits: k + qbase.
+	qb := Load(Param("qbase"), GP64())
+	MOVQ(U64(mBits), mb)
+	SUBQ(mb, qb)
+	qbMem := swapped(gen.Broadcast(isa, qb))
+	// |w| <= lim as one signed compare: v + lim + 2^63 - base (= w + lim +
+	// 2^63) > 2*lim + 2^63.
 	limR := Load(Param("lim"), GP64())
 	lim2 := GP64()
 	LEAQ(Mem{Base: limR, Index: limR, Scale: 1}, lim2)
 	BTCQ(Imm(63), limR)
+	SUBQ(baseR, limR)
 	BTCQ(Imm(63), lim2)
-	limB := k.spill(gen.Broadcast(isa, limR))
-	lim2B := k.spill(gen.Broadcast(isa, lim2))
-	zero := gen.Zero(isa)
-	c := k.counters(true) // a: NaT lanes, b: exact or NaT lanes
+	limMem := gen.Broadcast(isa, limR)
+	lim2Mem := k.spill(gen.Broadcast(isa, lim2))
+	cnt := k.counters(true) // a: NaT lanes, b: exact or NaT lanes
 	byteAt := GP64()
 
-	// offset returns w = v - base and the lanes out of range (NaT
-	// included).
-	offset := func(v reg.VecVirtual) (w, bad reg.VecVirtual) {
-		w = isa.Vec()
-		VPSUBQ(base, v, w)
-		bad = isa.Vec()
-		VPADDQ(limB, w, bad)
-		VPCMPGTQ(lim2B, bad, bad) // w+lim+2^63 > 2*lim+2^63
-		return w, bad
+	// srcAt is the source vector i of the block at idx as an operand:
+	// the memory itself, folded into the instruction that reads it, or
+	// the vector loaded and swapped.
+	srcAt := func(i int) Op {
+		if o.swapIn {
+			return k.load(i)
+		}
+		return gen.Elem(k.src, k.idx, i*isa.Lanes)
 	}
-	// quotient returns the quotient of the in-range lanes of w and the
-	// lanes whose remainder is 0.
-	quotient := func(w reg.VecVirtual) (q, exact reg.VecVirtual) {
+	// outside returns the lanes of v out of range (NaT included).
+	outside := func(v Op) reg.VecVirtual {
+		bad := isa.Vec()
+		VPADDQ(v, limMem, bad)
+		VPCMPGTQ(lim2Mem, bad, bad)
+		return bad
+	}
+	// quotient returns the quotient of v and the lanes whose remainder
+	// is 0.
+	quotient := func(v Op) (q, exact reg.VecVirtual) {
 		x := isa.Vec()
-		VPADDQ(magic, w, x)
-		VSUBPD(magic, x, x) // float64(w)
+		VPADDQ(v, mbMem, x)
+		VSUBPD(magic, x, x)    // float64(w)
+		VFMADD213PD(c, inv, x) // a = x*inv + c
 		y := isa.Vec()
-		VMOVAPD(magic, y)
-		VFMADD231PD(inv, x, y) // y = M + round(x*inv)
-		q0 := isa.Vec()
-		VSUBPD(magic, y, q0)
-		VFNMADD231PD(dd, q0, x) // x = w - q0*d, exactly: the remainder r
-		neg := isa.Vec()
-		VCMPPD(Imm(cmpPDLtOQ), zero, x, neg) // r < 0: -1
+		VADDPD(magic, x, y) // M + k
 		q = isa.Vec()
-		VPSUBQ(magic, y, q) // q0 as an int64
-		VPADDQ(neg, q, q)
-		VANDPD(dd, neg, neg)
-		VADDPD(neg, x, x)
-		exact = isa.Vec()
-		VCMPPD(Imm(cmpPDEqOQ), zero, x, exact)
-		VPADDQ(qbase, q, q)
-		return q, exact
+		VPADDQ(qbMem, y, q)                // k + qbase
+		VSUBPD(magic, y, y)                // k
+		VSUBPD(y, x, x)                    // e = a - k
+		VCMPPD(Imm(cmpPDLtOQ), tMem, x, x) // e < T: f = 0
+		return q, x
 	}
 	setByte := func(r reg.GPVirtual) {
 		MOVQ(k.idx, byteAt)
@@ -122,22 +144,21 @@ func floorDivEstAVX2(o order) {
 		nat0, nat1 := isa.Vec(), isa.Vec()
 		VPCMPEQQ(k.natVec, v0, nat0)
 		VPCMPEQQ(k.natVec, v1, nat1)
-		w0, bad0 := offset(v0)
-		w1, bad1 := offset(v1)
+		bad0, bad1 := outside(v0), outside(v1)
 		VPANDN(bad0, nat0, bad0) // out of range and not NaT
 		VPANDN(bad1, nat1, bad1)
 		VPOR(bad0, bad1, bad0)
 		VPTEST(bad0, bad0)
 		JNZ(LabelRef("done"))
-		for i, p := range [][2]reg.VecVirtual{{w0, nat0}, {w1, nat1}} {
-			w, nat := p[0], p[1]
-			q, exact := quotient(w)
+		for i, p := range [][2]reg.VecVirtual{{v0, nat0}, {v1, nat1}} {
+			v, nat := p[0], p[1]
+			q, exact := quotient(v)
 			out := isa.Vec()
 			VPBLENDVB(nat, k.natVec, q, out)
 			k.store(out, i)
 			VPOR(nat, exact, exact)
-			VPSUBQ(nat, c.a, c.a)
-			VPSUBQ(exact, c.b, c.b)
+			VPSUBQ(nat, cnt.a, cnt.a)
+			VPSUBQ(exact, cnt.b, cnt.b)
 		}
 		m0, m1 := GP32(), GP32()
 		VMOVMSKPD(nat0, m0)
@@ -148,16 +169,18 @@ func floorDivEstAVX2(o order) {
 		setByte(m0)
 	}
 
+	// The main loop: eight vectors (four bitmap bytes) at a time, their
+	// range checked first, then each read again (from L1) and converted:
+	// holding eight vectors would take more registers than AVX2 has, and
+	// a folded load costs no more than a register.
 	next := GP64()
 	Label("blocks")
-	LEAQ(Mem{Base: k.idx, Disp: 16}, next)
+	LEAQ(Mem{Base: k.idx, Disp: 32}, next)
 	CMPQ(next, k.length)
 	JA(LabelRef("pairs"))
-	var ws [4]reg.VecVirtual
 	var anyBad reg.VecVirtual
-	for i := range ws {
-		w, bad := offset(k.load(i))
-		ws[i] = w
+	for i := range 8 {
+		bad := outside(srcAt(i))
 		if i == 0 {
 			anyBad = bad
 		} else {
@@ -166,27 +189,28 @@ func floorDivEstAVX2(o order) {
 	}
 	VPTEST(anyBad, anyBad)
 	JNZ(LabelRef("slow"))
-	for i, w := range ws {
-		q, exact := quotient(w)
+	for i := range 8 {
+		q, exact := quotient(srcAt(i))
 		k.store(q, i)
-		VPSUBQ(exact, c.b, c.b)
+		VPSUBQ(exact, cnt.b, cnt.b)
 	}
 	MOVQ(k.idx, byteAt)
 	SHRQ(Imm(3), byteAt)
-	MOVW(U16(0xffff), Mem{Base: bm, Index: byteAt, Scale: 1})
+	MOVL(U32(0xffffffff), Mem{Base: bm, Index: byteAt, Scale: 1})
 	MOVQ(next, k.idx)
 	JMP(LabelRef("blocks"))
 
-	// A block with a lane out of range (NaT, or far from the base): its
-	// first two vectors in one step (at least 16 elements are left), then
-	// the main loop again.
+	// A block with a lane out of range (NaT, or far from the base): in
+	// four steps of two vectors, then the main loop again.
 	Label("slow")
-	step()
-	ADDQ(Imm(8), k.idx)
+	for range 4 {
+		step()
+		ADDQ(Imm(8), k.idx)
+	}
 	JMP(LabelRef("blocks"))
 
 	gen.Loop("pairs", k.idx, k.length, 8, step)
 
 	Label("done")
-	k.finish(c, true)
+	k.finish(cnt, true)
 }

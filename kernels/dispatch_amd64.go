@@ -258,7 +258,7 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 			break
 		}
 		// Data that drifted from its base (a time line longer than
-		// AVX2's range, 26 days in ns): after a run at least as long as
+		// AVX2's range, 13 days in ns): after a run at least as long as
 		// a fallback run, floorDivEst goes on at once with a base there.
 		if m >= estFallback {
 			run = estFallback

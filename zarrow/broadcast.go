@@ -1,6 +1,8 @@
 package zarrow
 
 import (
+	"sync"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -79,4 +81,65 @@ func broadcastBits(mem memory.Allocator, src []byte, from, n, outer, inner int64
 		}
 	}
 	return buf
+}
+
+// broadcasts keeps the last two broadcast columns of each coordinate of
+// a long table's reader: consecutive batches that are whole steps of the
+// outer dimensions have the same box for every coordinate but the
+// outermost (a batch of 2 time steps of a 361 × 720 grid: lat and lon
+// the same 519840 rows each time), so they share one column instead of
+// building and allocating it again (about a tenth of the export's CPU
+// time on tools/bench/grid.py's grid). Two, so that the last, shorter
+// batch, read ahead while the others are still being read, does not
+// take the regular batches' column away. Arrow arrays are immutable: a
+// shared column is retained by every batch that holds it.
+type broadcasts struct {
+	mu   sync.Mutex
+	last [][2]broadcastCol // by coordinate, the most recent first
+}
+
+type broadcastCol struct {
+	from, n, outer, inner int64
+	col                   arrow.Array
+}
+
+// get returns coordinate k's column for the box (from, n, outer, inner),
+// retained for the caller: one kept if it is the same box, else a new
+// one, which is kept instead of the older of the two.
+func (b *broadcasts) get(mem memory.Allocator, k int, col arrow.Array, from, n, outer, inner int64) arrow.Array {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k >= len(b.last) {
+		b.last = append(b.last, make([][2]broadcastCol, k+1-len(b.last))...)
+	}
+	cs := &b.last[k]
+	want := broadcastCol{from: from, n: n, outer: outer, inner: inner}
+	for i, c := range cs {
+		if c.col != nil && c.from == from && c.n == n && c.outer == outer && c.inner == inner {
+			cs[0], cs[i] = cs[i], cs[0]
+			c.col.Retain()
+			return c.col
+		}
+	}
+	if cs[1].col != nil {
+		cs[1].col.Release()
+	}
+	want.col = broadcast(mem, col, from, n, outer, inner)
+	cs[0], cs[1] = want, cs[0]
+	want.col.Retain()
+	return want.col
+}
+
+// release drops the columns kept, when the reader is released.
+func (b *broadcasts) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, cs := range b.last {
+		for _, c := range cs {
+			if c.col != nil {
+				c.col.Release()
+			}
+		}
+	}
+	b.last = nil
 }

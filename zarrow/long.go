@@ -493,7 +493,7 @@ func (t *Table) readCoords(ctx context.Context) ([]arrow.Array, kernels.Stats, e
 
 // readLong reads the batch of rows [lo, lo+n) of a long table: a box of
 // every variable, and the coordinates (readCoords) broadcast over it.
-func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array, spans *spanCache) (arrow.RecordBatch, kernels.Stats, error) {
+func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array, spans *spanCache, bc *broadcasts) (arrow.RecordBatch, kernels.Stats, error) {
 	l := t.long
 	var st kernels.Stats
 	start, shape := l.box(lo)
@@ -506,7 +506,7 @@ func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array,
 		for _, s := range shape[k+1:] {
 			inner *= s
 		}
-		col := broadcast(t.opts.allocator(), c, start[k], shape[k], outer, inner)
+		col := bc.get(t.opts.allocator(), k, c, start[k], shape[k], outer, inner)
 		st.NaT += col.NullN()
 		cols = append(cols, col)
 	}

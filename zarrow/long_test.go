@@ -269,3 +269,81 @@ func TestDuckDBReadsLongParquet(t *testing.T) {
 		t.Errorf("DuckDB read tp %+v, t2m %+v; want tp sum %d", pc, got.Columns["t2m"], psum)
 	}
 }
+
+// TestLongSharedCoordinates reads a long table whose batches are whole
+// time steps: every batch after the first of a box shares the lat and
+// lon columns of the one before it (the same values buffer, retained
+// by both), the time column is its own, the rows are those of a reader
+// that shares nothing, and releasing the reader frees every byte.
+func TestLongSharedCoordinates(t *testing.T) {
+	ctx := context.Background()
+	grid := gridGroup(t, []string{"time", "lat", "lon"}, []int64{7, 30, 40}, []int64{7, 30, 40})
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	for _, prefetch := range []int{0, 2} {
+		// Batches of 2 time steps: 3 of 2400 rows, then one of 1200
+		// (another box for lat and lon: new columns).
+		tab, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: 2400, Prefetch: prefetch, Options: Options{Allocator: mem}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tab.RecordReader(ctx)
+		var recs []arrow.RecordBatch
+		for r.Next() {
+			rec := r.RecordBatch()
+			rec.Retain()
+			recs = append(recs, rec)
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r.Release()
+		if len(recs) != 4 || recs[3].NumRows() != 1200 {
+			t.Fatalf("prefetch %d: %d batches", prefetch, len(recs))
+		}
+		values := func(rec arrow.RecordBatch, name string) *memory.Buffer {
+			i := rec.Schema().FieldIndices(name)[0]
+			return rec.Column(i).Data().Buffers()[1]
+		}
+		for i := 1; i < 4; i++ {
+			for _, name := range []string{"lat", "lon"} {
+				if shared := values(recs[i], name) == values(recs[i-1], name); shared != (i < 3) {
+					t.Errorf("prefetch %d: batch %d's %s column shared with the one before: %v", prefetch, i, name, shared)
+				}
+			}
+			if values(recs[i], "time") == values(recs[i-1], "time") {
+				t.Errorf("prefetch %d: batch %d's time column is the one before's", prefetch, i)
+			}
+		}
+		// The rows, read again one time step a batch, are the same.
+		tab1, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: 1200, Options: Options{Allocator: mem}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r1 := tab1.RecordReader(ctx)
+		row := 0
+		for r1.Next() {
+			one := r1.RecordBatch()
+			rec := recs[row/2400]
+			off := int64(row % 2400)
+			for c := range int(one.NumCols()) {
+				want := array.NewSlice(rec.Column(c), off, off+one.NumRows())
+				if !array.Equal(one.Column(c), want) {
+					t.Errorf("prefetch %d: rows %d+%d, column %s differ", prefetch, row, one.NumRows(), one.Schema().Field(c).Name)
+				}
+				want.Release()
+			}
+			row += int(one.NumRows())
+		}
+		if err := r1.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r1.Release()
+		if row != 7*30*40 {
+			t.Fatalf("%d rows", row)
+		}
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}
+}

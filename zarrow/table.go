@@ -331,8 +331,10 @@ type RecordReader struct {
 	coords []arrow.Array
 	// ahead are the batches being read, in row order.
 	ahead []chan batchResult
-	// spans are a long table's variables read by chunk spans.
+	// spans are a long table's variables read by chunk spans, bcast its
+	// coordinates' last broadcast columns.
 	spans *spanCache
+	bcast *broadcasts
 }
 
 // batchResult is a batch read ahead.
@@ -357,6 +359,7 @@ func (r *RecordReader) Release() {
 	}
 	if r.spans != nil {
 		r.spans.release()
+		r.bcast.release()
 	}
 	releaseAll(r.coords)
 	r.coords = nil
@@ -393,6 +396,7 @@ func (r *RecordReader) Next() bool {
 		}
 		r.coords = coords
 		r.spans = &spanCache{spans: map[int64]*span{}}
+		r.bcast = &broadcasts{}
 	}
 	for len(r.ahead) <= max(r.t.opts.Prefetch, 0) && r.next < r.t.rows {
 		r.ahead = append(r.ahead, r.start())
@@ -436,7 +440,7 @@ func (r *RecordReader) start() chan batchResult {
 	read := func() {
 		var b batchResult
 		if r.t.long != nil {
-			b.rec, b.st, b.err = r.t.readLong(r.ctx, lo, n, r.coords, r.spans)
+			b.rec, b.st, b.err = r.t.readLong(r.ctx, lo, n, r.coords, r.spans, r.bcast)
 		} else {
 			b.rec, b.st, b.err = r.t.read(r.ctx, lo, n)
 		}

@@ -26,17 +26,18 @@ import (
 //	    iff f = 0: then e <= -1/2 + 3/(4d) + 2^-53, else e >= -1/2 +
 //	    5/(4d) - 2^-53, both 2^-54 or more from T for d <= 2^50.
 //
-// That is 14 instructions a vector of 4 with the load, the store, the
-// range check and the lossy count, where the estimate rounded to nearest
-// and corrected by the exact remainder took 20; no 32-bit products at
-// all (the magic-number kernel floorDivAVX2 needs seven per vector), and
-// the validity bits are written in the same pass. The lanes it converts
-// have |v - base| <= lim, lim <= min(2^50, 2^63-1-|base|) (wrapping
-// subtraction; a wrapped w is never in range, as for floorDivEst), so
-// NaT never is: the main loop, four vectors (two bitmap bytes) at a
-// time, takes no NaT into account, and a block with a lane out of range
-// goes to a step of two vectors that keeps NaT and stops before two
-// vectors holding another value.
+// That is 13 vector instructions a vector of 4 with the loads, the
+// store, the range check and the lossy count, where the estimate rounded
+// to nearest and corrected by the exact remainder took about 20; no
+// 32-bit products at all (the magic-number kernel floorDivAVX2 needs
+// seven per vector), and the validity bits are written in the same pass.
+// The lanes it converts have |v - base| <= lim, lim <= min(2^50,
+// 2^63-1-|base|) (wrapping subtraction; a wrapped w is never in range, as
+// for floorDivEst), so NaT never is: the main loop, eight vectors (four
+// bitmap bytes) at a time, checks their range first and only then
+// converts them (so dst may be src), takes no NaT into account, and a
+// block with a lane out of range goes to four steps of two vectors that
+// keep NaT and stop before two vectors holding another value.
 func floorDivEstAVX2(o order) {
 	isa := gen.AVX2
 	k := begin(isa, o, true, "floorDivEst",

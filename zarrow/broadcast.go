@@ -99,9 +99,12 @@ type broadcasts struct {
 }
 
 type broadcastCol struct {
-	from, n, outer, inner int64
-	col                   arrow.Array
+	box coordBox
+	col arrow.Array
 }
+
+// coordBox is the part of a coordinate a batch takes: broadcast's arguments.
+type coordBox struct{ from, n, outer, inner int64 }
 
 // get returns coordinate k's column for the box (from, n, outer, inner),
 // retained for the caller: one kept if it is the same box, else a new
@@ -113,9 +116,9 @@ func (b *broadcasts) get(mem memory.Allocator, k int, col arrow.Array, from, n, 
 		b.last = append(b.last, make([][2]broadcastCol, k+1-len(b.last))...)
 	}
 	cs := &b.last[k]
-	want := broadcastCol{from: from, n: n, outer: outer, inner: inner}
+	want := coordBox{from, n, outer, inner}
 	for i, c := range cs {
-		if c.col != nil && c.from == from && c.n == n && c.outer == outer && c.inner == inner {
+		if c.col != nil && c.box == want {
 			cs[0], cs[i] = cs[i], cs[0]
 			c.col.Retain()
 			return c.col
@@ -124,10 +127,9 @@ func (b *broadcasts) get(mem memory.Allocator, k int, col arrow.Array, from, n, 
 	if cs[1].col != nil {
 		cs[1].col.Release()
 	}
-	want.col = broadcast(mem, col, from, n, outer, inner)
-	cs[0], cs[1] = want, cs[0]
-	want.col.Retain()
-	return want.col
+	cs[0], cs[1] = broadcastCol{want, broadcast(mem, col, from, n, outer, inner)}, cs[0]
+	cs[0].col.Retain()
+	return cs[0].col
 }
 
 // release drops the columns kept, when the reader is released.

@@ -33,10 +33,10 @@ import (
 // seven per vector), and the validity bits are written in the same pass.
 // The lanes it converts have |v - base| <= lim, lim <= min(2^50,
 // 2^63-1-|base|) (wrapping subtraction; a wrapped w is never in range, as
-// for floorDivEst), so NaT never is: the main loop, eight vectors (four
-// bitmap bytes) at a time, checks their range first and only then
-// converts them (so dst may be src), takes no NaT into account, and a
-// block with a lane out of range goes to four steps of two vectors that
+// for floorDivEst), so NaT never is: the main loop, eight vectors at a
+// time (four with a swapped source), checks their range first and only
+// then converts them (so dst may be src), takes no NaT into account, and
+// a block with a lane out of range goes to steps of two vectors that
 // keep NaT and stop before two vectors holding another value.
 func floorDivEstAVX2(o order) {
 	isa := gen.AVX2
@@ -58,9 +58,10 @@ func floorDivEstAVX2(o order) {
 
 	// Loop constants in registers, but for 2*lim (in the frame, a load
 	// folded into the compare) and, when a swap mask takes a register,
-	// T and qbase - M: 16 vector registers must also hold four vectors
-	// and their temporaries. (All but c in the frame ran as fast on the
-	// 2-vCPU EPYC VM: the loop is bound by its vector operations.)
+	// T and qbase - M: 16 vector registers must also hold a step's four
+	// vectors and masks, or a swapped block's four vectors, and their
+	// temporaries. (All but c in the frame ran as fast on the 2-vCPU EPYC
+	// VM: the loop is bound by its vector operations.)
 	swapped := func(v reg.VecVirtual) Op {
 		if o.swapIn || o.swapOut {
 			return k.spill(v)
@@ -76,61 +77,52 @@ func floorDivEstAVX2(o order) {
 	VSUBPD(half, c, c) // c = 1/(2d) - 1/2: 1/(2d) is exact from inv
 	t := isa.Vec()
 	VSUBPD(half, inv, t) // T = 1/d - 1/2
-	tMem := swapped(t)
+	thr := swapped(t)
 	baseR := Load(Param("base"), GP64())
 	// M - base, added to v: w + M, the bits of float64(w) + M.
 	mb := GP64()
 	MOVQ(U64(mBits), mb)
 	SUBQ(baseR, mb)
-	mbMem := gen.Broadcast(isa, mb)
+	mOff := gen.Broadcast(isa, mb)
 	// qbase - M, added to y's bits: k + qbase.
 	qb := Load(Param("qbase"), GP64())
 	MOVQ(U64(mBits), mb)
 	SUBQ(mb, qb)
-	qbMem := swapped(gen.Broadcast(isa, qb))
+	qOff := swapped(gen.Broadcast(isa, qb))
 	// |w| <= lim as one signed compare: v + lim + 2^63 - base (= w + lim +
 	// 2^63) > 2*lim + 2^63.
 	limR := Load(Param("lim"), GP64())
-	lim2 := GP64()
-	LEAQ(Mem{Base: limR, Index: limR, Scale: 1}, lim2)
+	lim2R := GP64()
+	LEAQ(Mem{Base: limR, Index: limR, Scale: 1}, lim2R)
 	BTCQ(Imm(63), limR)
 	SUBQ(baseR, limR)
-	BTCQ(Imm(63), lim2)
-	limMem := gen.Broadcast(isa, limR)
-	lim2Mem := k.spill(gen.Broadcast(isa, lim2))
+	BTCQ(Imm(63), lim2R)
+	limOff := gen.Broadcast(isa, limR)
+	lim2 := k.spill(gen.Broadcast(isa, lim2R))
 	cnt := k.counters(true) // a: NaT lanes, b: exact or NaT lanes
 	byteAt := GP64()
 
-	// srcAt is the source vector i of the block at idx as an operand:
-	// the memory itself, folded into the instruction that reads it, or
-	// the vector loaded and swapped.
-	srcAt := func(i int) Op {
-		if o.swapIn {
-			return k.load(i)
-		}
-		return gen.Elem(k.src, k.idx, i*isa.Lanes)
-	}
 	// outside returns the lanes of v out of range (NaT included).
 	outside := func(v Op) reg.VecVirtual {
 		bad := isa.Vec()
-		VPADDQ(v, limMem, bad)
-		VPCMPGTQ(lim2Mem, bad, bad)
+		VPADDQ(v, limOff, bad)
+		VPCMPGTQ(lim2, bad, bad)
 		return bad
 	}
 	// quotient returns the quotient of v and the lanes whose remainder
 	// is 0.
 	quotient := func(v Op) (q, exact reg.VecVirtual) {
 		x := isa.Vec()
-		VPADDQ(v, mbMem, x)
+		VPADDQ(v, mOff, x)
 		VSUBPD(magic, x, x)    // float64(w)
 		VFMADD213PD(c, inv, x) // a = x*inv + c
 		y := isa.Vec()
 		VADDPD(magic, x, y) // M + k
 		q = isa.Vec()
-		VPADDQ(qbMem, y, q)                // k + qbase
-		VSUBPD(magic, y, y)                // k
-		VSUBPD(y, x, x)                    // e = a - k
-		VCMPPD(Imm(cmpPDLtOQ), tMem, x, x) // e < T: f = 0
+		VPADDQ(qOff, y, q)                // k + qbase
+		VSUBPD(magic, y, y)               // k
+		VSUBPD(y, x, x)                   // e = a - k
+		VCMPPD(Imm(cmpPDLtOQ), thr, x, x) // e < T: f = 0
 		return q, x
 	}
 	setByte := func(r reg.GPVirtual) {
@@ -170,18 +162,29 @@ func floorDivEstAVX2(o order) {
 		setByte(m0)
 	}
 
-	// The main loop: eight vectors (four bitmap bytes) at a time, their
-	// range checked first, then each read again (from L1) and converted:
-	// holding eight vectors would take more registers than AVX2 has, and
-	// a folded load costs no more than a register.
+	// The main loop: a block of vectors (two bitmap bytes each), their
+	// range checked first, then converted. Eight vectors when they can be
+	// read again from memory (from L1, folded into the first instruction
+	// that uses each), which more vectors than AVX2 has registers for
+	// would otherwise need; four held in registers when each is swapped
+	// first, so that none is loaded and swapped twice.
+	vecs := 8
+	if o.swapIn {
+		vecs = 4
+	}
 	next := GP64()
 	Label("blocks")
-	LEAQ(Mem{Base: k.idx, Disp: 32}, next)
+	LEAQ(Mem{Base: k.idx, Disp: vecs * isa.Lanes}, next)
 	CMPQ(next, k.length)
 	JA(LabelRef("pairs"))
+	srcs := make([]Op, vecs)
 	var anyBad reg.VecVirtual
-	for i := range 8 {
-		bad := outside(srcAt(i))
+	for i := range srcs {
+		srcs[i] = gen.Elem(k.src, k.idx, i*isa.Lanes)
+		if o.swapIn {
+			srcs[i] = k.load(i)
+		}
+		bad := outside(srcs[i])
 		if i == 0 {
 			anyBad = bad
 		} else {
@@ -190,21 +193,25 @@ func floorDivEstAVX2(o order) {
 	}
 	VPTEST(anyBad, anyBad)
 	JNZ(LabelRef("slow"))
-	for i := range 8 {
-		q, exact := quotient(srcAt(i))
+	for i, v := range srcs {
+		q, exact := quotient(v)
 		k.store(q, i)
 		VPSUBQ(exact, cnt.b, cnt.b)
 	}
 	MOVQ(k.idx, byteAt)
 	SHRQ(Imm(3), byteAt)
-	MOVL(U32(0xffffffff), Mem{Base: bm, Index: byteAt, Scale: 1})
+	if vecs == 8 {
+		MOVL(U32(0xffffffff), Mem{Base: bm, Index: byteAt, Scale: 1})
+	} else {
+		MOVW(U16(0xffff), Mem{Base: bm, Index: byteAt, Scale: 1})
+	}
 	MOVQ(next, k.idx)
 	JMP(LabelRef("blocks"))
 
 	// A block with a lane out of range (NaT, or far from the base): in
-	// four steps of two vectors, then the main loop again.
+	// steps of two vectors, then the main loop again.
 	Label("slow")
-	for range 4 {
+	for range vecs / 2 {
 		step()
 		ADDQ(Imm(8), k.idx)
 	}

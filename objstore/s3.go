@@ -215,11 +215,7 @@ func readBody(body io.Reader, n int64, buf []byte) ([]byte, error) {
 		_, err := b.ReadFrom(body)
 		return b.Bytes(), err
 	}
-	if int64(cap(buf)) >= n {
-		buf = buf[:n]
-	} else {
-		buf = make([]byte, n)
-	}
+	buf = storage.Resize(buf, int(n))
 	if _, err := io.ReadFull(body, buf); err != nil {
 		return nil, fmt.Errorf("reading the body: %w", err)
 	}

@@ -43,6 +43,23 @@ type BufferGetter interface {
 	GetInto(ctx context.Context, key string, buf []byte, limit int) ([]byte, error)
 }
 
+// Resize returns buf resized to n bytes, for a BufferGetter reading a
+// value of n bytes: buf itself when its capacity holds n, else a new
+// buffer with an eighth more capacity than n. The caller passes a
+// pooled buffer and the pool keeps what GetInto returned, so the
+// headroom lets one buffer serve the next values of about the same size,
+// as a chunk's compressed sizes are, where a buffer exactly as large as
+// its first value would be replaced by the next that is one byte longer;
+// each new buffer costs a page fault per page when first written
+// (`dt64 export` of the demo's 32 Mi timestamps: a quarter fewer faults, a
+// sixth less CPU time; docs/engines.md).
+func Resize(buf []byte, n int) []byte {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]byte, n, n+n/8)
+}
+
 // A Syncer is a Store whose writes may sit in volatile memory (a
 // directory's page cache) until synced. Sync makes every Set and Delete
 // that returned before it durable: after a power loss or an OS crash they

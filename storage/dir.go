@@ -191,10 +191,7 @@ func (d *Dir) readValue(key string, size int64, buf []byte, limit int, exact boo
 	if limit >= 0 && size > int64(limit) {
 		return nil, fmt.Errorf("%s/%s is %d bytes: %w (at most %d)", d.path, key, size, ErrTooLarge, limit)
 	}
-	if int64(cap(buf)) < size+1 {
-		buf = make([]byte, size+1)
-	}
-	buf = buf[:size+1]
+	buf = Resize(buf, int(size)+1)
 	n := 0
 	for n < len(buf) && !(exact && int64(n) == size) {
 		m, err := read(buf[n:])

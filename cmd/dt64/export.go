@@ -140,6 +140,12 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	}
 	// Each worker reads a batch ahead and encodes a row group.
 	to.Parallel, to.Prefetch, o.Workers = workers, workers, workers
+	// Batch after batch the reader and the writers allocate buffers of the
+	// same sizes: the recycler hands them freed ones instead of fresh
+	// memory, which costs a page fault per page (zarrow.Recycler). It
+	// keeps at most the plan's bound, set once the table is open.
+	recycler := zarrow.NewRecycler(0)
+	to.Allocator, o.Allocator = recycler, recycler
 	if err := transcode.CheckOverlap(src, out); err != nil {
 		return err
 	}
@@ -157,6 +163,8 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err := transcode.CheckSparse(ctx, store, tab.Chunks()); err != nil {
 		return err
 	}
+	bound := exportMemoryBound(tab, o)
+	recycler.SetLimit(bound)
 	errw := cmd.ErrOrStderr()
 	if !f.quiet {
 		fmt.Fprintf(errw, "source:      %s  %s, %s\n", src, count(tab.Rows(), "row"), count(tab.Columns(), "column"))
@@ -169,7 +177,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 		for _, p := range plan {
 			fmt.Fprintln(errw, p)
 		}
-		fmt.Fprintln(errw, exportMemoryPlan(tab, o))
+		fmt.Fprintln(errw, exportMemoryPlan(o, bound))
 		fmt.Fprintf(errw, "destination: %s  %s\n", out, map[zarrow.ExportFormat]string{zarrow.Parquet: "Parquet, zstd", zarrow.IPC: "Arrow IPC file, " + orNone(o.Compression)}[o.Format])
 	}
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
@@ -226,13 +234,18 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 
 // exportMemoryPlan states the workers and the memory bound of an export:
 // the reader's batches and the writer's row groups in flight.
-func exportMemoryPlan(tab *zarrow.Table, o zarrow.ExportOptions) string {
+func exportMemoryPlan(o zarrow.ExportOptions, bound int64) string {
 	what := "batches read ahead"
 	if o.Format == zarrow.Parquet {
 		what += ", row groups encoded at once"
 	}
-	return fmt.Sprintf("plan:        %s (%s): memory at most %s", count(o.Workers, "worker"), what,
-		transcodeBytes(tab.MemoryBound()+zarrow.ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)))
+	return fmt.Sprintf("plan:        %s (%s): memory at most %s", count(o.Workers, "worker"), what, transcodeBytes(bound))
+}
+
+// exportMemoryBound is the most memory the export's reader and writer
+// hold: the plan line's figure.
+func exportMemoryBound(tab *zarrow.Table, o zarrow.ExportOptions) int64 {
+	return tab.MemoryBound() + zarrow.ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)
 }
 
 func orNone(s string) string {

@@ -347,3 +347,33 @@ func TestLongSharedCoordinates(t *testing.T) {
 		}
 	}
 }
+
+// Without BatchRows a long table's batches hold about LongBatchBytes:
+// whole steps of the grid that fit in it, or part of one step when a
+// step is larger.
+func TestLongDefaultBatch(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		shape, chunk []int64
+		want         int64
+	}{
+		// 29 bytes a row (time 8 and its validity bit, lat and lon 8, t2m
+		// 4): 8 MiB hold 289 262 rows, two steps of 100 000.
+		{[]int64{6, 100, 1000}, []int64{3, 100, 1000}, 200_000},
+		// A step of 400 000 rows is larger: batches of whole lat rows, as
+		// many as divide the chunk's 400 and fit (200, read by spans).
+		{[]int64{2, 400, 1000}, []int64{1, 400, 1000}, 200_000},
+	} {
+		store := gridGroup(t, []string{"time", "lat", "lon"}, c.shape, c.chunk)
+		tab, err := OpenLongTable(ctx, store, LongOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tab.BatchRows(); got != c.want {
+			t.Errorf("grid %v: batches of %d rows, want %d", c.shape, got, c.want)
+		}
+		if b := BatchBytes(tab.Schema(), tab.BatchRows()); b > LongBatchBytes {
+			t.Errorf("grid %v: a batch holds %d bytes, more than %d", c.shape, b, LongBatchBytes)
+		}
+	}
+}

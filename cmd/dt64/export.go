@@ -82,7 +82,7 @@ by the next export to the same OUT.`,
 	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")
 	f.calendar.add(fl)
 	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
-	fl.Int64Var(&f.rows, "rows", 1<<20, "rows per record batch (the memory bound)")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per record batch (the memory bound); default: 1 Mi, or with --layout long as many as make about 8 MiB")
 	fl.Int64Var(&f.rowGroup, "row-group", zarrow.DefaultRowGroupRows, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "batches read ahead and row groups encoded at once (default: the number of CPUs)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")
@@ -126,7 +126,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--overflow: %w", err)}
 	}
-	if f.rows < 1 {
+	if f.rows < 0 || f.rows == 0 && cmd.Flags().Changed("rows") {
 		return usageError{fmt.Errorf("--rows %d: want at least 1", f.rows)}
 	}
 	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows

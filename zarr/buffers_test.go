@@ -1,0 +1,67 @@
+package zarr
+
+import (
+	"context"
+	"encoding/binary"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
+)
+
+// Reading chunks whose stored sizes differ, one after another, reuses
+// the pooled buffer that the largest grew: after the first reads nothing
+// proportional to a chunk is allocated. (The buffer grown for a larger
+// chunk once went back to the pool behind the smaller one it replaced,
+// so each read of the larger chunk allocated it again.)
+func TestReadChunkReusesGrownBuffer(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop buffers at random; the plain run checks this")
+	}
+	ctx := context.Background()
+	const n = 64 << 10 // elements a chunk: 512 KiB
+	a, err := Create(ctx, storage.NewDir(t.TempDir()), Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+		Shape: []int64{2 * n}, ChunkShape: []int64{n}, FillValue: dtype.NaT, KeyEncoding: KeyEncoding{"default", "/"},
+		Codecs: []Codec{BytesCodec{Endian: binary.LittleEndian}, ZstdCodec{Level: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 0 compresses to little, chunk 1 (random) to about its size.
+	r := rand.New(rand.NewPCG(1, 2))
+	raw := make([]byte, 8*n)
+	for c := range int64(2) {
+		for i := range n {
+			v := uint64(i)
+			if c == 1 {
+				v = r.Uint64() >> 1
+			}
+			binary.LittleEndian.PutUint64(raw[8*i:], v)
+		}
+		if _, err := a.WriteChunkRaw(ctx, []int64{c}, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(c int64) {
+		if _, _, err := a.ReadChunkRaw(ctx, []int64{c}, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 { // warm up: the pool holds a buffer for the larger chunk
+		read(0)
+		read(1)
+	}
+	runtime.GC() // a collection in the loop would empty the pool
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	const rounds = 50
+	for range rounds {
+		read(0)
+		read(1)
+	}
+	runtime.ReadMemStats(&m1)
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > 8*8*n {
+		t.Errorf("%d alternating reads of a small and a large chunk allocated %d bytes, more than 8 chunks' worth (%d)", 2*rounds, got, 8*8*n)
+	}
+}

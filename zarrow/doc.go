@@ -24,4 +24,13 @@
 // every value that is whole in the coarser unit; they differ by one unit
 // on the pre-1970 values that are not. dt64 floors, so its columns equal
 // what NumPy computes from the same array.
+//
+// # Memory
+//
+// Columns are allocated with Options.Allocator (arrow-go's Go allocator
+// by default). A reader that reads batch after batch, such as an export,
+// does better with a Recycler shared by the reader and the writer: the
+// first write to fresh memory faults each page in, which on some virtual
+// machines costs more than decoding the chunk, and a Recycler hands a
+// released batch's buffers to the next batch instead.
 package zarrow

@@ -1,6 +1,7 @@
 package zarrow_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -56,4 +57,49 @@ func Example() {
 	// 1969-12-31T23:59:59.000
 	// null
 	// 2023-11-14T22:13:20.000
+}
+
+// A Recycler shared by a reader and an export: each batch's buffers go
+// back to the next batch once the writer released them.
+func ExampleRecycler() {
+	ctx := context.Background()
+	store := storage.NewMemory()
+	const n = 1 << 20 // 8 MiB of timestamps, in 16 chunks
+	a, err := zarr.Create(ctx, store, zarr.Metadata{
+		DataType:   dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1},
+		Shape:      []int64{n},
+		ChunkShape: []int64{n / 16},
+		FillValue:  dtype.NaT,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	vals := make([]int64, n/16)
+	for c := range int64(16) {
+		for i := range vals {
+			vals[i] = 1_700_000_000_000_000 + (c*n/16+int64(i))*1_000_000
+		}
+		if err := a.WriteChunk(ctx, []int64{c}, vals); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		log.Fatal(err)
+	}
+
+	rec := zarrow.NewRecycler(64 << 20) // keeps at most 64 MiB of freed buffers
+	tab, err := zarrow.ArrayTable(a, "time", zarrow.TableOptions{BatchRows: n / 16, Options: zarrow.Options{Allocator: rec}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	r := tab.RecordReader(ctx)
+	defer r.Release()
+	var out bytes.Buffer
+	rows, err := zarrow.Export(r, &out, zarrow.ExportOptions{Format: zarrow.Parquet, Allocator: rec})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rows, "rows; buffers kept for reuse:", rec.Held() > 0)
+	// Output:
+	// 1048576 rows; buffers kept for reuse: true
 }

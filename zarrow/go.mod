@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261203040415-24ec635154f1
+	github.com/zarr-dt64/dt64 v0.0.0-20261203175005-795a5a8373f5
 	go.uber.org/goleak v1.3.0
 )
 

@@ -125,13 +125,20 @@ vet: proxy
 ## (its differential loops took 200 s under the race detector, 13 s
 ## without), cf, dtype, blosc and internal/pyjson. Their concurrent use
 ## (a compiled decoder shared by workers) is raced in the packages that
-## run them concurrently: transcode, zarr and the command.
+## run them concurrently: transcode, zarr and the command. zarr's
+## allocation tests (ALLOC_TESTS) also run natively: the race detector
+## makes sync.Pool drop items at random, so under it they check nothing.
 NATIVE_PKGS := ./kernels/ ./internal/inflate/ ./cf/ ./dtype/ ./blosc/ ./internal/pyjson/
+ALLOC_TESTS := ^(TestReadChunkReusesGrownBuffer|TestReadSizedFromStoredObject|TestWriteChunkRawAllocs)$$
 RACE_PKGS = $$($(GO) list $(MODPKGS) | grep -vx $(foreach p,$(NATIVE_PKGS),-e 'github.com/zarr-dt64/dt64/$(patsubst ./%/,%,$(p))'))
 unit: unit-native unit-race
 
 unit-native: proxy
 	$(GO) test -count=1 $(NATIVE_PKGS)
+	@out=$$($(GO) test -count=1 -v -run '$(ALLOC_TESTS)' ./zarr/ 2>&1); rc=$$?; \
+	echo "$$out" | grep -E '^(--- |ok|FAIL)'; \
+	[ $$rc -eq 0 ] || exit $$rc; \
+	[ "$$(echo "$$out" | grep -c '^--- PASS')" -eq 3 ] || { echo "unit-native: want the 3 ALLOC_TESTS to run and pass natively"; exit 1; }
 
 unit-race: proxy
 	$(GO) test -race -count=1 $(RACE_PKGS)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -115,7 +116,7 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 		// zstd's fastest level: delta-encoded pages leave it little to
 		// find, and the default level took a third more CPU time for a
 		// file 1 % smaller (the demo's 32 Mi timestamps).
-		parquet.WithCompressionLevel(1)}
+		parquet.WithCompressionLevel(1), parquet.WithDictionaryPageSizeLimit(dictPageBytes)}
 	for _, f := range schema.Fields() {
 		if id := f.Type.ID(); arrow.IsInteger(id) || id == arrow.TIMESTAMP || id == arrow.DURATION {
 			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
@@ -136,11 +137,15 @@ func newParquetWriter(schema *arrow.Schema, o ExportOptions, mem memory.Allocato
 	}
 	pw := &parquetWriter{schema: schema, props: parquet.NewWriterProperties(opts...), mem: mem, rg: rg, workers: o.workers(),
 		aprops: pqarrow.NewArrowWriterProperties(aprops...), retype: retype}
-	if int64Pages && int64Columns(schema) {
-		pw.int64, pw.encoders, pw.files = true, make(chan *int64Encoder, pw.workers), make(chan *memory.Buffer, pw.workers)
+	if ownPages && pageColumns(schema) {
+		pw.pages, pw.encoders, pw.files = true, make(chan *pageEncoder, pw.workers), make(chan *memory.Buffer, pw.workers)
 	}
 	return pw
 }
+
+// dictPageBytes is the most bytes of a column chunk's dictionary page
+// (arrow-go's default, 1 MiB); a variable for the tests.
+var dictPageBytes int64 = parquet.DefaultDictionaryPageSizeLimit
 
 // ExportMemoryBound is about the most memory Export holds, beside its
 // reader's (Table.MemoryBound), for batches of at most batchRows rows,
@@ -163,7 +168,19 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o Expo
 	}
 	batches := (w*rg+batchRows-1)/batchRows + 1
 	part := 2*BatchBytes(schema, rg) + partOverhead*int64(len(schema.Fields()))
+	if ownPages && pageColumns(schema) && slices.ContainsFunc(schema.Fields(), func(f arrow.Field) bool { return arrow.IsFloating(f.Type.ID()) }) {
+		part += floatDictBytes(rg)
+	}
 	return batches*batchBytes + w*part
+}
+
+// floatDictBytes is the most memory a page encoder's float dictionary
+// holds for row groups of rg rows: an index a row, and at the dictionary
+// page limit its values (8 bytes each) and hash table (at most four
+// 4-byte slots a value: it is at most half full and grows by doubling),
+// for float32, whose limit is the most values.
+func floatDictBytes(rg int64) int64 {
+	return 4*rg + (dictPageBytes/4)*(8+4*4)
 }
 
 // partOverhead is the memory a column writer holds beside a row group's

@@ -35,12 +35,12 @@ type parquetWriter struct {
 	workers int
 	retype  bool // the batches' columns take schema's types (durations as int64: withSchema)
 
-	// int64 sends the row groups to encodeInt64 (int64Pages), with tmpl
+	// pages sends the row groups to encodePages (ownPages), with tmpl
 	// the file metadata (schema, key-value metadata) of a file of no rows
 	// from pqarrow, and encoders the encoders' buffers kept for reuse.
-	int64    bool
+	pages    bool
 	tmpl     *metadata.FileMetaData
-	encoders chan *int64Encoder
+	encoders chan *pageEncoder
 	files    chan *memory.Buffer // written parts' buffers (releasePart)
 }
 
@@ -84,7 +84,7 @@ func (w *parquetWriter) encode(p *part) {
 // written. At most workers row groups are in memory at once, each as its
 // rows (slices of r's batches) and then its encoding.
 func (w *parquetWriter) write(r array.RecordReader, out io.Writer) (int64, error) {
-	if w.int64 && w.tmpl == nil { // the file metadata of a file of no rows
+	if w.pages && w.tmpl == nil { // the file metadata of a file of no rows
 		t := &part{done: make(chan struct{})}
 		w.encode(t)
 		if t.err != nil {
@@ -110,8 +110,8 @@ func (w *parquetWriter) write(r array.RecordReader, out io.Writer) (int64, error
 		p := cur
 		cur = &part{done: make(chan struct{})}
 		order <- p
-		if w.int64 {
-			go w.encodeInt64(p)
+		if w.pages {
+			go w.encodePages(p)
 		} else {
 			go w.encode(p)
 		}
@@ -182,7 +182,7 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 	if _, err := out.Write(parquetMagic); err != nil {
 		fail(err)
 	}
-	if w.int64 {
+	if w.pages {
 		defer func() { // the kept buffers, for the garbage collector
 			for {
 				select {

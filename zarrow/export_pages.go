@@ -17,19 +17,19 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
-// int64Pages is the switch of the Parquet export's own page encoder
+// ownPages is the switch of the Parquet export's own page encoder
 // (docs/parquet-writer.md): when true, a table whose columns are all flat
-// int64-physical columns with the same values in Parquet as in Arrow
-// (int64, timestamp in ms, us or ns, durations retyped to int64) has its
-// row groups encoded by int64Encoder; every other table, and every table
-// when false, by arrow-go's pqarrow writer. DT64_PARQUET_PAGES=arrow-go
-// turns it off.
-var int64Pages = os.Getenv("DT64_PARQUET_PAGES") != "arrow-go"
+// and either int64-physical with the same values in Parquet as in Arrow
+// (int64, timestamp in ms, us or ns, durations retyped to int64) or
+// float32 and float64 has its row groups encoded by pageEncoder; every
+// other table, and every table when false, by arrow-go's pqarrow writer.
+// DT64_PARQUET_PAGES=arrow-go turns it off.
+var ownPages = os.Getenv("DT64_PARQUET_PAGES") != "arrow-go"
 
-// int64PageRows bounds the rows of a data page of the int64 encoder: 128
+// pageRows bounds the rows of a data page of the page encoder: 128
 // Ki rows, 1 MiB of values before encoding, as arrow-go's default page
 // size bounds its pages' encoded bytes.
-var int64PageRows = 1 << 17 // a variable for the tests
+var pageRows = 1 << 17 // a variable for the tests
 
 // Blocks of DELTA_BINARY_PACKED: 128 values in 4 miniblocks of 32.
 const (
@@ -38,15 +38,15 @@ const (
 	deltaMiniBlock = deltaBlock / deltaMinis
 )
 
-// int64Columns reports whether every column of schema is one the int64
+// pageColumns reports whether every column of schema is one the page
 // encoder writes.
-func int64Columns(schema *arrow.Schema) bool {
+func pageColumns(schema *arrow.Schema) bool {
 	if schema.NumFields() == 0 {
 		return false
 	}
 	for _, f := range schema.Fields() {
 		switch t := f.Type.(type) {
-		case *arrow.Int64Type:
+		case *arrow.Int64Type, *arrow.Float32Type, *arrow.Float64Type:
 		case *arrow.TimestampType:
 			if t.Unit == arrow.Second { // pqarrow multiplies seconds by 1000
 				return false
@@ -58,19 +58,20 @@ func int64Columns(schema *arrow.Schema) bool {
 	return true
 }
 
-// int64Encoder encodes row groups of int64 columns; its buffers are kept
-// from one row group to the next (parquetWriter.encoders).
-type int64Encoder struct {
+// pageEncoder encodes row groups of int64 and float columns; its buffers
+// are kept from one row group to the next (parquetWriter.encoders).
+type pageEncoder struct {
 	page []byte  // a page before compression
 	vals []int64 // a page's non-null values, when it has nulls
 	comp bytes.Buffer
+	dict floatDict // float columns' dictionary (export_pages_float.go)
 }
 
 // releasePart releases the buffer of a written part, or keeps it for the
-// next part of the int64 encoder (its growth by doubling from nothing,
+// next part of the page encoder (its growth by doubling from nothing,
 // and the zeroing of the memory, cost a tenth of the export's CPU time).
 func (w *parquetWriter) releasePart(b *memory.Buffer) {
-	if w.int64 {
+	if w.pages {
 		select {
 		case w.files <- b:
 			return
@@ -80,16 +81,16 @@ func (w *parquetWriter) releasePart(b *memory.Buffer) {
 	b.Release()
 }
 
-// encodeInt64 is encode for tables of int64 columns: the part is a
-// Parquet file of one row group whose pages int64Encoder wrote.
-func (w *parquetWriter) encodeInt64(p *part) {
+// encodePages is encode for tables of pageColumns: the part is a
+// Parquet file of one row group whose pages pageEncoder wrote.
+func (w *parquetWriter) encodePages(p *part) {
 	defer close(p.done)
 	defer releaseRecords(p.recs)
-	var e *int64Encoder
+	var e *pageEncoder
 	select {
 	case e = <-w.encoders:
 	default:
-		e = new(int64Encoder)
+		e = new(pageEncoder)
 	}
 	defer func() {
 		select {
@@ -110,7 +111,7 @@ func (w *parquetWriter) encodeInt64(p *part) {
 
 // rowGroup writes recs (rows rows) to sink as a Parquet file of one row
 // group, with the file metadata of w.tmpl, and returns its metadata.
-func (e *int64Encoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.RecordBatch, rows int64) (*metadata.FileMetaData, error) {
+func (e *pageEncoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.RecordBatch, rows int64) (*metadata.FileMetaData, error) {
 	sink.Write(parquetMagic)
 	sc := w.tmpl.Schema
 	fmb := metadata.NewFileMetadataBuilder(sc, w.props, w.tmpl.KeyValueMetadata())
@@ -119,8 +120,9 @@ func (e *int64Encoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow
 	for c := range sc.NumColumns() {
 		ccb := rgb.NextColumnChunk()
 		descr := sc.Column(c)
-		if descr.PhysicalType() != parquet.Types.Int64 || descr.MaxRepetitionLevel() != 0 || descr.MaxDefinitionLevel() > 1 {
-			return nil, fmt.Errorf("int64 pages: column %s is %s with levels %d/%d", descr.Path(), descr.PhysicalType(), descr.MaxDefinitionLevel(), descr.MaxRepetitionLevel())
+		phys := descr.PhysicalType()
+		if (phys != parquet.Types.Int64 && phys != parquet.Types.Float && phys != parquet.Types.Double) || descr.MaxRepetitionLevel() != 0 || descr.MaxDefinitionLevel() > 1 {
+			return nil, fmt.Errorf("parquet pages: column %s is %s with levels %d/%d", descr.Path(), phys, descr.MaxDefinitionLevel(), descr.MaxRepetitionLevel())
 		}
 		path := descr.Path()
 		pager, err := file.NewPageWriter(sink, w.props.CompressionFor(path), w.props.CompressionLevelFor(path), ccb, 0, int16(c), w.mem, false, nil, nil)
@@ -130,14 +132,27 @@ func (e *int64Encoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow
 		for i, r := range recs {
 			cols[i] = r.Column(c)
 		}
-		st, err := e.columnChunk(pager, cols, descr.MaxDefinitionLevel() == 1)
+		nullable := descr.MaxDefinitionLevel() == 1
+		var (
+			st      metadata.EncodedStatistics
+			hasDict bool
+		)
+		if phys == parquet.Types.Int64 {
+			st, err = e.columnChunk(pager, cols, nullable)
+		} else {
+			width := 8
+			if phys == parquet.Types.Float {
+				width = 4
+			}
+			st, hasDict, err = e.floatChunk(pager, cols, nullable, width, path, w.props)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if rows > 0 {
 			ccb.SetStats(st)
 		}
-		if err := pager.Close(false, false); err != nil {
+		if err := pager.Close(hasDict, false); err != nil {
 			return nil, err
 		}
 	}
@@ -163,7 +178,7 @@ func (e *int64Encoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow
 // columnChunk writes the pages of one column chunk, the arrays' values
 // one after another (a page never spans two arrays), and returns the
 // chunk's statistics.
-func (e *int64Encoder) columnChunk(pager file.PageWriter, arrs []arrow.Array, nullable bool) (metadata.EncodedStatistics, error) {
+func (e *pageEncoder) columnChunk(pager file.PageWriter, arrs []arrow.Array, nullable bool) (metadata.EncodedStatistics, error) {
 	var (
 		lo, hi      = int64(math.MaxInt64), int64(math.MinInt64)
 		nulls, rows int64
@@ -181,8 +196,8 @@ func (e *int64Encoder) columnChunk(pager file.PageWriter, arrs []arrow.Array, nu
 			}
 			bitmap = d.Buffers()[0].Bytes()
 		}
-		for p := 0; p < len(values); p += int64PageRows {
-			n := min(int64PageRows, len(values)-p)
+		for p := 0; p < len(values); p += pageRows {
+			n := min(pageRows, len(values)-p)
 			st, err := e.page1(pager, values[p:p+n], bitmap, d.Offset()+p, nullable, rows)
 			if err != nil {
 				return st, err
@@ -211,7 +226,7 @@ func int64Stats(lo, hi, nulls, count int64) metadata.EncodedStatistics {
 
 // page1 writes values (and their validity, bits from off on in bitmap;
 // nil when all are valid) as a DATA_PAGE (v1) and returns its statistics.
-func (e *int64Encoder) page1(pager file.PageWriter, values []int64, bitmap []byte, off int, nullable bool, firstRow int64) (metadata.EncodedStatistics, error) {
+func (e *pageEncoder) page1(pager file.PageWriter, values []int64, bitmap []byte, off int, nullable bool, firstRow int64) (metadata.EncodedStatistics, error) {
 	n := len(values)
 	nulls := 0
 	if bitmap != nil {
@@ -237,25 +252,32 @@ func (e *int64Encoder) page1(pager file.PageWriter, values []int64, bitmap []byt
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	e.page = appendDeltaBinaryPacked(e.page, vals)
+	st := int64Stats(lo, hi, int64(nulls), int64(len(vals)))
+	return st, e.writePage(pager, n, parquet.Encodings.DeltaBinaryPacked, st, firstRow)
+}
+
+// writePage writes e.page, the levels and values of n rows from firstRow
+// on in encoding enc, as a DATA_PAGE (v1), compressed by the column's
+// codec, with statistics st.
+func (e *pageEncoder) writePage(pager file.PageWriter, n int, enc parquet.Encoding, st metadata.EncodedStatistics, firstRow int64) error {
 	if len(e.page) > math.MaxInt32 {
-		return metadata.EncodedStatistics{}, fmt.Errorf("int64 pages: a page of %d bytes", len(e.page))
+		return fmt.Errorf("parquet pages: a page of %d bytes", len(e.page))
 	}
 	data := e.page
 	if pager.HasCompressor() {
 		e.comp.Reset()
 		data = pager.Compress(&e.comp, e.page)
 	}
-	st := int64Stats(lo, hi, int64(nulls), int64(len(vals)))
 	dp := file.NewDataPageV1WithConfig(memory.NewBufferBytes(data), parquet.Encodings.RLE, parquet.Encodings.RLE, file.DataPageConfig{
 		Num:              int32(n),
-		Encoding:         parquet.Encodings.DeltaBinaryPacked,
+		Encoding:         enc,
 		UncompressedSize: int32(len(e.page)),
 		Stats:            st,
 		FirstRowIndex:    firstRow,
 	})
 	_, err := pager.WriteDataPage(dp)
 	dp.Release()
-	return st, err
+	return err
 }
 
 // appendDefLevels appends the definition levels (maximum level 1) of n

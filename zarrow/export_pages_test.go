@@ -22,12 +22,12 @@ import (
 	"github.com/zarr-dt64/dt64/dtype"
 )
 
-// forceInt64Pages turns the int64 pages on for the test (also under
+// forceOwnPages turns the int64 pages on for the test (also under
 // DT64_PARQUET_PAGES=arrow-go).
-func forceInt64Pages(t *testing.T) {
-	was := int64Pages
-	int64Pages = true
-	t.Cleanup(func() { int64Pages = was })
+func forceOwnPages(t *testing.T) {
+	was := ownPages
+	ownPages = true
+	t.Cleanup(func() { ownPages = was })
 }
 
 // int64Case is a column for the int64 page encoder: its values, which
@@ -94,13 +94,19 @@ func (c int64Case) record(mem memory.Allocator) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-// exportCase exports c's column cut into batches at random points (so
-// that slices start inside a bitmap byte) as Parquet with rowGroup rows
-// a row group.
+// exportCase exports c's column as Parquet with rowGroup rows a row
+// group (exportCuts).
 func exportCase(t *testing.T, rng *rand.Rand, c int64Case, rowGroup int64, workers int) []byte {
 	t.Helper()
 	rec := c.record(memory.DefaultAllocator)
 	defer rec.Release()
+	return exportCuts(t, rng, rec, ExportOptions{Format: Parquet, RowGroupRows: rowGroup, Workers: workers})
+}
+
+// exportCuts exports rec cut into batches at random points (so that
+// slices start inside a bitmap byte) with o.
+func exportCuts(t *testing.T, rng *rand.Rand, rec arrow.RecordBatch, o ExportOptions) []byte {
+	t.Helper()
 	var recs []arrow.RecordBatch
 	for off := int64(0); off < rec.NumRows(); {
 		n := min(rec.NumRows()-off, 1+rng.Int64N(rec.NumRows()))
@@ -114,12 +120,12 @@ func exportCase(t *testing.T, rng *rand.Rand, c int64Case, rowGroup int64, worke
 	}
 	defer r.Release()
 	var buf bytes.Buffer
-	rows, err := Export(r, &buf, ExportOptions{Format: Parquet, RowGroupRows: rowGroup, Workers: workers})
+	rows, err := Export(r, &buf, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows != int64(len(c.values)) {
-		t.Fatalf("exported %d rows of %d", rows, len(c.values))
+	if rows != rec.NumRows() {
+		t.Fatalf("exported %d rows of %d", rows, rec.NumRows())
 	}
 	return buf.Bytes()
 }
@@ -161,17 +167,17 @@ func checkReadBack(t *testing.T, b []byte, c int64Case, what string) {
 // lengths, delta bit widths 0…64, null patterns, batch cuts, row group
 // and page sizes.
 func TestInt64PagesRoundTrip(t *testing.T) {
-	forceInt64Pages(t)
-	defer func(n int) { int64PageRows = n }(int64PageRows)
+	forceOwnPages(t)
+	defer func(n int) { pageRows = n }(pageRows)
 	rng := rand.New(rand.NewPCG(27, 1))
 	lengths := []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 130, 255, 256, 257, 1000, 4099}
 	for width := 0; width <= 64; width++ {
 		for _, n := range []int{lengths[rng.IntN(len(lengths))], 1 + rng.IntN(3000)} {
 			nullKind := rng.IntN(4)
 			c := randomInt64Case(rng, n, width, nullKind)
-			int64PageRows = []int{1 << 17, 7, 128, 1 + rng.IntN(500)}[rng.IntN(4)]
+			pageRows = []int{1 << 17, 7, 128, 1 + rng.IntN(500)}[rng.IntN(4)]
 			rg := []int64{1 << 18, 1 + rng.Int64N(1000)}[rng.IntN(2)]
-			what := fmt.Sprintf("width %d, %d values (%s, nullable %v), nulls %d, pages of %d, row groups of %d", width, n, c.typ, c.nullable, nullKind, int64PageRows, rg)
+			what := fmt.Sprintf("width %d, %d values (%s, nullable %v), nulls %d, pages of %d, row groups of %d", width, n, c.typ, c.nullable, nullKind, pageRows, rg)
 			b := exportCase(t, rng, c, rg, 1+rng.IntN(3))
 			checkReadBack(t, b, c, what)
 			checkChunkStats(t, b, c, rg, what)
@@ -283,7 +289,7 @@ func FuzzInt64Pages(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint16(3), uint8(0))
 	f.Add(bytes.Repeat([]byte{0xff, 0, 0x80}, 400), uint16(77), uint8(0x5a))
 	f.Fuzz(func(t *testing.T, data []byte, rg uint16, nulls uint8) {
-		forceInt64Pages(t)
+		forceOwnPages(t)
 		c := int64Case{typ: arrow.FixedWidthTypes.Timestamp_us, nullable: true, values: make([]int64, len(data)/8)}
 		for i := range c.values {
 			c.values[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
@@ -306,7 +312,7 @@ func FuzzInt64Pages(f *testing.F) {
 // metadata (schema, key-value metadata with the Arrow schema, created_by)
 // is the old path's; arrow-go and DuckDB read the values and nulls back.
 func TestInt64PagesExport(t *testing.T) {
-	forceInt64Pages(t)
+	forceOwnPages(t)
 	const n = 20000
 	start := int64(1_700_000_000_000_000)
 	values := make([]int64, n)
@@ -321,7 +327,7 @@ func TestInt64PagesExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !newParquetWriter(tab.Schema(), ExportOptions{}, memory.DefaultAllocator).int64 {
+	if !newParquetWriter(tab.Schema(), ExportOptions{}, memory.DefaultAllocator).pages {
 		t.Fatalf("a table of %s does not take the int64 pages", tab.Schema())
 	}
 	o := ExportOptions{Format: Parquet, RowGroupRows: 3000}
@@ -335,10 +341,10 @@ func TestInt64PagesExport(t *testing.T) {
 			t.Fatalf("%d workers: the file differs from one worker's", w)
 		}
 	}
-	int64Pages = false
+	ownPages = false
 	old := exportBytes(t, tab, o)
 	serial := serialParquet(t, tab, o)
-	int64Pages = true
+	ownPages = true
 	if !bytes.Equal(old, serial) {
 		t.Fatal("with the switch off, the file is not arrow-go's serial writer's")
 	}
@@ -390,7 +396,7 @@ func footer(t *testing.T, b []byte) *metadata.FileMetaData {
 
 // Which tables take the int64 pages: only those whose every column is
 // int64, or a timestamp pqarrow stores as it is (not seconds).
-func TestInt64Columns(t *testing.T) {
+func TestPageColumns(t *testing.T) {
 	f := func(typ arrow.DataType) arrow.Field { return arrow.Field{Name: "c", Type: typ, Nullable: true} }
 	for _, c := range []struct {
 		fields []arrow.Field
@@ -400,22 +406,25 @@ func TestInt64Columns(t *testing.T) {
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_ns), f(arrow.PrimitiveTypes.Int64)}, true},
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_ms)}, true},
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_s)}, false},
-		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.PrimitiveTypes.Float32)}, false},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.PrimitiveTypes.Float32)}, true},
+		{[]arrow.Field{f(arrow.PrimitiveTypes.Float64), f(arrow.PrimitiveTypes.Float32)}, true},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.FixedWidthTypes.Float16)}, false},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Boolean)}, false},
 		{[]arrow.Field{f(arrow.PrimitiveTypes.Uint64)}, false},
 		{[]arrow.Field{f(arrow.PrimitiveTypes.Int32)}, false},
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Duration_us)}, false}, // durationsAsInt64 retypes it first
 		{nil, false},
 	} {
-		if got := int64Columns(arrow.NewSchema(c.fields, nil)); got != c.want {
+		if got := pageColumns(arrow.NewSchema(c.fields, nil)); got != c.want {
 			t.Errorf("%v: %v, want %v", c.fields, got, c.want)
 		}
 	}
-	forceInt64Pages(t)
+	forceOwnPages(t)
 	// A duration column is written as int64: the int64 pages
 	// (TestTableCFDuration reads such a file back: arrow-go's pqarrow
 	// reader reads no durations).
 	s := arrow.NewSchema([]arrow.Field{f(arrow.FixedWidthTypes.Duration_us)}, nil)
-	if !newParquetWriter(s, ExportOptions{}, memory.DefaultAllocator).int64 {
+	if !newParquetWriter(s, ExportOptions{}, memory.DefaultAllocator).pages {
 		t.Error("a duration table does not take the int64 pages")
 	}
 }

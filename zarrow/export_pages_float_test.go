@@ -3,6 +3,7 @@ package zarrow
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -468,4 +469,34 @@ func TestDuckDBReadsFloatPages(t *testing.T) {
 	if len(meta) != 3 {
 		t.Errorf("DuckDB's metadata: %v", meta)
 	}
+}
+
+// Any float bits, null pattern and dictionary limit read back as written.
+func FuzzFloatPages(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint16(3), uint8(0), uint8(0))
+	f.Add(bytes.Repeat([]byte{0, 0, 0xc0, 0x7f, 0, 0, 0, 0x80}, 300), uint16(77), uint8(0x5a), uint8(1))
+	f.Add(bytes.Repeat([]byte{0xff, 0, 0x80, 1}, 400), uint16(400), uint8(3), uint8(6))
+	f.Fuzz(func(t *testing.T, data []byte, rg uint16, nulls, kind uint8) {
+		defer func(d int64) { dictPageBytes = d }(dictPageBytes)
+		dictPageBytes = []int64{parquet.DefaultDictionaryPageSizeLimit, 8, 64, 1000}[kind>>1&3]
+		col := floatCol{f32: kind&1 == 0, nullable: true}
+		if col.f32 {
+			for i := 0; i+4 <= len(data); i += 4 {
+				col.bits = append(col.bits, uint64(binary.LittleEndian.Uint32(data[i:])))
+			}
+		} else {
+			for i := 0; i+8 <= len(data); i += 8 {
+				col.bits = append(col.bits, binary.LittleEndian.Uint64(data[i:]))
+			}
+		}
+		if nulls != 0 {
+			col.valid = make([]bool, len(col.bits))
+			for i := range col.valid {
+				col.valid[i] = (data[i%len(data)]^nulls)&1 == 0
+			}
+		}
+		c := floatCase{cols: []floatCol{col}}
+		rng := rand.New(rand.NewPCG(uint64(rg), uint64(nulls)))
+		checkFloatsBack(t, exportFloats(t, rng, c, int64(rg)%500+1, 2, true), c, "fuzz")
+	})
 }

@@ -2,6 +2,7 @@ package zarrow
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // ownPages is the switch of the Parquet export's own page encoder
@@ -38,33 +40,58 @@ const (
 	deltaMiniBlock = deltaBlock / deltaMinis
 )
 
-// pageColumns reports whether every column of schema is one the page
-// encoder writes.
+// pageColumns reports whether the page encoder writes schema's tables:
+// at least one column is its own (ownColumn) and every other one a flat
+// column that arrow-go's column writer writes beside them
+// (delegatedColumn).
 func pageColumns(schema *arrow.Schema) bool {
-	if schema.NumFields() == 0 {
-		return false
-	}
+	own := false
 	for _, f := range schema.Fields() {
-		switch t := f.Type.(type) {
-		case *arrow.Int64Type, *arrow.Float32Type, *arrow.Float64Type:
-		case *arrow.TimestampType:
-			if t.Unit == arrow.Second { // pqarrow multiplies seconds by 1000
-				return false
-			}
-		default:
+		switch {
+		case ownColumn(f.Type):
+			own = true
+		case !delegatedColumn(f.Type):
 			return false
 		}
 	}
-	return true
+	return own
+}
+
+// ownColumn is whether the page encoder writes a column of type t itself:
+// int64-physical with the same values in Parquet as in Arrow, or float32
+// or float64.
+func ownColumn(t arrow.DataType) bool {
+	switch t := t.(type) {
+	case *arrow.Int64Type, *arrow.Float32Type, *arrow.Float64Type:
+		return true
+	case *arrow.TimestampType:
+		return t.Unit != arrow.Second // pqarrow multiplies seconds by 1000
+	}
+	return false
+}
+
+// delegatedColumn is whether a column of type t, in a table the page
+// encoder writes, has its pages written by arrow-go's column writer
+// (pqarrow.WriteArrowToColumn, with the same properties and conversions
+// as pqarrow's file writer): the flat fixed-width types zarrow's tables
+// hold beside time and float columns (bool, narrower and unsigned
+// integers, float16, timestamps in seconds).
+func delegatedColumn(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64, arrow.FLOAT16, arrow.TIMESTAMP:
+		return true
+	}
+	return false
 }
 
 // pageEncoder encodes row groups of int64 and float columns; its buffers
 // are kept from one row group to the next (parquetWriter.encoders).
 type pageEncoder struct {
-	page []byte  // a page before compression
-	vals []int64 // a page's non-null values, when it has nulls
-	comp bytes.Buffer
-	dict floatDict // float columns' dictionary (export_pages_float.go)
+	page   []byte  // a page before compression
+	vals   []int64 // a page's non-null values, when it has nulls
+	comp   bytes.Buffer
+	dict   floatDict // float columns' dictionary (export_pages_float.go)
+	levels []int16   // a delegated column's definition levels
 }
 
 // releasePart releases the buffer of a written part, or keeps it for the
@@ -121,7 +148,7 @@ func (e *pageEncoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.
 		ccb := rgb.NextColumnChunk()
 		descr := sc.Column(c)
 		phys := descr.PhysicalType()
-		if (phys != parquet.Types.Int64 && phys != parquet.Types.Float && phys != parquet.Types.Double) || descr.MaxRepetitionLevel() != 0 || descr.MaxDefinitionLevel() > 1 {
+		if descr.MaxRepetitionLevel() != 0 || descr.MaxDefinitionLevel() > 1 {
 			return nil, fmt.Errorf("parquet pages: column %s is %s with levels %d/%d", descr.Path(), phys, descr.MaxDefinitionLevel(), descr.MaxRepetitionLevel())
 		}
 		path := descr.Path()
@@ -133,6 +160,15 @@ func (e *pageEncoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.
 			cols[i] = r.Column(c)
 		}
 		nullable := descr.MaxDefinitionLevel() == 1
+		if !ownColumn(w.schema.Field(c).Type) {
+			if err := e.delegate(ccb, pager, w, cols, nullable); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if phys != parquet.Types.Int64 && phys != parquet.Types.Float && phys != parquet.Types.Double {
+			return nil, fmt.Errorf("parquet pages: column %s of %s is %s", path, w.schema.Field(c).Type, phys)
+		}
 		var (
 			st      metadata.EncodedStatistics
 			hasDict bool
@@ -173,6 +209,31 @@ func (e *pageEncoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.
 	sink.Write(tail[:])
 	sink.Write(parquetMagic)
 	return md, nil
+}
+
+// delegate writes a column chunk of arrs with arrow-go's column writer,
+// which also sets its statistics and closes the page writer.
+func (e *pageEncoder) delegate(ccb *metadata.ColumnChunkMetaDataBuilder, pager file.PageWriter, w *parquetWriter, arrs []arrow.Array, nullable bool) error {
+	cw := file.NewColumnChunkWriter(ccb, pager, w.props)
+	ctx := pqarrow.NewArrowWriteContext(context.Background(), &w.aprops)
+	for _, a := range arrs {
+		var def []int16
+		if nullable { // definition levels: 1 for a value, 0 for a null
+			e.levels = slices.Grow(e.levels[:0], a.Len())[:a.Len()]
+			for i := range e.levels {
+				e.levels[i] = 0
+				if a.IsValid(i) {
+					e.levels[i] = 1
+				}
+			}
+			def = e.levels
+		}
+		if err := pqarrow.WriteArrowToColumn(ctx, cw, a, def, nil, nullable); err != nil {
+			cw.Close()
+			return err
+		}
+	}
+	return cw.Close()
 }
 
 // columnChunk writes the pages of one column chunk, the arrays' values

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -499,4 +500,75 @@ func FuzzFloatPages(f *testing.F) {
 		rng := rand.New(rand.NewPCG(uint64(rg), uint64(nulls)))
 		checkFloatsBack(t, exportFloats(t, rng, c, int64(rg)%500+1, 2, true), c, "fuzz")
 	})
+}
+
+// Tables that mix the page encoder's columns with columns it delegates to
+// arrow-go's column writer (bool, int16, uint64, float16, timestamp[s],
+// nullable or not, with nulls) read back as arrow-go's own writer's file
+// of the same rows does, for random batch cuts, row groups and workers.
+func TestMixedPagesRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 7))
+	for round := range 30 {
+		n := []int{1, 9, 1000, 1 + rng.IntN(3000)}[rng.IntN(4)]
+		mem := memory.DefaultAllocator
+		var (
+			fields []arrow.Field
+			cols   []arrow.Array
+		)
+		add := func(typ arrow.DataType, fill func(b array.Builder, i int)) {
+			nullable := rng.IntN(2) == 0
+			b := array.NewBuilder(mem, typ)
+			defer b.Release()
+			for i := range n {
+				if nullable && rng.IntN(4) == 0 {
+					b.AppendNull()
+				} else {
+					fill(b, i)
+				}
+			}
+			fields = append(fields, arrow.Field{Name: fmt.Sprintf("c%d", len(fields)), Type: typ, Nullable: nullable})
+			cols = append(cols, b.NewArray())
+		}
+		kinds := rng.Perm(7)[:2+rng.IntN(4)]
+		kinds = append(kinds, 5+rng.IntN(2)) // at least one column of the encoder's own
+		for _, k := range kinds {
+			switch k {
+			case 0:
+				add(arrow.FixedWidthTypes.Boolean, func(b array.Builder, i int) { b.(*array.BooleanBuilder).Append(i%3 == 0) })
+			case 1:
+				add(arrow.PrimitiveTypes.Int16, func(b array.Builder, i int) { b.(*array.Int16Builder).Append(int16(rng.IntN(1 << 16))) })
+			case 2:
+				add(arrow.PrimitiveTypes.Uint64, func(b array.Builder, i int) { b.(*array.Uint64Builder).Append(rng.Uint64()) })
+			case 3:
+				add(arrow.FixedWidthTypes.Float16, func(b array.Builder, i int) { b.(*array.Float16Builder).Append(float16.New(float32(i % 50))) })
+			case 4:
+				add(arrow.FixedWidthTypes.Timestamp_s, func(b array.Builder, i int) {
+					b.(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000 + int64(i)*3600 - rng.Int64N(1<<40)))
+				})
+			case 5:
+				add(arrow.PrimitiveTypes.Float32, func(b array.Builder, i int) { b.(*array.Float32Builder).Append(float32(i % 37)) })
+			case 6:
+				add(arrow.FixedWidthTypes.Timestamp_us, func(b array.Builder, i int) { b.(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i) * 1e6)) })
+			}
+		}
+		schema := arrow.NewSchema(fields, nil)
+		rec := array.NewRecordBatch(schema, cols, int64(n))
+		for _, c := range cols {
+			c.Release()
+		}
+		what := fmt.Sprintf("round %d: %d rows, %v", round, n, schema)
+		if !pageColumns(schema) {
+			t.Fatalf("%s: not the page encoder's", what)
+		}
+		rg := []int64{1 << 18, 1 + rng.Int64N(500)}[rng.IntN(2)]
+		seed := rng.Uint64()
+		export := func(own bool, workers int) []byte {
+			was := ownPages
+			ownPages = own
+			defer func() { ownPages = was }()
+			return exportCuts(t, rand.New(rand.NewPCG(seed, 1)), rec, ExportOptions{Format: Parquet, RowGroupRows: rg, Workers: workers})
+		}
+		sameRows(t, export(true, 1+rng.IntN(3)), export(false, 1), what)
+		rec.Release()
+	}
 }

@@ -408,8 +408,11 @@ func TestPageColumns(t *testing.T) {
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_s)}, false},
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.PrimitiveTypes.Float32)}, true},
 		{[]arrow.Field{f(arrow.PrimitiveTypes.Float64), f(arrow.PrimitiveTypes.Float32)}, true},
-		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.FixedWidthTypes.Float16)}, false},
-		{[]arrow.Field{f(arrow.FixedWidthTypes.Boolean)}, false},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.FixedWidthTypes.Float16)}, true}, // float16 delegated
+		{[]arrow.Field{f(arrow.PrimitiveTypes.Float32), f(arrow.FixedWidthTypes.Timestamp_s), f(arrow.PrimitiveTypes.Int16), f(arrow.FixedWidthTypes.Boolean)}, true},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Timestamp_us), f(arrow.BinaryTypes.String)}, false},
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Boolean)}, false}, // nothing of its own
+		{[]arrow.Field{f(arrow.FixedWidthTypes.Boolean), f(arrow.PrimitiveTypes.Uint64)}, false},
 		{[]arrow.Field{f(arrow.PrimitiveTypes.Uint64)}, false},
 		{[]arrow.Field{f(arrow.PrimitiveTypes.Int32)}, false},
 		{[]arrow.Field{f(arrow.FixedWidthTypes.Duration_us)}, false}, // durationsAsInt64 retypes it first

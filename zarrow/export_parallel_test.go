@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"go.uber.org/goleak"
 
@@ -98,26 +99,40 @@ func serialParquet(t *testing.T, tab *Table, o ExportOptions) []byte {
 	return buf.Bytes()
 }
 
-// Row groups encoded in parallel and put together give the bytes
-// arrow-go's writer gives on one goroutine, for any number of workers
-// and batches read ahead; Arrow IPC files are the same for any number
-// too.
+// Row groups encoded in parallel and put together give the same bytes
+// for any number of workers and batches read ahead: on pqarrow's path
+// (the page encoder off) the bytes arrow-go's writer gives on one
+// goroutine; through the page encoder (export_pages.go: these tables'
+// int16 and bool columns are delegated to arrow-go's column writer
+// beside its own) one worker's bytes, with the same rows as arrow-go's.
+// Arrow IPC files are the same for any number too.
 func TestExportSameForAnyWorkers(t *testing.T) {
-	var serial map[string][]byte
+	was := ownPages
+	defer func() { ownPages = was }()
+	serial, pages := map[string][]byte{}, map[string][]byte{}
 	ipc := map[string][]byte{}
 	for _, prefetch := range []int{0, 3} {
 		for name, tab := range exportTables(t, prefetch) {
 			po := ExportOptions{Format: Parquet, RowGroupRows: 300}
-			if serial == nil {
-				serial = map[string][]byte{}
-			}
 			if serial[name] == nil {
 				serial[name] = serialParquet(t, tab, po)
 			}
 			for _, w := range []int{1, 2, 7} {
 				po.Workers = w
+				ownPages = false
 				if got := exportBytes(t, tab, po); !bytes.Equal(got, serial[name]) {
 					t.Errorf("%s, %d workers, prefetch %d: %d bytes differ from arrow-go's serial %d", name, w, prefetch, len(got), len(serial[name]))
+				}
+				ownPages = true
+				got := exportBytes(t, tab, po)
+				if pages[name] == nil {
+					pages[name] = got
+					if name != "empty" && !newParquetWriter(tab.Schema(), po, memory.DefaultAllocator).pages {
+						t.Errorf("%s does not take the page encoder", name)
+					}
+					sameRows(t, got, serial[name], name)
+				} else if !bytes.Equal(got, pages[name]) {
+					t.Errorf("%s, page encoder, %d workers, prefetch %d: %d bytes differ from one worker's %d", name, w, prefetch, len(got), len(pages[name]))
 				}
 				for _, c := range []string{"", "zstd"} {
 					got := exportBytes(t, tab, ExportOptions{Format: IPC, Compression: c, Workers: w})
@@ -331,5 +346,24 @@ func TestExportOutputFails(t *testing.T) {
 			t.Errorf("output failing after %d bytes: %v", n, err)
 		}
 		mem.AssertSize(t, 0)
+	}
+}
+
+// sameRows reads two Parquet files with pqarrow: the same schema, rows
+// and values (NaN equal to NaN).
+func sameRows(t *testing.T, a, b []byte, what string) {
+	t.Helper()
+	read := func(p []byte) arrow.Table {
+		tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(p), parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return tbl
+	}
+	ta, tb := read(a), read(b)
+	defer ta.Release()
+	defer tb.Release()
+	if !ta.Schema().Equal(tb.Schema()) || !array.TableApproxEqual(ta, tb, array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
+		t.Errorf("%s: the page encoder's file reads back %v rows of %v, arrow-go's %v of %v", what, ta.NumRows(), ta.Schema(), tb.NumRows(), tb.Schema())
 	}
 }

@@ -168,7 +168,7 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o Expo
 	}
 	batches := (w*rg+batchRows-1)/batchRows + 1
 	part := 2*BatchBytes(schema, rg) + partOverhead*int64(len(schema.Fields()))
-	if ownPages && pageColumns(schema) && slices.ContainsFunc(schema.Fields(), func(f arrow.Field) bool { return arrow.IsFloating(f.Type.ID()) }) {
+	if ownPages && pageColumns(schema) && slices.ContainsFunc(schema.Fields(), func(f arrow.Field) bool { id := f.Type.ID(); return id == arrow.FLOAT32 || id == arrow.FLOAT64 }) {
 		part += floatDictBytes(rg)
 	}
 	return batches*batchBytes + w*part

@@ -75,7 +75,8 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		}
 		return rows, err
 	case IPC:
-		opts := []ipc.Option{ipc.WithSchema(r.Schema()), ipc.WithAllocator(mem)}
+		schema, swap := ipcSchema(r.Schema()) // little-endian on every host (export_ipc_endian.go)
+		opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem)}
 		switch o.Compression {
 		case "":
 		case "zstd":
@@ -89,7 +90,15 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("arrow IPC: %w", err)
 		}
-		return writeBatches(r, "arrow IPC", fw.Write, fw.Close)
+		write := fw.Write
+		if swap {
+			write = func(rec arrow.RecordBatch) error {
+				le := littleEndianBatch(rec, schema, mem)
+				defer le.Release()
+				return fw.Write(le)
+			}
+		}
+		return writeBatches(r, "arrow IPC", write, fw.Close)
 	}
 	return 0, fmt.Errorf("export format %d", o.Format)
 }
@@ -157,10 +166,14 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o Expo
 	w := int64(o.workers())
 	batchRows = max(batchRows, 1)
 	if o.Format == IPC {
-		if o.Compression == "" {
-			return 0
+		n := int64(0)
+		if _, swap := ipcSchema(schema); swap { // a big-endian host's little-endian copy of a batch
+			n += batchBytes
 		}
-		return batchBytes + 64<<10*int64(len(schema.Fields()))
+		if o.Compression != "" {
+			n += batchBytes + 64<<10*int64(len(schema.Fields()))
+		}
+		return n
 	}
 	rg := o.RowGroupRows
 	if rg <= 0 {

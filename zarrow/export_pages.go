@@ -20,11 +20,11 @@ import (
 )
 
 // ownPages is the switch of the Parquet export's own page encoder
-// (docs/parquet-writer.md): when true, a table whose columns are all flat
-// and either int64-physical with the same values in Parquet as in Arrow
-// (int64, timestamp in ms, us or ns, durations retyped to int64) or
-// float32 and float64 has its row groups encoded by pageEncoder; every
-// other table, and every table when false, by arrow-go's pqarrow writer.
+// (docs/parquet-writer.md): when true, a table of pageColumns (flat
+// columns, some int64-physical with the same values in Parquet as in
+// Arrow or float32 and float64, the others delegated to arrow-go's column
+// writer) has its row groups encoded by pageEncoder; every other table,
+// and every table when false, by arrow-go's pqarrow writer.
 // DT64_PARQUET_PAGES=arrow-go turns it off.
 var ownPages = os.Getenv("DT64_PARQUET_PAGES") != "arrow-go"
 

@@ -23,9 +23,10 @@ var parquetMagic = []byte("PAR1")
 // own, as a complete Parquet file in memory (a part); the parts are then
 // copied into the output in row order, each without its magic and
 // footer, and the footer is their footers' row groups with the offsets
-// moved to where each part landed. The bytes are those arrow-go's writer
-// gives for the same row groups (TestParquetPartsEqualSerial), whatever
-// the number of workers.
+// moved to where each part landed. The bytes do not depend on the number
+// of workers: on pqarrow's path they are those arrow-go's writer gives on
+// one goroutine, and a part of the page encoder (export_pages.go) is the
+// same file whichever goroutine encodes it (TestExportSameForAnyWorkers).
 type parquetWriter struct {
 	schema  *arrow.Schema
 	props   *parquet.WriterProperties

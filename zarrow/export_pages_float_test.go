@@ -2,7 +2,6 @@ package zarrow
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -19,7 +18,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // floatCase is a table of float columns for the page encoder: each
@@ -147,10 +145,7 @@ func exportFloats(t *testing.T, rng *rand.Rand, c floatCase, rowGroup int64, wor
 // bits and validity as in c.
 func checkFloatsBack(t *testing.T, b []byte, c floatCase, what string) {
 	t.Helper()
-	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(b), parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	tbl := readParquet(t, b, what)
 	defer tbl.Release()
 	for ci, want := range c.cols {
 		col := tbl.Column(ci)

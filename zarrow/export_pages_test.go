@@ -130,14 +130,22 @@ func exportCuts(t *testing.T, rng *rand.Rand, rec arrow.RecordBatch, o ExportOpt
 	return buf.Bytes()
 }
 
-// checkReadBack reads b with arrow-go's pqarrow reader and compares it
-// with c: type, values and nulls.
-func checkReadBack(t *testing.T, b []byte, c int64Case, what string) {
+// readParquet reads the Parquet file b whole with arrow-go's pqarrow
+// reader, the reference every export test reads back with.
+func readParquet(t *testing.T, b []byte, what string) arrow.Table {
 	t.Helper()
 	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(b), parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+	return tbl
+}
+
+// checkReadBack reads b with arrow-go's pqarrow reader and compares it
+// with c: type, values and nulls.
+func checkReadBack(t *testing.T, b []byte, c int64Case, what string) {
+	t.Helper()
+	tbl := readParquet(t, b, what)
 	defer tbl.Release()
 	if tbl.NumRows() != int64(len(c.values)) {
 		t.Fatalf("%s: read %d rows, want %d", what, tbl.NumRows(), len(c.values))

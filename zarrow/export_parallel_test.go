@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"go.uber.org/goleak"
 
@@ -353,14 +352,7 @@ func TestExportOutputFails(t *testing.T) {
 // and values (NaN equal to NaN).
 func sameRows(t *testing.T, a, b []byte, what string) {
 	t.Helper()
-	read := func(p []byte) arrow.Table {
-		tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(p), parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		return tbl
-	}
-	ta, tb := read(a), read(b)
+	ta, tb := readParquet(t, a, what), readParquet(t, b, what)
 	defer ta.Release()
 	defer tb.Release()
 	if !ta.Schema().Equal(tb.Schema()) || !array.TableApproxEqual(ta, tb, array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {

@@ -1,7 +1,6 @@
 package zarrow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,8 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/storage"
@@ -278,10 +275,7 @@ func TestDuckDBReadsLongParquet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := pqarrow.ReadTable(ctx, bytes.NewReader(b), parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readParquet(t, b, out)
 	defer tbl.Release()
 	rows := make(map[string][]uint64)
 	for i := range int(tbl.NumCols()) {

@@ -317,7 +317,7 @@ func BenchmarkFloorDivideValidityVsCopy(b *testing.B) {
 		return t
 	}()
 	for _, data := range []string{"minutes", "random"} {
-		for _, size := range benchSizes[1:] {
+		for _, size := range benchSizes {
 			dst, src := benchBufs(size)
 			if data == "random" {
 				fillTimestamps(src, dtype.Nanosecond, binary.NativeEndian)

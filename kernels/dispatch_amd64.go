@@ -210,14 +210,15 @@ func floorDivEstKernel(d uint64) (est, avx2 bool) {
 // floorDivEst tries again with a base there. estLimAVX2 and
 // estMaxDivisorAVX2 are the widest range around its base and the largest
 // divisor floorDivEstAVX2 takes: within them its rounded estimate is the
-// floor with no correction, with a margin of at least 2^-54 (its
-// generator, asm/rescale/est_avx2.go, has the bounds); 2^48 ns is more
-// than three days, far beyond Arrow's units.
+// floor with no correction, with a margin of at least 2^-54, and its
+// exact test needs only the low 32 bits of the remainder (its generator,
+// asm/rescale/est_avx2.go, has the bounds); 2^32 ns is more than four
+// seconds, beyond Arrow's units.
 const (
 	estMaxDivisor     = 1 << 52
 	estFallback       = 256
 	estLimAVX2        = 1 << 50
-	estMaxDivisorAVX2 = 1 << 48
+	estMaxDivisorAVX2 = 1 << 32
 )
 
 // floorDivEstimate converts and writes the validity bits of every whole
@@ -231,7 +232,8 @@ const (
 // fewer), and floorDivEst carries on with a new base. From d = 2^13
 // on the base is 0 and only NaT is out of range. With avx2 the kernels
 // are floorDivEstAVX2 and floorDivAVX2, and the range around a base is
-// never more than estLimAVX2.
+// [-lim, lim), lim the largest power of two within both estLimAVX2 and
+// what int64 has left beyond the base.
 func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut, avx2 bool) (n, nat, lossy int) {
 	src = src[:min(len(src), len(dst), 8*len(bitmap))]
 	inv := math.Float64bits(1 / float64(dv.d))
@@ -252,7 +254,16 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		if !fixed {
 			base, qbase, blim = estBase(src[n:], dv, swapIn, lim)
 		}
-		m, a, l := floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, avx2)
+		var m, a, l int
+		if !avx2 {
+			m, a, l = floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, false)
+		} else if blim > 0 {
+			// floorDivEstAVX2's range is [-lim, lim) with lim a power of
+			// two, and it counts in 32-bit lanes: at most 2^33 elements.
+			e := min(len(src), n+1<<33)
+			blim = 1 << (bits.Len64(blim) - 1)
+			m, a, l = floorDivEstOrders(dst[n:e], src[n:e], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, true)
+		}
 		n, nat, lossy = n+m, nat+a, lossy+l
 		if len(src)-n < 8 {
 			break

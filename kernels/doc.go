@@ -87,12 +87,12 @@
 // one VPMULLQ remainder, for v within 2^50*d of a base near the data (0
 // from d = 2^13, where that is all of int64); runs far from the base take
 // the magic-number kernel. AVX2 has neither instruction: its
-// floorDivEstAVX2 (the validity hook only) does it all in float64 for v
-// within 2^50 of the base and d <= 2^48 (the int64 to float64 step exact
+// floorDivEstAVX2 (the validity hook only) does it in float64 for v
+// within 2^50 of the base and d <= 2^32 (the int64 to float64 step exact
 // by adding 2^52+2^51; one FMA with an offset of 1/(2d) - 1/2, rounded to
-// an integer by adding 2^52+2^51, gives the floor with no correction, and
-// the distance between the two says whether the remainder is 0), with no
-// 32-bit products.
+// an integer by adding 2^52+2^51, gives the floor with no correction),
+// and one 32-bit product says whether the remainder is 0 (its low 32
+// bits are enough, since it is below d).
 //
 // The CF time kernels (CFDecoder, CFEncoder: cf.go, cf_loops.go) run the
 // affine map floor((v×A + B)/C) of package cf over stored CF numbers, with

@@ -530,10 +530,11 @@ func widenFloat32SwapAVX512(dst []uint64, src []byte) (n int)
 // dst[i] for the leading n elements, n a multiple of 8 and at most
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
-// Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
-// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
-// stops before the first 8 elements holding another value; dst may be src.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
 //
 //go:noescape
 func floorDivEstAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
@@ -542,10 +543,11 @@ func floorDivEstAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv ui
 // dst[i] for the leading n elements, n a multiple of 8 and at most
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
-// Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
-// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
-// stops before the first 8 elements holding another value; dst may be src.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
 // Source words are byte-swapped.
 //
 //go:noescape
@@ -555,10 +557,11 @@ func floorDivEstSwapInAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, 
 // dst[i] for the leading n elements, n a multiple of 8 and at most
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
-// Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
-// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
-// stops before the first 8 elements holding another value; dst may be src.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
 // Destination words are byte-swapped.
 //
 //go:noescape
@@ -568,10 +571,11 @@ func floorDivEstSwapOutAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64,
 // dst[i] for the leading n elements, n a multiple of 8 and at most
 // 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
 // and counted, lossy counts the non-NaT elements with a non-zero remainder.
-// Every non-NaT source value v among them has |v - base| <= lim (wrapping
-// subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,
-// 2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It
-// stops before the first 8 elements holding another value; dst may be src.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
 // Source and destination words are byte-swapped.
 //
 //go:noescape

@@ -11,7 +11,7 @@ import (
 // floorDivEstAVX2 is floorDivEst for AVX2 with FMA3, the fused floor
 // divide with validity of an Arrow µs column: AVX2 has neither a 64-bit
 // multiply nor int64 <-> float64 conversions, so the quotient is computed
-// in float64, for |w| <= 2^50 and d <= 2^48:
+// in float64, for -2^50 <= w < 2^50 and d <= 2^32:
 //
 //	x = float64(w), w = v - base: v + (M - base) read as a float64, minus
 //	    M (M = 2^52+2^51, whose float64 has an ulp of 1): exact
@@ -22,22 +22,30 @@ import (
 //	    strictly between k - 1/2 and k + 1/2
 //	y = a + M, rounded to an integer: M + k exactly, so q = y's bits
 //	    minus M's plus qbase, with no correction
-//	e = a - (y - M), exact (Sterbenz), is below T = -1/2 + 1/d (rounded)
-//	    iff f = 0: then e <= -1/2 + 3/(4d) + 2^-53, else e >= -1/2 +
-//	    5/(4d) - 2^-53, both 2^-54 or more from T for d <= 2^50.
+//	exact: f = v - q*d is 0 iff its low 32 bits are (0 <= f < d <= 2^32),
+//	    and those are the low 32 bits of v minus those of lo32(q)*lo32(d),
+//	    one VPMULUDQ: the lanes where the low doublewords of v and of that
+//	    product are equal (VPCMPEQD) are exact, counted in the low
+//	    doubleword of each lane of a counter (the high ones are ignored)
 //
-// That is 13 vector instructions a vector of 4 with the loads, the
-// store, the range check and the lossy count, where the estimate rounded
-// to nearest and corrected by the exact remainder took about 20; no
-// 32-bit products at all (the magic-number kernel floorDivAVX2 needs
-// seven per vector), and the validity bits are written in the same pass.
-// The lanes it converts have |v - base| <= lim, lim <= min(2^50,
-// 2^63-1-|base|) (wrapping subtraction; a wrapped w is never in range, as
-// for floorDivEst), so NaT never is: the main loop, eight vectors at a
-// time (four with a swapped source), checks their range first and only
-// then converts them (so dst may be src), takes no NaT into account, and
-// a block with a lane out of range goes to steps of two vectors that
-// keep NaT and stop before two vectors holding another value.
+// The range is a power of two, lim = 2^j: -lim <= w < lim iff w + lim
+// has no bit at or above 2^(j+1), so the main loop ORs the vectors' w +
+// lim and tests the bits once a block, two instructions a vector.
+//
+// That is 11 vector instructions a vector of 4 with the loads, the
+// store, the range check and the lossy count (13 with the lossy test in
+// float64, 15 with the previous compare of the range); no 32-bit
+// products but the one of the exact test (the magic-number kernel
+// floorDivAVX2 needs seven per vector), and the validity bits are
+// written in the same pass. The lanes it converts have -lim <= v - base
+// < lim, lim a power of two <= min(2^50, 2^63-1-|base|) (wrapping
+// subtraction; a wrapped w is never in range, as for floorDivEst), so NaT
+// never is: the main loop, eight vectors at a time (four with a swapped
+// source), checks their range first and only then converts them (so dst
+// may be src), takes no NaT into account, and a block with a lane out of
+// range goes to steps of two vectors that keep NaT and stop before two
+// vectors holding another value. At most 2^34-1 elements a call (the
+// doubleword counters).
 func floorDivEstAVX2(o order) {
 	isa := gen.AVX2
 	k := begin(isa, o, true, "floorDivEst",
@@ -46,22 +54,24 @@ func floorDivEstAVX2(o order) {
 		"dst[i] for the leading n elements, n a multiple of 8 and at most",
 		"8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept",
 		"and counted, lossy counts the non-NaT elements with a non-zero remainder.",
-		"Every non-NaT source value v among them has |v - base| <= lim (wrapping",
-		"subtraction), where base = qbase*d, 2 <= d <= 2^48 and lim <= min(2^50,",
-		"2^63-1-|base|); inv is the float64 bits of 1/d rounded to nearest. It",
-		"stops before the first 8 elements holding another value; dst may be src.")
+		"Every non-NaT source value v among them has -lim <= v - base < lim",
+		"(wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a",
+		"power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv",
+		"is the float64 bits of 1/d rounded to nearest. It stops before the",
+		"first 8 elements holding another value; dst may be src.")
 	bm := Load(Param("bitmap").Base(), GP64())
 	bmLen := Load(Param("bitmap").Len(), GP64())
 	SHLQ(Imm(3), bmLen)
 	CMPQ(bmLen, k.length)
 	CMOVQLT(bmLen, k.length)
 
-	// Loop constants in registers, but for 2*lim (in the frame, a load
-	// folded into the compare) and, when a swap mask takes a register,
-	// T and qbase - M: 16 vector registers must also hold a step's four
-	// vectors and masks, or a swapped block's four vectors, and their
-	// temporaries. (All but c in the frame ran as fast on the 2-vCPU EPYC
-	// VM: the loop is bound by its vector operations.)
+	// Loop constants in registers, but for those the main loop uses once
+	// a block (the range's mask) or only the steps use (their range
+	// compare), and, when a swap mask takes a register, qbase - M and d:
+	// 16 vector registers must also hold a step's four vectors and masks,
+	// or a swapped block's four vectors, and their temporaries. (All but
+	// c in the frame ran as fast on the 2-vCPU EPYC VM: the loop is bound
+	// by its vector operations.)
 	swapped := func(v reg.VecVirtual) Op {
 		if o.swapIn || o.swapOut {
 			return k.spill(v)
@@ -75,9 +85,7 @@ func floorDivEstAVX2(o order) {
 	c := isa.Vec()
 	VMULPD(half, inv, c)
 	VSUBPD(half, c, c) // c = 1/(2d) - 1/2: 1/(2d) is exact from inv
-	t := isa.Vec()
-	VSUBPD(half, inv, t) // T = 1/d - 1/2
-	thr := swapped(t)
+	dv := swapped(k.broadcast("d"))
 	baseR := Load(Param("base"), GP64())
 	// M - base, added to v: w + M, the bits of float64(w) + M.
 	mb := GP64()
@@ -89,40 +97,51 @@ func floorDivEstAVX2(o order) {
 	MOVQ(U64(mBits), mb)
 	SUBQ(mb, qb)
 	qOff := swapped(gen.Broadcast(isa, qb))
-	// |w| <= lim as one signed compare: v + lim + 2^63 - base (= w + lim +
-	// 2^63) > 2*lim + 2^63.
+	// The range, lim = 2^j: t = v + lim - base = w + lim, in range iff t
+	// (unsigned) < 2*lim, that is iff t & -(2*lim) is 0 (the main loop,
+	// for an OR of vectors) or iff t + 2^63 < 2*lim + 2^63 as signed
+	// integers (the steps, lane by lane).
 	limR := Load(Param("lim"), GP64())
+	tOffR := GP64()
+	MOVQ(limR, tOffR)
+	SUBQ(baseR, tOffR)
+	tOff := gen.Broadcast(isa, tOffR)
+	highR := GP64()
+	LEAQ(Mem{Base: limR, Index: limR, Scale: 1}, highR)
+	NEGQ(highR)
+	high := k.spill(gen.Broadcast(isa, highR)) // -(2*lim): the bits at or above 2*lim
+	limOffR := GP64()
+	MOVQ(U64(1<<63), limOffR)
+	ADDQ(tOffR, limOffR)
+	limOff := k.spill(gen.Broadcast(isa, limOffR))
 	lim2R := GP64()
-	LEAQ(Mem{Base: limR, Index: limR, Scale: 1}, lim2R)
-	BTCQ(Imm(63), limR)
-	SUBQ(baseR, limR)
+	LEAQ(Mem{Base: limR, Index: limR, Scale: 1, Disp: -1}, lim2R)
 	BTCQ(Imm(63), lim2R)
-	limOff := gen.Broadcast(isa, limR)
-	lim2 := k.spill(gen.Broadcast(isa, lim2R))
-	cnt := k.counters(true) // a: NaT lanes, b: exact or NaT lanes
+	lim2 := k.spill(gen.Broadcast(isa, lim2R)) // 2*lim - 1 + 2^63
+	// Counters: a of NaT lanes, b of exact or NaT lanes (in the low
+	// doubleword of each lane).
+	cnt := k.counters(true)
 	byteAt := GP64()
 
 	// outside returns the lanes of v out of range (NaT included).
-	outside := func(v Op) reg.VecVirtual {
+	outside := func(v reg.VecVirtual) reg.VecVirtual {
 		bad := isa.Vec()
-		VPADDQ(v, limOff, bad)
+		VPADDQ(limOff, v, bad)
 		VPCMPGTQ(lim2, bad, bad)
 		return bad
 	}
-	// quotient returns the quotient of v and the lanes whose remainder
-	// is 0.
+	// quotient returns the quotient of v and, in the low doubleword of
+	// each lane, all ones where the remainder is 0.
 	quotient := func(v Op) (q, exact reg.VecVirtual) {
 		x := isa.Vec()
 		VPADDQ(v, mOff, x)
 		VSUBPD(magic, x, x)    // float64(w)
 		VFMADD213PD(c, inv, x) // a = x*inv + c
-		y := isa.Vec()
-		VADDPD(magic, x, y) // M + k
+		VADDPD(magic, x, x)    // y = M + k
 		q = isa.Vec()
-		VPADDQ(qOff, y, q)                // k + qbase
-		VSUBPD(magic, y, y)               // k
-		VSUBPD(y, x, x)                   // e = a - k
-		VCMPPD(Imm(cmpPDLtOQ), thr, x, x) // e < T: f = 0
+		VPADDQ(qOff, x, q) // k + qbase
+		VPMULUDQ(dv, q, x) // lo32(q)*lo32(d)
+		VPCMPEQD(v, x, x)  // low doublewords equal: f = 0
 		return q, x
 	}
 	setByte := func(r reg.GPVirtual) {
@@ -151,7 +170,7 @@ func floorDivEstAVX2(o order) {
 			k.store(out, i)
 			VPOR(nat, exact, exact)
 			VPSUBQ(nat, cnt.a, cnt.a)
-			VPSUBQ(exact, cnt.b, cnt.b)
+			VPSUBD(exact, cnt.b, cnt.b)
 		}
 		m0, m1 := GP32(), GP32()
 		VMOVMSKPD(nat0, m0)
@@ -164,10 +183,10 @@ func floorDivEstAVX2(o order) {
 
 	// The main loop: a block of vectors (two bitmap bytes each), their
 	// range checked first, then converted. Eight vectors when they can be
-	// read again from memory (from L1, folded into the first instruction
-	// that uses each), which more vectors than AVX2 has registers for
-	// would otherwise need; four held in registers when each is swapped
-	// first, so that none is loaded and swapped twice.
+	// read again from memory (from L1, folded into the instructions that
+	// use each), which more vectors than AVX2 has registers for would
+	// otherwise need; four held in registers when each is swapped first,
+	// so that none is loaded and swapped twice.
 	vecs := 8
 	if o.swapIn {
 		vecs = 4
@@ -178,25 +197,26 @@ func floorDivEstAVX2(o order) {
 	CMPQ(next, k.length)
 	JA(LabelRef("pairs"))
 	srcs := make([]Op, vecs)
-	var anyBad reg.VecVirtual
+	var any reg.VecVirtual
 	for i := range srcs {
 		srcs[i] = gen.Elem(k.src, k.idx, i*isa.Lanes)
 		if o.swapIn {
 			srcs[i] = k.load(i)
 		}
-		bad := outside(srcs[i])
+		t := isa.Vec()
+		VPADDQ(srcs[i], tOff, t)
 		if i == 0 {
-			anyBad = bad
+			any = t
 		} else {
-			VPOR(bad, anyBad, anyBad)
+			VPOR(t, any, any)
 		}
 	}
-	VPTEST(anyBad, anyBad)
+	VPTEST(high, any)
 	JNZ(LabelRef("slow"))
 	for i, v := range srcs {
 		q, exact := quotient(v)
-		k.store(q, i)
-		VPSUBQ(exact, cnt.b, cnt.b)
+		VPSUBD(exact, cnt.b, cnt.b)
+		k.store(q, i) // after the exact test, which may read v from dst
 	}
 	MOVQ(k.idx, byteAt)
 	SHRQ(Imm(3), byteAt)
@@ -220,5 +240,8 @@ func floorDivEstAVX2(o order) {
 	gen.Loop("pairs", k.idx, k.length, 8, step)
 
 	Label("done")
+	// Only the low doubleword of each lane of cnt.b counts.
+	VPSLLQ(Imm(32), cnt.b, cnt.b)
+	VPSRLQ(Imm(32), cnt.b, cnt.b)
 	k.finish(cnt, true)
 }

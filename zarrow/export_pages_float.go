@@ -48,11 +48,11 @@ type floatDict struct {
 	buf   []byte // a page's non-null values, when it has nulls
 }
 
-// pageMinMax is a data page of a dictionary chunk: its rows, nulls and
-// the minimum and maximum of its values, NaN left out.
+// pageMinMax is a data page of a dictionary chunk: its nulls and the
+// minimum and maximum of its values, NaN left out.
 type pageMinMax struct {
-	rows, nulls int
-	lo, hi      float64
+	nulls  int
+	lo, hi float64
 }
 
 // reset empties the dictionary for a chunk.
@@ -201,7 +201,7 @@ func floatChunk[U floatBits](e *pageEncoder, pager file.PageWriter, arrs []arrow
 		valid := validValues(d, vals, bitmap, off)
 		lo, hi, ok := addValues(d, valid, limit)
 		useDict = ok
-		d.pages = append(d.pages, pageMinMax{rows: len(vals), nulls: len(vals) - len(valid), lo: lo, hi: hi})
+		d.pages = append(d.pages, pageMinMax{nulls: len(vals) - len(valid), lo: lo, hi: hi})
 		return nil
 	})
 	if err != nil {

@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261203205924-2a0200881d3d
+	github.com/zarr-dt64/dt64 v0.0.0-20261203233414-5cf48b689b0d
 	go.uber.org/goleak v1.3.0
 )
 

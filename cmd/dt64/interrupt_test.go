@@ -20,11 +20,18 @@ import (
 )
 
 // startInterruptible starts a dt64 transcode whose chunk writes each take
-// delay, and returns it once its first progress line shows work done,
-// with its stderr so far and a function that waits for the rest of it.
-func startInterruptible(t *testing.T, delay string, args ...string) (*exec.Cmd, func() (string, int)) {
+// delay, and returns it once its first progress line shows work done
+// (with inWrite, once a write has started after that line: the process
+// is then inside a write for delay, however slowly it runs, as under
+// qemu), with its stderr so far and a function that waits for the rest
+// of it.
+func startInterruptible(t *testing.T, delay string, inWrite bool, args ...string) (*exec.Cmd, func() (string, int)) {
 	t.Helper()
-	cmd := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=" + delay, "DT64_TRANSCODE_TEST_PROGRESS=30ms"}, args...)
+	env := []string{"DT64_TRANSCODE_TEST_DELAY=" + delay, "DT64_TRANSCODE_TEST_PROGRESS=30ms"}
+	if inWrite {
+		env = append(env, "DT64_TRANSCODE_TEST_MARK_WRITES=1")
+	}
+	cmd := dt64Subprocess(env, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +42,12 @@ func startInterruptible(t *testing.T, delay string, args ...string) (*exec.Cmd, 
 	var seen bytes.Buffer
 	r := bufio.NewReader(stderr)
 	started := regexp.MustCompile(`^transcode: [1-9][0-9]*/`)
+	done := false
 	for {
 		line, err := r.ReadString('\n')
 		seen.WriteString(line)
-		if started.MatchString(line) {
+		done = done || started.MatchString(line)
+		if done && (!inWrite || strings.HasPrefix(line, writeMark)) {
 			break
 		}
 		if err != nil {
@@ -89,7 +98,7 @@ func TestInterruptTranscode(t *testing.T) {
 		if c.extra != "" {
 			args = append(args, c.extra)
 		}
-		cmd, wait := startInterruptible(t, "20ms", args...)
+		cmd, wait := startInterruptible(t, "20ms", false, args...)
 		if err := cmd.Process.Signal(c.sig); err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +132,7 @@ func TestInterruptTranscode(t *testing.T) {
 func TestInterruptTwice(t *testing.T) {
 	src := writeSample(t, 1<<14, 1<<10)
 	dst := filepath.Join(t.TempDir(), "dst.zarr")
-	cmd, wait := startInterruptible(t, "3s", "transcode", src, dst, "--workers", "1")
+	cmd, wait := startInterruptible(t, "3s", true, "transcode", src, dst, "--workers", "1")
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(100 * time.Millisecond)

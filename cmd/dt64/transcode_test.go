@@ -38,8 +38,9 @@ func TestTranscodeHelperProcess(t *testing.T) {
 		}
 	}
 	if d, err := time.ParseDuration(os.Getenv("DT64_TRANSCODE_TEST_DELAY")); err == nil {
+		mark := os.Getenv("DT64_TRANSCODE_TEST_MARK_WRITES") == "1"
 		transcodeStores = func(src, dst storage.Store) (storage.Store, storage.Store) {
-			return src, &delayStore{Store: dst, d: d}
+			return src, &delayStore{Store: dst, d: d, mark: mark}
 		}
 	}
 	if d, err := time.ParseDuration(os.Getenv("DT64_TRANSCODE_TEST_PROGRESS")); err == nil {
@@ -79,10 +80,18 @@ func TestTranscodeHelperProcess(t *testing.T) {
 // killed at a random moment.
 type delayStore struct {
 	storage.Store
-	d time.Duration
+	d    time.Duration
+	mark bool // say on stderr when each write starts (writeMark)
 }
 
+// writeMark starts the line a delayStore with mark writes to stderr as a
+// write starts.
+const writeMark = "test: writing "
+
 func (s *delayStore) Set(ctx context.Context, key string, v []byte) error {
+	if s.mark {
+		fmt.Fprintln(os.Stderr, writeMark+key)
+	}
 	time.Sleep(s.d)
 	return s.Store.Set(ctx, key, v)
 }

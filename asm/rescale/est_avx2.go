@@ -33,8 +33,9 @@ import (
 // lim and tests the bits once a block, two instructions a vector.
 //
 // That is 11 vector instructions a vector of 4 with the loads, the
-// store, the range check and the lossy count (13 with the lossy test in
-// float64, 15 with the previous compare of the range); no 32-bit
+// store, the range check and the lossy count (13 before session 15,
+// which compared the range vector by vector and tested the remainder in
+// float64 with two subtractions and a compare); no 32-bit
 // products but the one of the exact test (the magic-number kernel
 // floorDivAVX2 needs seven per vector), and the validity bits are
 // written in the same pass. The lanes it converts have -lim <= v - base
@@ -197,7 +198,7 @@ func floorDivEstAVX2(o order) {
 	CMPQ(next, k.length)
 	JA(LabelRef("pairs"))
 	srcs := make([]Op, vecs)
-	var any reg.VecVirtual
+	var offs reg.VecVirtual // the OR of the block's w + lim
 	for i := range srcs {
 		srcs[i] = gen.Elem(k.src, k.idx, i*isa.Lanes)
 		if o.swapIn {
@@ -206,12 +207,12 @@ func floorDivEstAVX2(o order) {
 		t := isa.Vec()
 		VPADDQ(srcs[i], tOff, t)
 		if i == 0 {
-			any = t
+			offs = t
 		} else {
-			VPOR(t, any, any)
+			VPOR(t, offs, offs)
 		}
 	}
-	VPTEST(high, any)
+	VPTEST(high, offs)
 	JNZ(LabelRef("slow"))
 	for i, v := range srcs {
 		q, exact := quotient(v)

@@ -150,16 +150,16 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 		return 0, 0, 0
 	}
 	sh := uint64(shift & 63)
-	if est, avx2 := floorDivEstKernel(d); est && !avx2 {
+	if useAVX512 && d <= estMaxDivisor {
 		// floorDivEst writes validity bits too: into a scratch bitmap here.
-		// (AVX2 keeps the magic-number kernel here: floorDivEstAVX2 pays
-		// off only on data within 2^50 of a base, and the bitmap it would
-		// write is not wanted.)
+		// (The kernels with a power-of-two range pay off only on data
+		// within 2^50 of a base, and the bitmap they write is not wanted
+		// here: AVX-512 keeps the wide one, AVX2 the magic-number kernel.)
 		var scratch [blockWords / 8]byte
 		src = src[:min(len(src), len(dst))]
 		for len(src)-n >= 8 {
 			e := min(len(src), n+blockWords)
-			m, a, l := floorDivEstimate(dst[n:e], src[n:e], scratch[:], divisor{d, magic, shift}, swapIn, swapOut, false)
+			m, a, l := floorDivEstimate(dst[n:e], src[n:e], scratch[:], divisor{d, magic, shift}, swapIn, swapOut, estWide)
 			n, nat, lossy = n+m, nat+a, lossy+l
 			if m == 0 {
 				break
@@ -178,30 +178,48 @@ func floorDivSIMD(dst, src []uint64, d, magic uint64, shift uint, swapIn, swapOu
 
 // floorDivValiditySIMD is floorDivSIMD that also writes the validity bits
 // of the n elements it converts into bitmap[:n/8] (n <= 8*len(bitmap)),
-// in the same pass: floorDivEst on AVX-512, and on AVX2 with FMA3; 0
-// elsewhere.
+// in the same pass: a floorDivEst kernel on AVX-512, and on AVX2 with
+// FMA3; 0 elsewhere.
 func floorDivValiditySIMD(dst, src []uint64, bitmap []byte, d, magic uint64, shift uint, swapIn, swapOut bool) (n, nat, lossy int) {
-	est, avx2 := floorDivEstKernel(d)
-	if !est {
+	kind, ok := floorDivEstKernel(d)
+	if !ok {
 		return 0, 0, 0
 	}
-	return floorDivEstimate(dst, src, bitmap, divisor{d, magic, shift}, swapIn, swapOut, avx2)
+	return floorDivEstimate(dst, src, bitmap, divisor{d, magic, shift}, swapIn, swapOut, kind)
 }
 
-// floorDivEstKernel reports whether a floorDivEst kernel takes the
-// divisor d (2 <= d <= estMaxDivisor), and whether it is AVX2's
-// (floorDivEstAVX2, which needs FMA3) rather than AVX-512's.
-func floorDivEstKernel(d uint64) (est, avx2 bool) {
+// estKind is one of the floorDivEst kernels: estWide, AVX-512's
+// floorDivEst (|v - base| <= 2^50*d, with a correction step; base 0 and
+// every int64 from d = 2^13), or one of the kernels with a power-of-two
+// range [-lim, lim) around the base, lim <= 2^50, and d <= 2^32, whose
+// float64 estimate needs no correction: estPow2 (floorDivEstAVX2, AVX2
+// with FMA3) and estPow2Z (floorDivEstPow2AVX512, the same algorithm on
+// AVX-512's eight lanes).
+type estKind uint8
+
+const (
+	estWide estKind = iota
+	estPow2
+	estPow2Z
+)
+
+// floorDivEstKernel returns the floorDivEst kernel the validity hook uses
+// for divisor d, and false when none takes it: on AVX-512 the eight-lane
+// power-of-two kernel for the divisors it takes (Arrow's all, up to 10^9),
+// else the wide one; on AVX2 with FMA3 floorDivEstAVX2.
+func floorDivEstKernel(d uint64) (estKind, bool) {
 	if d < 2 || d > estMaxDivisor {
-		return false, false
+		return 0, false
 	}
 	switch {
+	case useAVX512 && d <= estMaxDivisorAVX2:
+		return estPow2Z, true
 	case useAVX512:
-		return true, false
+		return estWide, true
 	case useAVX2 && availableFMA && d <= estMaxDivisorAVX2:
-		return true, true
+		return estPow2, true
 	}
-	return false, false
+	return 0, false
 }
 
 // estMaxDivisor is the largest divisor floorDivEst takes (2^52: exact
@@ -209,10 +227,11 @@ func floorDivEstKernel(d uint64) (est, avx2 bool) {
 // after floorDivEst stopped at a value far from its base, before
 // floorDivEst tries again with a base there. estLimAVX2 and
 // estMaxDivisorAVX2 are the widest range around its base and the largest
-// divisor floorDivEstAVX2 takes: within them its rounded estimate is the
-// floor with no correction, with a margin of at least 2^-54, and its
-// exact test needs only the low 32 bits of the remainder (its generator,
-// asm/rescale/est_avx2.go, has the bounds); 2^32 ns is more than four
+// divisor the power-of-two kernels take (floorDivEstAVX2 and
+// floorDivEstPow2AVX512): within them their rounded estimate is the
+// floor with no correction, with a margin of at least 2^-54, and their
+// exact test needs only the low 32 bits of the remainder (their generator,
+// asm/rescale/est_pow2.go, has the bounds); 2^32 ns is more than four
 // seconds, beyond Arrow's units.
 const (
 	estMaxDivisor     = 1 << 52
@@ -230,18 +249,20 @@ const (
 // otherwise floorDivAVX512 converts the next estFallback elements (their
 // bits from the output; twice as many after each time floorDivEst did
 // fewer), and floorDivEst carries on with a new base. From d = 2^13
-// on the base is 0 and only NaT is out of range. With avx2 the kernels
-// are floorDivEstAVX2 and floorDivAVX2, and the range around a base is
-// [-lim, lim), lim the largest power of two within both estLimAVX2 and
-// what int64 has left beyond the base.
-func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut, avx2 bool) (n, nat, lossy int) {
+// on the base is 0 and only NaT is out of range. With a power-of-two
+// kernel (kind estPow2 or estPow2Z) the range around a base is [-lim,
+// lim), lim the largest power of two within both estLimAVX2 and what
+// int64 has left beyond the base, and the fallback is floorDivAVX2 for
+// estPow2.
+func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut bool, kind estKind) (n, nat, lossy int) {
 	src = src[:min(len(src), len(dst), 8*len(bitmap))]
 	inv := math.Float64bits(1 / float64(dv.d))
+	pow2 := kind != estWide
 	// From d = 2^13 on, every int64 is within 2^50*d of 0: base 0, and
 	// lim takes all but NaT.
-	lim, fixed := uint64(math.MaxInt64), dv.d >= 1<<13 && !avx2
+	lim, fixed := uint64(math.MaxInt64), dv.d >= 1<<13 && !pow2
 	switch {
-	case avx2:
+	case pow2:
 		lim = estLimAVX2
 	case !fixed:
 		lim = min(dv.d<<50, 1<<62)
@@ -255,14 +276,14 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 			base, qbase, blim = estBase(src[n:], dv, swapIn, lim)
 		}
 		var m, a, l int
-		if !avx2 {
-			m, a, l = floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, false)
+		if !pow2 {
+			m, a, l = floorDivEstOrders(dst[n:], src[n:], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, kind)
 		} else if blim > 0 {
-			// floorDivEstAVX2's range is [-lim, lim) with lim a power of
-			// two, and it counts in 32-bit lanes: at most 2^33 elements.
+			// The range is [-lim, lim) with lim a power of two, and the
+			// kernels count in 32-bit lanes: at most 2^33 elements.
 			e := min(len(src), n+1<<33)
 			blim = 1 << (bits.Len64(blim) - 1)
-			m, a, l = floorDivEstOrders(dst[n:e], src[n:e], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, true)
+			m, a, l = floorDivEstOrders(dst[n:e], src[n:e], bitmap[n/8:], dv.d, inv, base, qbase, blim, swapIn, swapOut, kind)
 		}
 		n, nat, lossy = n+m, nat+a, lossy+l
 		if len(src)-n < 8 {
@@ -281,7 +302,7 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 		run = min(2*run, blockWords)
 		e := min(len(src), n+run)
 		e -= (e - n) % 8
-		if avx2 {
+		if kind == estPow2 {
 			m, a, l = floorDivAVX2Orders(dst[n:e], src[n:e], dv.d, dv.magic, sh, swapIn, swapOut)
 		} else {
 			m, a, l = floorDivAVX512Orders(dst[n:e], src[n:e], dv.d, dv.magic, sh, swapIn, swapOut)
@@ -319,10 +340,19 @@ func floorDivAVX2Orders(dst, src []uint64, d, magic, sh uint64, swapIn, swapOut 
 	return floorDivSwapAVX2(dst, src, d, magic, sh)
 }
 
-// floorDivEstOrders is floorDivEst (with avx2, floorDivEstAVX2) for the
-// byte orders given.
-func floorDivEstOrders(dst, src []uint64, bitmap []byte, d, inv, base, qbase, lim uint64, swapIn, swapOut, avx2 bool) (n, nat, lossy int) {
+// floorDivEstOrders is the floorDivEst kernel of kind for the byte
+// orders given.
+func floorDivEstOrders(dst, src []uint64, bitmap []byte, d, inv, base, qbase, lim uint64, swapIn, swapOut bool, kind estKind) (n, nat, lossy int) {
+	avx2 := kind == estPow2
 	switch {
+	case kind == estPow2Z && !swapIn && !swapOut:
+		return floorDivEstPow2AVX512(dst, src, bitmap, d, inv, base, qbase, lim)
+	case kind == estPow2Z && !swapOut:
+		return floorDivEstPow2SwapInAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
+	case kind == estPow2Z && !swapIn:
+		return floorDivEstPow2SwapOutAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
+	case kind == estPow2Z:
+		return floorDivEstPow2SwapAVX512(dst, src, bitmap, d, inv, base, qbase, lim)
 	case avx2 && !swapIn && !swapOut:
 		return floorDivEstAVX2(dst, src, bitmap, d, inv, base, qbase, lim)
 	case avx2 && !swapOut:

@@ -19,20 +19,24 @@ import (
 // on clustered data with outliers (the base, the fallback to the
 // magic-number kernel and the new base after it).
 
-// estKernel is one floorDivEst: AVX-512, or AVX2 (avx2).
+// estKernel is one floorDivEst kernel.
 type estKernel struct {
 	name string
-	avx2 bool
+	kind estKind
 }
+
+// pow2 reports whether k is one of the kernels with a power-of-two range
+// (estPow2, estPow2Z): [-lim, lim), lim <= 2^50, d <= 2^32.
+func (k estKernel) pow2() bool { return k.kind != estWide }
 
 // estKernels returns the kernels this CPU runs.
 func estKernels(t *testing.T) []estKernel {
 	var ks []estKernel
 	if availableAVX512 {
-		ks = append(ks, estKernel{"avx512", false})
+		ks = append(ks, estKernel{"avx512", estWide}, estKernel{"avx512-pow2", estPow2Z})
 	}
 	if availableAVX2 && availableFMA {
-		ks = append(ks, estKernel{"avx2", true})
+		ks = append(ks, estKernel{"avx2", estPow2})
 	}
 	if len(ks) == 0 {
 		t.Skip("neither AVX-512 nor AVX2 with FMA3")
@@ -60,13 +64,14 @@ func estDivisors() []uint64 {
 
 // estTakes reports whether kernel k takes divisor d.
 func estTakes(k estKernel, d uint64) bool {
-	return d <= estMaxDivisor && (!k.avx2 || d <= estMaxDivisorAVX2)
+	return d <= estMaxDivisor && (!k.pow2() || d <= estMaxDivisorAVX2)
 }
 
-// estLim is min(2^50*d, 2^62), and for AVX2 2^50 (estLimAVX2).
+// estLim is min(2^50*d, 2^62), and for the power-of-two kernels 2^50
+// (estLimAVX2).
 func estLim(d uint64, k estKernel) uint64 {
 	switch {
-	case k.avx2:
+	case k.pow2():
 		return estLimAVX2
 	case d < 1<<12:
 		return d << 50
@@ -85,7 +90,7 @@ type estConfig struct {
 // (as floorDivEstimate calls it) base 0 with lim = 2^63-1.
 func estConfigs(d uint64, r *rand.Rand, k estKernel) []estConfig {
 	var cs []estConfig
-	if d >= 1<<13 && !k.avx2 {
+	if d >= 1<<13 && !k.pow2() {
 		cs = append(cs, estConfig{0, math.MaxInt64})
 	}
 	for _, qb := range estBases(d, r) {
@@ -94,7 +99,7 @@ func estConfigs(d uint64, r *rand.Rand, k estKernel) []estConfig {
 			mag = -mag
 		}
 		lim := min(estLim(d, k), math.MaxInt64-mag)
-		if k.avx2 {
+		if k.pow2() {
 			if lim == 0 {
 				continue // floorDivEstimate does not call it
 			}
@@ -126,15 +131,15 @@ func estCheck(t *testing.T, k estKernel, vals []int64, dv divisor, qbase int64, 
 	}
 	stop := min(len(vals), 8*len(bitmap))
 	for i, v := range vals[:stop] {
-		// AVX2's range is [-lim, lim), AVX-512's [-lim, lim].
-		if v != math.MinInt64 && (uint64(v)-uint64(base)+lim > 2*lim || k.avx2 && uint64(v)-uint64(base)+lim == 2*lim) {
+		// The power-of-two range is [-lim, lim), the wide one [-lim, lim].
+		if v != math.MinInt64 && (uint64(v)-uint64(base)+lim > 2*lim || k.pow2() && uint64(v)-uint64(base)+lim == 2*lim) {
 			stop = i
 			break
 		}
 	}
 	dst, hookSrc := hookBuffers(src, inPlace)
 	inv := math.Float64bits(1 / float64(dv.d))
-	n, nat, lossy := floorDivEstOrders(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim, swapIn, swapOut, k.avx2)
+	n, nat, lossy := floorDivEstOrders(dst, hookSrc, bitmap, dv.d, inv, uint64(base), uint64(qbase), lim, swapIn, swapOut, k.kind)
 	where := fmt.Sprintf(k.name+": d=%d base=%d lim=%d len=%d swapIn=%v swapOut=%v inPlace=%v short=%v", dv.d, base, lim, len(vals), swapIn, swapOut, inPlace, short)
 	if want := stop / 8 * 8; n != want {
 		t.Fatalf("%s: n = %d, want %d (first value out of range, or end of the bitmap, at %d)", where, n, want, stop)
@@ -336,16 +341,21 @@ func testFloorDivEstExhaustiveNear(t *testing.T, k estKernel) {
 	}
 }
 
-// TestFloorDivEstAVX2Margins tries floorDivEstAVX2's uncorrected
-// estimate where its margins are thinnest: divisors spread log-uniformly
+// TestFloorDivEstPow2Margins tries the uncorrected estimate of the
+// power-of-two kernels (floorDivEstAVX2, floorDivEstPow2AVX512) where its
+// margins are thinnest: divisors spread log-uniformly
 // up to 2^32, values up to 2^50 from the base, remainders 0, 1, d/2 and
 // d-1 (where the rounding of k + f/d - 1/2 + 1/(2d) and the test f = 0
 // on the remainder's low 32 bits would first go wrong), against divLoop.
-func TestFloorDivEstAVX2Margins(t *testing.T) {
-	if !availableAVX2 || !availableFMA {
-		t.Skip("no AVX2 with FMA3")
+func TestFloorDivEstPow2Margins(t *testing.T) {
+	for _, k := range estKernels(t) {
+		if k.pow2() {
+			testFloorDivEstPow2Margins(t, k)
+		}
 	}
-	k := estKernel{"avx2", true}
+}
+
+func testFloorDivEstPow2Margins(t *testing.T, k estKernel) {
 	r := rand.New(rand.NewPCG(21, 22))
 	rounds := 3000
 	if testing.Short() {
@@ -390,7 +400,13 @@ func TestFloorDivSIMDClustered(t *testing.T) {
 		lengths := []int{0, 5, 8, 64, 255, 256, 257, 1000, 4096 + 3, 8192}
 		for _, d := range estDivisors() {
 			c := newRescaleCase(t, 1, d)
-			lim := estLim(d, estKernel{ri.name, ri.name == "avx2"})
+			// The range of the kernel floorDivSIMD runs (the wide one on
+			// AVX-512), which the validity hook's takes too, or not.
+			k := estKernel{ri.name, estWide}
+			if ri.name == "avx2" {
+				k.kind = estPow2
+			}
+			lim := estLim(d, k)
 			for _, n := range lengths {
 				for i, sw := range swapVariants {
 					vals := make([]int64, n)
@@ -431,7 +447,7 @@ func checkValidityHook(t *testing.T, ri rescaleImpl, c rescaleCase, vals []int64
 	n, nat, lossy := floorDivValiditySIMD(dst, hookSrc, bitmap, p.div.d, p.div.magic, p.div.shift, swapIn, swapOut)
 	where := fmt.Sprintf("%s floorDivValiditySIMD %s len=%d swapIn=%v swapOut=%v inPlace=%v", ri.name, c, len(vals), swapIn, swapOut, inPlace)
 	wantN := 0
-	if ri.name == "avx512" && estTakes(estKernel{}, p.div.d) || ri.name == "avx2" && availableFMA && estTakes(estKernel{avx2: true}, p.div.d) {
+	if ri.name == "avx512" && estTakes(estKernel{}, p.div.d) || ri.name == "avx2" && availableFMA && estTakes(estKernel{kind: estPow2}, p.div.d) {
 		wantN = len(vals) / 8 * 8
 	}
 	if n != wantN {

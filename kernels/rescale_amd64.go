@@ -580,3 +580,58 @@ func floorDivEstSwapOutAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64,
 //
 //go:noescape
 func floorDivEstSwapAVX2(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstPow2AVX512 is floorDivEstAVX2 for AVX-512: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
+//
+//go:noescape
+func floorDivEstPow2AVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstPow2SwapInAVX512 is floorDivEstAVX2 for AVX-512: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
+// Source words are byte-swapped.
+//
+//go:noescape
+func floorDivEstPow2SwapInAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstPow2SwapOutAVX512 is floorDivEstAVX2 for AVX-512: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
+// Destination words are byte-swapped.
+//
+//go:noescape
+func floorDivEstPow2SwapOutAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)
+
+// floorDivEstPow2SwapAVX512 is floorDivEstAVX2 for AVX-512: it stores floor(src[i]/d) into
+// dst[i] for the leading n elements, n a multiple of 8 and at most
+// 8*len(bitmap), and their validity bits into bitmap[:n/8]; NaT is kept
+// and counted, lossy counts the non-NaT elements with a non-zero remainder.
+// Every non-NaT source value v among them has -lim <= v - base < lim
+// (wrapping subtraction), where base = qbase*d, 2 <= d <= 2^32, lim is a
+// power of two at most min(2^50, 2^63-1-|base|) and len(dst) < 2^34; inv
+// is the float64 bits of 1/d rounded to nearest. It stops before the
+// first 8 elements holding another value; dst may be src.
+// Source and destination words are byte-swapped.
+//
+//go:noescape
+func floorDivEstPow2SwapAVX512(dst []uint64, src []uint64, bitmap []byte, d uint64, inv uint64, base uint64, qbase uint64, lim uint64) (n int, nat int, lossy int)

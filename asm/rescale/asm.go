@@ -64,10 +64,14 @@ func main() {
 		widenFloat32(isa, false)
 		widenFloat32(isa, true)
 	}
-	// AVX2's fused floor divide with validity (est_avx2.go), last so that
-	// the kernels above keep their place in the generated file.
+	// The fused floor divides with validity whose range is a power of two
+	// (est_pow2.go), AVX2's and AVX-512's, last so that the kernels above
+	// keep their place in the generated file.
 	for _, o := range orders {
 		floorDivEstAVX2(o)
+	}
+	for _, o := range orders {
+		floorDivEstPow2(o)
 	}
 	Generate()
 }

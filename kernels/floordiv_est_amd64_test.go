@@ -271,9 +271,9 @@ func testFloorDivEstKernel(t *testing.T, k estKernel) {
 // lane of a few vectors of in-range values: the stop must land on the
 // vector that holds it, the quotient must be exact at it. The in-range
 // values are random, or all base - lim: then a block's range test sees
-// the edge value alone (AVX2's main loop tests an OR of the block's
-// offsets, which random values would fill with bits a too-loose mask
-// overlooks).
+// the edge value alone (the power-of-two kernels' main loop tests an OR
+// of the block's offsets, which random values would fill with bits a
+// too-loose mask overlooks).
 func TestFloorDivEstEdgeEveryLane(t *testing.T) {
 	for _, k := range estKernels(t) {
 		testFloorDivEstEdgeEveryLane(t, k)
@@ -282,7 +282,11 @@ func TestFloorDivEstEdgeEveryLane(t *testing.T) {
 
 func testFloorDivEstEdgeEveryLane(t *testing.T, k estKernel) {
 	r := rand.New(rand.NewPCG(15, 16))
-	const n = 40 // two unrolled blocks, a single vector and a tail
+	// Two main-loop blocks, a single vector and a tail: the blocks are
+	// two vectors of 8 for the wide kernel, eight of 4 for AVX2's (four
+	// with a swapped source) and eight of 8 for AVX-512's power-of-two.
+	block := map[estKind]int{estWide: 16, estPow2: 32, estPow2Z: 64}[k.kind]
+	n := 2*block + 8 + 3
 	for _, d := range estDivisors() {
 		if !estTakes(k, d) {
 			continue

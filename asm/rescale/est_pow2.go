@@ -99,8 +99,8 @@ func floorDivEstAVX2(o order) {
 		VPOR(bad0, bad1, bad0)
 		VPTEST(bad0, bad0)
 		JNZ(LabelRef("done"))
-		for i, p := range [][2]reg.VecVirtual{{v0, nat0}, {v1, nat1}} {
-			v, nat := p[0], p[1]
+		for i, vn := range [][2]reg.VecVirtual{{v0, nat0}, {v1, nat1}} {
+			v, nat := vn[0], vn[1]
 			q, exact := quotient(v)
 			out := isa.Vec()
 			VPBLENDVB(nat, k.natVec, q, out)
@@ -183,16 +183,16 @@ func floorDivEstAVX2(o order) {
 // 12 vector instructions a vector with the load (into a register, see
 // the main loop), the store, the range check and the lossy count,
 // against floorDivEst's 16 (its conversions, VPMULLQ and the correction
-// step). The exact lanes are counted by a
-// masked VPADDD of the counter and 1 per lane: a doubleword mask, so only
-// the low doubleword of a lane is added to (the high one adds 0), at
-// most 2^30 a lane for the 2^33 elements a call at most.
+// step). The exact lanes are counted by a masked VPADDD of the counter
+// and 1 per lane: a doubleword mask, so only the low doubleword of a lane
+// is added to (the high one adds 0), at most 2^30 a lane for the 2^33
+// elements a call at most.
 //
-// The main loop takes eight vectors (64 elements) a block, a block with a
+// The main loop takes eight vectors (64 elements) a block; a block with a
 // lane out of range (NaT, or a value far from the base) goes to steps of
-// one vector, which keep NaT (their exact test takes the whole remainder,
-// with VPMULLQ, masked to the valid lanes) and stop before a vector with
-// another value.
+// one vector up to its end, which keep NaT (their exact test takes the
+// whole remainder, with VPMULLQ, masked to the valid lanes) and stop
+// before a vector with another value.
 func floorDivEstPow2(o order) {
 	k, p := pow2Begin(gen.AVX512, o, "floorDivEstPow2", "is floorDivEstAVX2 for AVX-512: it stores floor(src[i]/d) into")
 	isa, bm, limR, tOff, high, dv := k.isa, p.bm, p.limR, p.tOff, p.high, p.dv

@@ -212,11 +212,11 @@ func floorDivEstKernel(d uint64) (estKind, bool) {
 		return 0, false
 	}
 	switch {
-	case useAVX512 && d <= estMaxDivisorAVX2:
+	case useAVX512 && d <= estMaxDivisorPow2:
 		return estPow2Z, true
 	case useAVX512:
 		return estWide, true
-	case useAVX2 && availableFMA && d <= estMaxDivisorAVX2:
+	case useAVX2 && availableFMA && d <= estMaxDivisorPow2:
 		return estPow2, true
 	}
 	return 0, false
@@ -225,8 +225,8 @@ func floorDivEstKernel(d uint64) (estKind, bool) {
 // estMaxDivisor is the largest divisor floorDivEst takes (2^52: exact
 // as a float64); estFallback is how many elements floorDivAVX512 converts
 // after floorDivEst stopped at a value far from its base, before
-// floorDivEst tries again with a base there. estLimAVX2 and
-// estMaxDivisorAVX2 are the widest range around its base and the largest
+// floorDivEst tries again with a base there. estLimPow2 and
+// estMaxDivisorPow2 are the widest range around a base and the largest
 // divisor the power-of-two kernels take (floorDivEstAVX2 and
 // floorDivEstPow2AVX512): within them their rounded estimate is the
 // floor with no correction, with a margin of at least 2^-54, and their
@@ -236,8 +236,8 @@ func floorDivEstKernel(d uint64) (estKind, bool) {
 const (
 	estMaxDivisor     = 1 << 52
 	estFallback       = 256
-	estLimAVX2        = 1 << 50
-	estMaxDivisorAVX2 = 1 << 32
+	estLimPow2        = 1 << 50
+	estMaxDivisorPow2 = 1 << 32
 )
 
 // floorDivEstimate converts and writes the validity bits of every whole
@@ -251,7 +251,7 @@ const (
 // fewer), and floorDivEst carries on with a new base. From d = 2^13
 // on the base is 0 and only NaT is out of range. With a power-of-two
 // kernel (kind estPow2 or estPow2Z) the range around a base is [-lim,
-// lim), lim the largest power of two within both estLimAVX2 and what
+// lim), lim the largest power of two within both estLimPow2 and what
 // int64 has left beyond the base, and the fallback is floorDivAVX2 for
 // estPow2.
 func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swapOut bool, kind estKind) (n, nat, lossy int) {
@@ -263,7 +263,7 @@ func floorDivEstimate(dst, src []uint64, bitmap []byte, dv divisor, swapIn, swap
 	lim, fixed := uint64(math.MaxInt64), dv.d >= 1<<13 && !pow2
 	switch {
 	case pow2:
-		lim = estLimAVX2
+		lim = estLimPow2
 	case !fixed:
 		lim = min(dv.d<<50, 1<<62)
 	}

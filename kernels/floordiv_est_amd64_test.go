@@ -46,33 +46,34 @@ func estKernels(t *testing.T) []estKernel {
 
 // estDivisors are the divisors the tests run: small ones (where lim =
 // 2^50*d binds), the time-unit factors, powers of two and 2^52 (the
-// largest floorDivEst takes), and random ones; for AVX2 those up to 2^32
-// (estTakes).
+// largest floorDivEst takes), and random ones; for the power-of-two
+// kernels those up to 2^32 (estTakes).
 func estDivisors() []uint64 {
 	ds := []uint64{2, 3, 5, 7, 10, 60, 1000, 1024, 3600, 4095, 4096, 4097, 1e6, 1e9, 60e9, 3600e9, 86400e9, 1 << 40, 1<<52 - 1, 1 << 52}
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 8 {
 		ds = append(ds, r.Uint64N(1<<52-2)+2)
 	}
-	// AVX2's range: its largest divisor, one past it, and random ones.
-	ds = append(ds, estMaxDivisorAVX2-1, estMaxDivisorAVX2, estMaxDivisorAVX2+1)
+	// The power-of-two kernels' divisors: the largest, one past it, and
+	// random ones.
+	ds = append(ds, estMaxDivisorPow2-1, estMaxDivisorPow2, estMaxDivisorPow2+1)
 	for range 4 {
-		ds = append(ds, r.Uint64N(estMaxDivisorAVX2-2)+2)
+		ds = append(ds, r.Uint64N(estMaxDivisorPow2-2)+2)
 	}
 	return ds
 }
 
 // estTakes reports whether kernel k takes divisor d.
 func estTakes(k estKernel, d uint64) bool {
-	return d <= estMaxDivisor && (!k.pow2() || d <= estMaxDivisorAVX2)
+	return d <= estMaxDivisor && (!k.pow2() || d <= estMaxDivisorPow2)
 }
 
 // estLim is min(2^50*d, 2^62), and for the power-of-two kernels 2^50
-// (estLimAVX2).
+// (estLimPow2).
 func estLim(d uint64, k estKernel) uint64 {
 	switch {
 	case k.pow2():
-		return estLimAVX2
+		return estLimPow2
 	case d < 1<<12:
 		return d << 50
 	}
@@ -367,12 +368,12 @@ func testFloorDivEstPow2Margins(t *testing.T, k estKernel) {
 	}
 	for range rounds {
 		d := uint64(math.Exp2(1+r.Float64()*31)) + r.Uint64N(2)
-		d = min(max(d, 2), estMaxDivisorAVX2)
+		d = min(max(d, 2), estMaxDivisorPow2)
 		dv := newDivisor(d)
 		qMax := int64(1<<62/d) - 1 // the base within 2^62 of 0
 		qb := r.Int64N(2*qMax+1) - qMax
 		base := qb * int64(d)
-		lim := uint64(estLimAVX2)
+		lim := uint64(estLimPow2)
 		vals := make([]int64, 64)
 		for i := range vals {
 			kMax := int64(lim / d)

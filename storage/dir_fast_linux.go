@@ -302,6 +302,11 @@ func (d *Dir) walkFd(ctx context.Context, dir string, fd int, f func(p string, e
 	file := os.NewFile(uintptr(fd), d.path+"/"+dir)
 	defer file.Close()
 	ents, err := file.ReadDir(-1)
+	if errors.Is(err, syscall.ENOENT) {
+		// Removed between its opening and its reading: Linux reads a
+		// removed directory as ENOENT, and it holds no keys.
+		return nil
+	}
 	if err != nil {
 		return err
 	}

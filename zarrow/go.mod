@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261204042523-19a1486e7260
+	github.com/zarr-dt64/dt64 v0.0.0-20261204074120-8ee5992793e6
 	go.uber.org/goleak v1.3.0
 )
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/zarr-dt64/dt64/internal/cputime"
 )
 
 // benchChunkSize is the decoded size of one benchmark chunk: 1 MiB, i.e.
@@ -37,14 +39,14 @@ func benchData() []struct {
 var benchLevels = []int{1, 5, 9}
 
 // loopCPU runs decode b.N times and also reports MB per CPU second
-// ("cpuMB/s", see cpuTime).
+// ("cpuMB/s", see internal/cputime).
 func loopCPU(b *testing.B, size int, decode func()) {
 	b.SetBytes(int64(size))
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		decode()
 	}
-	if c := cpuTime() - c0; c > 0 {
+	if c := cputime.Process() - c0; c > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/1e6/c.Seconds(), "cpuMB/s")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/zarr-dt64/dt64/internal/cputime"
 )
 
 // threadCPU is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID),
@@ -12,7 +14,7 @@ func threadCPU() time.Duration {
 	var ts syscall.Timespec
 	const clockThreadCPUTimeID = 3
 	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
-		return cpuTime()
+		return cputime.Process()
 	}
 	return time.Duration(ts.Nano())
 }

@@ -2,7 +2,11 @@
 
 package inflate
 
-import "time"
+import (
+	"time"
 
-// threadCPU is the process's CPU time here (see cpuTime).
-func threadCPU() time.Duration { return cpuTime() }
+	"github.com/zarr-dt64/dt64/internal/cputime"
+)
+
+// threadCPU is the process's CPU time here (see internal/cputime).
+func threadCPU() time.Duration { return cputime.Process() }

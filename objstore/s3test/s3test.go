@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,7 +52,7 @@ func Binary() (string, error) {
 		return "", err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(lock); err != nil {
 		return "", err
 	}
 	if _, err := os.Stat(bin); err == nil {

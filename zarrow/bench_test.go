@@ -10,13 +10,13 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/cputime"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -148,10 +148,10 @@ func benchColumn(b *testing.B, a *zarr.Array, n int64, warm bool, par int) {
 		for j := range runs {
 			k := (j + round) % len(runs)
 			runtime.GC()
-			c0, t0 := processCPU(), time.Now()
+			c0, t0 := cputime.Process(), time.Now()
 			runs[k]()
 			took[k] = time.Since(t0).Seconds()
-			used[k] = (processCPU() - c0).Seconds()
+			used[k] = (cputime.Process() - c0).Seconds()
 			best[k] = min(best[k], used[k])
 		}
 		round++
@@ -167,15 +167,6 @@ func benchColumn(b *testing.B, a *zarr.Array, n int64, warm bool, par int) {
 	b.ReportMetric(best[1]/best[0], "col-us-best-x")
 	b.ReportMetric(best[2]/best[0], "col-ns-best-x")
 	b.SetBytes(8 * n)
-}
-
-// processCPU is the process's user + system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // warmAllocator recycles the buffers it handed out, by size, without

@@ -11,11 +11,11 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/cputime"
 	"github.com/zarr-dt64/dt64/internal/inflate"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
@@ -187,9 +187,9 @@ func runTranscode(b *testing.B, src, dst string, c e2eCase, workers int) {
 // labels fn's goroutines phase=<phase>, so a CPU profile of the benchmark
 // splits by phase: go tool pprof -tagfocus phase=t2 bench.test cpu.prof.
 func timed(phase string, fn func()) (wall, cpu time.Duration) {
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := cputime.Process(), time.Now()
 	pprof.Do(context.Background(), pprof.Labels("phase", phase), func(context.Context) { fn() })
-	return time.Since(t0), cpuTime() - c0
+	return time.Since(t0), cputime.Process() - c0
 }
 
 func medianOf(v []float64) float64 {
@@ -341,13 +341,4 @@ func BenchmarkE2E(b *testing.B) {
 			}
 		}
 	}
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

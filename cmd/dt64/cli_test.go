@@ -19,7 +19,9 @@ func run(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, 
 	cmd.SetIn(stdin)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	cmd.SetArgs(args)
+	// Never nil: cobra takes nil for "no SetArgs" and reads the test
+	// binary's own os.Args.
+	cmd.SetArgs(append([]string{}, args...))
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
 }

@@ -7,10 +7,9 @@ package cputime
 import "time"
 
 // Process returns the process's user plus system CPU time so far, all
-// threads together, or 0 where the system does not say (Known reports
-// which).
+// threads together, or 0 where the system does not say or the call fails.
 func Process() time.Duration { return process() }
 
-// Known reports whether Process measures anything on this system; where
-// it does not, a benchmark reports no CPU figure.
+// Known reports whether Process measures anything on this system: where
+// it does not, it is always 0, and a figure per CPU second means nothing.
 const Known = known

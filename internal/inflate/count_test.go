@@ -73,7 +73,10 @@ func countDecode(dec string, zr *kgzip.Reader, dst, src []byte) error {
 // TestTime decodes one benchmark chunk N times with one decoder, timing
 // each decode by the thread's CPU clock, and prints the best and the
 // median as MB/s: on a loaded machine the best decode is the one least
-// disturbed. INFLATE_TIME is "data/level/decoder/N".
+// disturbed. INFLATE_TIME is "data/level/decoder/N". With INFLATE_TIME_GZ
+// set to a gzip file, that file is the chunk, and data and level are
+// ignored: tools/inflate/libdeflate_time.c times libdeflate the same way
+// on the same files.
 func TestTime(t *testing.T) {
 	spec := os.Getenv("INFLATE_TIME")
 	if spec == "" {
@@ -84,31 +87,57 @@ func TestTime(t *testing.T) {
 		t.Fatalf("INFLATE_TIME=%q: want data/level/decoder/N", spec)
 	}
 	level, _ := strconv.Atoi(f[1])
-	n, _ := strconv.Atoi(f[3])
-	for _, d := range benchData() {
-		if d.name != f[0] {
-			continue
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n < 1 {
+		t.Fatalf("INFLATE_TIME=%q: N must be a positive number", spec)
+	}
+	if name := os.Getenv("INFLATE_TIME_GZ"); name != "" {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
 		}
-		src := kGzip(d.p, level)
-		dst := make([]byte, len(d.p))
-		var zr *kgzip.Reader
-		if f[2] == "klauspost" {
-			zr, _ = kgzip.NewReader(bytes.NewReader(src))
+		zr, err := kgzip.NewReader(bytes.NewReader(src))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		ts := make([]time.Duration, n)
-		for i := range ts {
-			c0 := threadCPU()
-			if err := countDecode(f[2], zr, dst, src); err != nil {
-				t.Fatal(err)
-			}
-			ts[i] = threadCPU() - c0
+		p, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		slices.Sort(ts)
-		mb := func(d time.Duration) float64 { return float64(len(dst)) / 1e6 / d.Seconds() }
-		fmt.Printf("time %s: best %.1f p25 %.1f median %.1f MB/s\n", spec, mb(ts[0]), mb(ts[n/4]), mb(ts[n/2]))
+		timeDecodes(t, name+" "+f[2], f[2], src, p, n)
 		return
 	}
+	for _, d := range benchData() {
+		if d.name == f[0] {
+			timeDecodes(t, spec, f[2], kGzip(d.p, level), d.p, n)
+			return
+		}
+	}
 	t.Fatalf("no data %q", f[0])
+}
+
+// timeDecodes decodes src n times with dec, checks the output against
+// want, and prints the best, 25th percentile and median MB/s.
+func timeDecodes(t *testing.T, label, dec string, src, want []byte, n int) {
+	dst := make([]byte, len(want))
+	var zr *kgzip.Reader
+	if dec == "klauspost" {
+		zr, _ = kgzip.NewReader(bytes.NewReader(src))
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ts := make([]time.Duration, n)
+	for i := range ts {
+		c0 := threadCPU()
+		if err := countDecode(dec, zr, dst, src); err != nil {
+			t.Fatal(err)
+		}
+		ts[i] = threadCPU() - c0
+	}
+	if !bytes.Equal(dst, want) {
+		t.Fatal("decoded bytes differ")
+	}
+	slices.Sort(ts)
+	mb := func(d time.Duration) float64 { return float64(len(dst)) / 1e6 / d.Seconds() }
+	fmt.Printf("time %s: best %.1f p25 %.1f median %.1f MB/s\n", label, mb(ts[0]), mb(ts[n/4]), mb(ts[n/2]))
 }

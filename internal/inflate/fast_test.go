@@ -62,10 +62,19 @@ func runFast(loop func(dst, in []byte, t *tables, lk uint, pos, op int) (int, in
 // most maxLen bits) over some of n symbols: a binary tree grown by
 // splitting random leaves, its leaves given to random symbols.
 func randomLengths(r *rand.Rand, n, maxLen int) []uint8 {
+	return growLengths(r, n, maxLen, false)
+}
+
+// growLengths is randomLengths, with deep: the newest leaf split half the
+// time, which gives long codewords (subtables).
+func growLengths(r *rand.Rand, n, maxLen int, deep bool) []uint8 {
 	leaves := []uint8{1, 1}
 	want := 2 + r.IntN(n-1)
 	for tries := 0; len(leaves) < want && tries < 20*n; tries++ {
 		i := r.IntN(len(leaves))
+		if deep && r.IntN(2) == 0 {
+			i = len(leaves) - 1
+		}
 		if int(leaves[i]) < maxLen {
 			leaves[i]++
 			leaves = append(leaves, leaves[i])

@@ -105,6 +105,19 @@ func extraFlag(n uint8) uint32 {
 	return fExtra
 }
 
+// symEntries is entry(kind, sym, 0) for every kind and symbol: its low 6
+// bits are the extra bits' count, and entry(kind, sym, l) is it plus
+// l<<8 + l. build looks entries up here rather than through entry's
+// switch. Indexes are masked to 511, which only removes bounds checks.
+var symEntries = func() (t [3][512]uint32) {
+	for k := range t {
+		for sym := range 288 {
+			t[k][sym] = entry(tableKind(k), sym, 0)
+		}
+	}
+	return t
+}()
+
 // extraBits is the number of extra bits of sym's code in a table of kind
 // (0 for literals, end of block, invalid symbols and code-length codes).
 func extraBits(kind tableKind, sym int) uint32 {
@@ -139,25 +152,41 @@ func fill(tab []uint32, kind tableKind, sym int, r int, l, n uint32) {
 // scratch for build, kept in the decoder so that building allocates
 // nothing.
 type buildScratch struct {
-	rev    [maxLit + maxDist + 2]uint16 // bit-reversed codeword per symbol
-	subMax [1 << litRoot]uint8          // longest code under each root prefix
-	subOff [1 << litRoot]uint16         // where that prefix's subtable starts
+	sorted [maxLit + 2]uint16 // the used symbols in canonical order
+	fold   [32]foldSym        // codewords whose extra bits fold (at most 29)
 }
 
 // build fills table for the code lengths lens and reports whether they
 // form a code that compress/flate accepts: complete, or a single code of
 // length 1 (zlib's exception for one-symbol codes), or empty (all lengths
 // 0; any use of it then fails). Unused slots decode as invalid entries.
+//
+// Every dynamic block builds three tables, and zlib writes a block every
+// 16 Ki symbols or so (41 in a MiB of timestamps): building by a strided
+// fill per symbol took 13 % of decoding such a chunk. It follows libdeflate's
+// build_decode_table: the symbols in canonical order (by codeword length,
+// then symbol), each root codeword's entry written once, at its
+// bit-reversed codeword, into the first 2^l entries, which are doubled by
+// a copy for each longer length; subtables are allocated in canonical
+// order, where the codewords under one root prefix are consecutive.
+// Entries whose extra bits are folded in (see entry) differ along the
+// doubling, so they are written again afterwards, by fill.
 func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScratch) bool {
-	var count [16]int
-	maxLen := 0
-	for _, l := range lens {
-		count[l]++
-		if int(l) > maxLen {
-			maxLen = int(l)
-		}
+	// Counted in two halves, whose increments do not wait for each
+	// other; the halves' counts also place the symbols below.
+	var count [17]int // count[16] stays 0
+	var lo [16]int
+	half := len(lens) / 2
+	for i, l := range lens[:half] {
+		lo[l&15]++ // lengths are at most 15
+		count[lens[half+i]&15]++
 	}
-	count[0] = 0
+	if len(lens)&1 != 0 {
+		count[lens[len(lens)-1]&15]++
+	}
+	for l := range lo {
+		count[l] += lo[l]
+	}
 	left := 1
 	for l := 1; l <= 15; l++ {
 		left = left<<1 - count[l]
@@ -168,75 +197,147 @@ func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScra
 	rootSize := 1 << root
 	if left != 0 {
 		// Incomplete: only the empty code and a single 1-bit code pass.
-		if maxLen > 1 {
-			return false
+		for l := 2; l <= 15; l++ {
+			if count[l] != 0 {
+				return false
+			}
 		}
 		bad := uint32(fBad | 1<<8 | 1)
 		for i := range table[:rootSize] {
 			table[i] = bad
 		}
-		if maxLen == 0 {
-			return true
-		}
-	}
-	var next [16]uint32
-	code := uint32(0)
-	for l := 1; l <= 15; l++ {
-		code = (code + uint32(count[l-1])) << 1
-		next[l] = code
-	}
-	next[0] = 0
-	rootMask := uint16(rootSize - 1)
-	long := maxLen > int(root)
-	if long {
-		clear(s.subMax[:rootSize])
-	}
-	for sym, l := range lens {
-		if l == 0 {
-			continue
-		}
-		r := bits.Reverse16(uint16(next[l])) >> (16 - l)
-		next[l]++
-		s.rev[sym] = r
-		if long && uint(l) > root {
-			p := r & rootMask
-			if l > s.subMax[p] {
-				s.subMax[p] = l
+		for sym, l := range lens {
+			if l == 1 {
+				fill(table[:rootSize], kind, sym, 0, 1, uint32(root))
 			}
 		}
+		return true
 	}
+
+	// The symbols in canonical order, unused ones (length 0) after them,
+	// placed from both halves at once: hi's positions start after lo's.
+	var offs, hi [16]int
+	for l := 1; l < 15; l++ {
+		offs[l+1] = offs[l] + count[l]
+	}
+	offs[0] = offs[15] + count[15]
+	for l := range hi {
+		hi[l] = offs[l] + lo[l]
+	}
+	sorted := s.sorted[:len(lens)]
+	for i, l := range lens[:half] {
+		sorted[offs[l&15]] = uint16(i)
+		offs[l&15]++
+		m := lens[half+i]
+		sorted[hi[m&15]] = uint16(half + i)
+		hi[m&15]++
+	}
+	if len(lens)&1 != 0 {
+		sorted[hi[lens[len(lens)-1]&15]] = uint16(len(lens) - 1)
+	}
+	ents := &symEntries[kind]
+
+	l := 1
+	for count[l] == 0 {
+		l++
+	}
+	c := count[l] // codewords of length l still to place
+	end := 1 << l // table[:end] is filled for the codewords of up to l bits
+	cw := 0       // the next codeword, bit-reversed (LSB first, as looked up)
+	i := 0        // its symbol's index in sorted
+	nfold := 0
+	for l <= int(root) {
+		for ; c > 0; c-- {
+			sym := sorted[i]
+			i++
+			e := ents[sym&511] + uint32(l)<<8 + uint32(l)
+			table[cw&(rootSize-1)] = e
+			if x := ents[sym&511] & 63; x != 0 && uint(l)+uint(x) <= root {
+				s.fold[nfold&31] = foldSym{sym, uint16(cw), uint8(l)}
+				nfold++
+			}
+			if cw == end-1 {
+				// The last codeword (all ones): the code ends in the root.
+				for ; l < int(root); l++ {
+					copy(table[end:2*end], table[:end])
+					end <<= 1
+				}
+				refold(table[:rootSize], kind, s.fold[:min(nfold, 32)], root)
+				return true
+			}
+			cw = nextCodeword(cw, end)
+		}
+		// The next length with codewords; the table doubled up to it.
+		for c == 0 {
+			l++
+			if l <= int(root) {
+				copy(table[end:2*end], table[:end])
+				end <<= 1
+			}
+			c = count[l&15]
+		}
+	}
+	refold(table[:rootSize], kind, s.fold[:min(nfold, 32)], root)
+
+	// Codewords longer than the root: a subtable per root prefix, as
+	// large as the codewords under that prefix need.
 	pos := rootSize
-	if long {
-		for p := range rootSize {
-			m := s.subMax[p]
-			if m == 0 {
-				continue
+	prefix := -1
+	subStart, subBits := 0, 0
+	for {
+		if cw&(rootSize-1) != prefix {
+			prefix = cw & (rootSize - 1)
+			subStart = pos
+			// 2^(l-root) entries, or more if fewer codewords of l bits
+			// remain than that: then longer ones fill the rest (the
+			// code is complete).
+			subBits = l - int(root)
+			used := c
+			for used < 1<<subBits && int(root)+subBits < 15 {
+				subBits++
+				used = used<<1 + count[int(root)+subBits]
 			}
-			sb := uint(m) - root
-			if pos+1<<sb > len(table) {
+			pos += 1 << subBits
+			if pos > len(table) {
 				return false // cannot happen for a complete code
 			}
-			s.subOff[p] = uint16(pos)
-			table[p] = uint32(pos)<<16 | fSub | uint32(sb)<<8 | uint32(root)
-			pos += 1 << sb
+			table[prefix] = uint32(subStart)<<16 | fSub | uint32(subBits)<<8 | uint32(root)
+		}
+		fill(table[subStart:subStart+1<<subBits], kind, int(sorted[i]), cw>>root, uint32(l)-uint32(root), uint32(subBits))
+		i++
+		if cw == 1<<l-1 {
+			return true
+		}
+		cw = nextCodeword(cw, 1<<l)
+		c--
+		for c == 0 && l < 15 {
+			l++
+			c = count[l]
 		}
 	}
-	for sym, l := range lens {
-		if l == 0 {
-			continue
-		}
-		r := int(s.rev[sym])
-		if uint(l) <= root {
-			fill(table[:rootSize], kind, sym, r, uint32(l), uint32(root))
-			continue
-		}
-		p := r & int(rootMask)
-		sb := uint(s.subMax[p]) - root
-		ll := uint(l) - root
-		sub := table[s.subOff[p] : int(s.subOff[p])+1<<sb]
-		fill(sub, kind, sym, r>>root, uint32(ll), uint32(sb))
+}
+
+// nextCodeword is the canonical code's next codeword after cw, both
+// bit-reversed, among codewords of log2(end) bits: adding one to the
+// codeword is, reversed, setting its highest zero bit and clearing the
+// bits above it.
+func nextCodeword(cw, end int) int {
+	bit := 1 << (bits.Len(uint(cw^(end-1))) - 1)
+	return cw&(bit-1) | bit
+}
+
+// foldSym is a root codeword whose extra bits fold into its entries.
+type foldSym struct {
+	sym, cw uint16
+	l       uint8
+}
+
+// refold writes the entries of the codewords in f, whose extra bits fold
+// into their entries, over the plain entries the doubling copied.
+func refold(table []uint32, kind tableKind, f []foldSym, root uint) {
+	for _, s := range f {
+		fill(table, kind, int(s.sym), int(s.cw), uint32(s.l), uint32(root))
 	}
-	return true
 }
 
 // lengthBits is the number of bits that the length code with the
@@ -263,9 +364,8 @@ func lengthBits(lens []uint8) uint {
 // (at litSize): one base pointer for both in the hot loop.
 type tables [tabSize]uint32
 
-// The fixed Huffman tables of RFC 1951 3.2.6, built once.
-var fixedTable, fixedLengthBits = func() (*tables, uint) {
-	var lens [288]uint8
+// fixedLitLens is the fixed literal/length code of RFC 1951 3.2.6.
+func fixedLitLens() (lens [288]uint8) {
 	for i := range lens {
 		switch {
 		case i < 144:
@@ -278,6 +378,12 @@ var fixedTable, fixedLengthBits = func() (*tables, uint) {
 			lens[i] = 8
 		}
 	}
+	return lens
+}
+
+// The fixed Huffman tables of RFC 1951 3.2.6, built once.
+var fixedTable, fixedLengthBits = func() (*tables, uint) {
+	lens := fixedLitLens()
 	var s buildScratch
 	t := new(tables)
 	if !build(t[:litEnough], lens[:], litRoot, kindLit, &s) {

@@ -137,14 +137,17 @@ vet: proxy
 ## build-os: the command (with objstore and zarrow, which it builds in)
 ## compiles for macOS on Apple silicon and for Windows, whose code paths
 ## differ from Linux's (the directory store without openat2 and syncfs,
-## files without flock or umask on Windows); vet covers the core module
-## there, tests included. Nothing here runs them: Linux is the platform
-## the tests run on (README). A stage of lane 1 rather than part of vet,
-## since it compiles arrow-go, the AWS SDK and cobra twice more: about 4
-## minutes of 2 cores on an empty build cache, seconds on a warm one.
+## files without flock or umask on Windows), and vets the command's
+## package there, tests included (vet covers the core module). Nothing
+## here runs them: Linux is the platform the tests run on (README). A
+## stage of lane 1 rather than part of vet, since it compiles arrow-go,
+## the AWS SDK and cobra twice more: about 4 minutes of 2 cores on an
+## empty build cache, seconds on a warm one.
 build-os: proxy
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/dt64
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./cmd/dt64
 	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/dt64
+	GOOS=windows GOARCH=amd64 $(GO) vet ./cmd/dt64
 
 ## unit: every package of every module with the race detector
 ## (unit-race), except those that start no goroutine, which run natively

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,11 +46,10 @@ func TestTranscodeHelperProcess(t *testing.T) {
 		progressEvery = d
 	}
 	if n, err := strconv.ParseUint(os.Getenv("DT64_TEST_FSIZE"), 10, 64); err == nil {
-		// A file-size limit (RLIMIT_FSIZE): a write past n bytes fails with
-		// EFBIG partway through the file, like a disk filling up.
-		lim := syscall.Rlimit{Cur: n, Max: n}
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-			fmt.Fprintln(os.Stderr, "setrlimit:", err)
+		// A write past n bytes fails partway through the file, like a disk
+		// filling up (limitFileSize).
+		if err := limitFileSize(n); err != nil {
+			fmt.Fprintln(os.Stderr, "limiting the file size:", err)
 			os.Exit(3)
 		}
 	}

@@ -1,0 +1,11 @@
+//go:build unix
+
+package main
+
+import "syscall"
+
+// limitFileSize sets RLIMIT_FSIZE: a write past n bytes fails with EFBIG.
+func limitFileSize(n uint64) error {
+	lim := syscall.Rlimit{Cur: n, Max: n}
+	return syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim)
+}

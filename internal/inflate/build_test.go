@@ -122,11 +122,11 @@ func resolve(table []uint32, root uint, v uint32) uint32 {
 	return e
 }
 
-// TestBuildMatchesRef builds random codes (complete, with subtables, and
-// the incomplete and over-subscribed cases), the fixed codes and the
-// codes of deep_test's streams with build and buildRef, and requires the
-// same verdict and, for every 15-bit input, the same entry. Subtables may
-// be laid out in a different order; what each input decodes to may not
+// TestBuildMatchesRef builds random codes (complete, deep ones with
+// subtables, incomplete, over-subscribed, empty, one-symbol) of every
+// kind and the fixed codes with build and buildRef, and requires the same
+// verdict and, for every 15-bit input, the same entry. Subtables may be
+// laid out in a different order; what each input decodes to may not
 // differ.
 func TestBuildMatchesRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(28, 1))
@@ -210,11 +210,13 @@ func TestBuildMatchesRef(t *testing.T) {
 	}
 	fixed := fixedLitLens()
 	check(fixed[:], litRoot, kindLit)
+	fixedDist := bytes.Repeat([]uint8{5}, 32)
+	check(fixedDist, distRoot, kindDist)
 	// The random codes must mostly be accepted, and many need subtables
 	// (their longest codewords are all ones, at the root's last index).
-	t.Logf("%d of %d codes built, %d with subtables", built, n+1, subtables)
+	t.Logf("%d of %d codes built, %d with subtables", built, n+2, subtables)
 	if built < n/2 || subtables < n/5 {
-		t.Fatalf("%d of %d codes built, %d with subtables: the cases do not cover build", built, n+1, subtables)
+		t.Fatalf("%d of %d codes built, %d with subtables: the cases do not cover build", built, n+2, subtables)
 	}
 }
 

@@ -106,9 +106,10 @@ func extraFlag(n uint8) uint32 {
 }
 
 // symEntries is entry(kind, sym, 0) for every kind and symbol: its low 6
-// bits are the extra bits' count, and entry(kind, sym, l) is it plus
-// l<<8 + l. build looks entries up here rather than through entry's
-// switch. Indexes are masked to 511, which only removes bounds checks.
+// bits are the number of extra bits, and entry(kind, sym, l) is it plus
+// l<<8 + l (symEntry). Table building looks entries up here rather than
+// through entry's switch. Indexes are masked to 511, which only removes
+// bounds checks.
 var symEntries = func() (t [3][512]uint32) {
 	for k := range t {
 		for sym := range 288 {
@@ -118,16 +119,11 @@ var symEntries = func() (t [3][512]uint32) {
 	return t
 }()
 
-// extraBits is the number of extra bits of sym's code in a table of kind
-// (0 for literals, end of block, invalid symbols and code-length codes).
-func extraBits(kind tableKind, sym int) uint32 {
-	switch {
-	case kind == kindLit && sym > 256 && sym < 286:
-		return uint32(lenExtra[sym-257])
-	case kind == kindDist && sym < 30:
-		return uint32(distExtra[sym])
-	}
-	return 0
+// symEntry is entry(kind, sym, l) and the number of sym's extra bits (0
+// for literals, end of block, invalid symbols and code-length codes).
+func symEntry(kind tableKind, sym int, l uint32) (e, x uint32) {
+	e0 := symEntries[kind][sym&511]
+	return e0 + l<<8 + l, e0 & 63
 }
 
 // fill writes sym's entries for a codeword of l bits, bit-reversed r,
@@ -135,8 +131,7 @@ func extraBits(kind tableKind, sym int) uint32 {
 // low l bits are r. Where the extra bits fit in the n bits too, each
 // index gets the entry for its value of them (see entry's format).
 func fill(tab []uint32, kind tableKind, sym int, r int, l, n uint32) {
-	e := entry(kind, sym, l)
-	x := extraBits(kind, sym)
+	e, x := symEntry(kind, sym, l)
 	if x == 0 || l+x > n {
 		for i := r; i < len(tab); i += 1 << l {
 			tab[i] = e
@@ -174,8 +169,7 @@ type buildScratch struct {
 func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScratch) bool {
 	// Counted in two halves, whose increments do not wait for each
 	// other; the halves' counts also place the symbols below.
-	var count [17]int // count[16] stays 0
-	var lo [16]int
+	var count, lo [16]int
 	half := len(lens) / 2
 	for i, l := range lens[:half] {
 		lo[l&15]++ // lengths are at most 15
@@ -235,7 +229,6 @@ func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScra
 	if len(lens)&1 != 0 {
 		sorted[hi[lens[len(lens)-1]&15]] = uint16(len(lens) - 1)
 	}
-	ents := &symEntries[kind]
 
 	l := 1
 	for count[l] == 0 {
@@ -250,9 +243,9 @@ func build(table []uint32, lens []uint8, root uint, kind tableKind, s *buildScra
 		for ; c > 0; c-- {
 			sym := sorted[i]
 			i++
-			e := ents[sym&511] + uint32(l)<<8 + uint32(l)
+			e, x := symEntry(kind, int(sym), uint32(l))
 			table[cw&(rootSize-1)] = e
-			if x := ents[sym&511] & 63; x != 0 && uint(l)+uint(x) <= root {
+			if x != 0 && uint(l)+uint(x) <= root {
 				s.fold[nfold&31] = foldSym{sym, uint16(cw), uint8(l)}
 				nfold++
 			}

@@ -23,8 +23,10 @@ MODPKGS := ./... ./cmd/dt64/... ./objstore/...
 RELEASE_DIR  := $(CURDIR)/.release
 export GOPROXY   := file://$(RELEASE_DIR)/proxy,$(shell $(GO) env GOPROXY)
 export GONOSUMDB := github.com/zarr-dt64/dt64
-# The tool modules (asm/, tools/release) are not in the workspace.
+# The tool modules (asm/, tools/release, tools/crossvet) are not in the
+# workspace.
 TOOL_GO  = GOWORK=off $(GO)
+CROSSVET = $(RELEASE_DIR)/bin/crossvet
 
 # On a CPU that has them, the tests must prove the SIMD paths were selected:
 # a dispatch bug that silently fell back to generic code would otherwise pass.
@@ -36,7 +38,7 @@ DT64_REQUIRE ?= avx2
 endif
 export DT64_REQUIRE
 
-.PHONY: build-os proxy bump-siblings release-check check test-haswell bench-report engine-data all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit unit-native unit-race test-purego test-arm64 test-s390x generate check-generate \
+.PHONY: proxy bump-siblings release-check check test-haswell bench-report engine-data all build test fmt-check tidy-check test-asm js-deps test-arrow vet unit unit-native unit-race test-purego test-arm64 test-s390x generate check-generate \
         versitygw test-s3 bench-s3 bench bench-engines bench-go bench-numpy bench-zarr-python fuzz fuzz-short demo oracle cf-vectors xarray-fixtures clean
 
 all: build
@@ -83,7 +85,7 @@ build: proxy
 ## the lane whose tests use it (cmd/dt64 and objstore), while the other
 ## lane starts; the npm packages, which both lanes use, come first.
 TEST_FIRST := fmt-check tidy-check vet check-generate js-deps
-TEST_LANE1 := versitygw unit-race test-s390x build-os
+TEST_LANE1 := versitygw unit-race test-s390x
 TEST_LANE2 := unit-native test-asm test-arrow test-purego test-haswell test-arm64 fuzz-short
 test: proxy
 	@MAKE="$(MAKE)" tools/stages.sh "$(TEST_FIRST)" "$(TEST_LANE1)" "$(TEST_LANE2)"
@@ -105,24 +107,32 @@ tidy-check: proxy
 		(cd $$m && GOWORK=off $(GO) mod tidy -diff) || { echo "$$m/go.mod/go.sum are not tidy: run 'cd $$m && GOWORK=off go mod tidy' (with make's GOPROXY) and commit"; exit 1; }; \
 	done
 	@cd asm && $(TOOL_GO) mod tidy -diff || { echo "asm/go.mod/go.sum are not tidy: run 'cd asm && GOWORK=off go mod tidy' and commit"; exit 1; }
-	@cd tools/release && $(TOOL_GO) mod tidy -diff || { echo "tools/release/go.mod/go.sum are not tidy"; exit 1; }
+	@for m in tools/release tools/crossvet; do \
+		(cd $$m && $(TOOL_GO) mod tidy -diff) || { echo "$$m/go.mod/go.sum are not tidy"; exit 1; }; \
+	done
 	@! git grep -nE '=>[[:space:]]*\.\.?(/|[[:space:]]|$$)' -- '*go.mod' || { echo "a committed go.mod replaces a module with a directory: go get and go install ignore or refuse it (go.work is for local development)"; exit 1; }
 
 ## vet: every module natively and on big-endian s390x (whose test run
-## builds them all anyway); on arm64 and with the purego tag, the core
-## module, the only one with code those select (its SIMD kernels and
-## their generic twins). Vetting the command, objstore and zarrow there
-## too would compile arrow-go, the AWS SDK, cobra and gonum/plot twice
-## more for nothing but the same source: on a machine with an empty Go
-## build cache that was about a third of vet's ten minutes. Its first step
-## proves they stay that way: no file of theirs may be chosen by
-## architecture or by the purego tag. The core module is vetted for macOS
-## (arm64) and Windows too, where its directory store takes other paths
-## (build-os compiles the command there).
+## builds them all anyway); on arm64, the core module, the only one with
+## code that arm64 selects (its NEON kernels). Vetting the command,
+## objstore and zarrow there too would compile arrow-go, the AWS SDK,
+## cobra and gonum/plot once more for nothing but the same source. Its
+## first step proves they stay that way: no file of theirs may be chosen
+## by architecture or by the purego tag. The targets whose tests do not
+## run here are checked by crossvet (tools/crossvet) instead of go vet:
+## the pure-Go build (-tags purego) of the core, and every module for
+## macOS on Apple silicon and for Windows, tests included, whose code
+## paths differ from Linux's (the directory store without openat2 and
+## syncfs, the command's files without flock or mmap). crossvet
+## type-checks and runs go vet's analyzers from source; go vet would
+## compile the standard library and every dependency for each such
+## target first, only for their types: on a fresh CI machine that was
+## about 250 CPU seconds a target for the command, against about 20.
 ARCH_RE := (amd64|arm64|s390x|386|arm|ppc64|ppc64le|mips|mipsle|mips64|mips64le|riscv64|loong64|wasm)
 vet: proxy
 	cd asm && $(TOOL_GO) vet ./...
 	cd tools/release && $(TOOL_GO) vet ./...
+	cd tools/crossvet && $(TOOL_GO) vet ./...
 	@f=$$(git ls-files cmd/dt64 objstore zarrow | grep -E '_$(ARCH_RE)(_test)?\.go$$|\.s$$'; \
 	     git grep -lE '^//go:build.*\b($(ARCH_RE)|purego)\b' -- cmd/dt64 objstore zarrow); \
 	[ -z "$$f" ] || { echo "vet: these files are chosen by architecture or purego, so the command, objstore and zarrow must be vetted on arm64 and with purego again (see vet in the Makefile):"; echo "$$f"; exit 1; }
@@ -130,24 +140,9 @@ vet: proxy
 	$(GO) vet $(MODPKGS)
 	GOARCH=s390x $(GO) vet $(MODPKGS)
 	GOARCH=arm64 $(GO) vet $(PKGS)
-	$(GO) vet -tags purego $(PKGS)
-	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
-	GOOS=windows $(GO) vet $(PKGS)
-
-## build-os: the command (with objstore and zarrow, which it builds in)
-## compiles for macOS on Apple silicon and for Windows, whose code paths
-## differ from Linux's (the directory store without openat2 and syncfs,
-## files without flock or umask on Windows), and vets the command's
-## package there, tests included (vet covers the core module). Nothing
-## here runs them: Linux is the platform the tests run on (README). A
-## stage of lane 1 rather than part of vet, since it compiles arrow-go,
-## the AWS SDK and cobra twice more: about 4 minutes of 2 cores on an
-## empty build cache, seconds on a warm one.
-build-os: proxy
-	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/dt64
-	GOOS=darwin GOARCH=arm64 $(GO) vet ./cmd/dt64
-	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/dt64
-	GOOS=windows GOARCH=amd64 $(GO) vet ./cmd/dt64
+	cd tools/crossvet && $(TOOL_GO) build -o $(CROSSVET) .
+	$(CROSSVET) -tags purego -target linux/amd64 $(PKGS)
+	$(CROSSVET) -target darwin/arm64,windows/amd64 $(MODPKGS) ./zarrow/...
 
 ## unit: every package of every module with the race detector
 ## (unit-race), except those that start no goroutine, which run natively

@@ -172,9 +172,11 @@ unit-race: proxy
 
 ## test-asm: the generators' own tests (the asm/ module is separate, so
 ## `go test ./...` never enters it): every hand-encoded arm64 WORD is
-## checked against GNU as.
+## checked against GNU as. Also crossvet's (tools/crossvet, separate too):
+## each target it checks must report the problem only that target sees.
 test-asm:
 	cd asm && $(TOOL_GO) test -count=1 ./...
+	cd tools/crossvet && $(TOOL_GO) test -count=1 ./...
 
 ## versitygw: build the S3 server the object-store tests start (a real S3
 ## implementation over a directory, on 127.0.0.1) into the user cache

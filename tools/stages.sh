@@ -25,11 +25,9 @@ total=$(date +%s)
 # compiling (an empty build cache), and two lanes share two cores, so a
 # stage's wall time says little about what it costs: its CPU time does.
 timed() {
-	local f=$1 TIMEFORMAT='%U %S' rc
+	local f=$1 TIMEFORMAT='%U %S'
 	shift
 	{ time "$@" 2>&3; } 3>&2 2>"$f"
-	rc=$?
-	return $rc
 }
 
 # cpu FILE: the CPU seconds in FILE, rounded.

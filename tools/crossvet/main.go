@@ -22,7 +22,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"go/token"
 	"os"
 	"sort"
 	"strings"
@@ -153,7 +152,7 @@ func check(goos, goarch, tags string, patterns []string) (int, error) {
 			msgs = append(msgs, fmt.Sprintf("%s: %s: %v", act.Package.PkgPath, act.Analyzer.Name, act.Err))
 		}
 		for _, d := range act.Diagnostics {
-			msgs = append(msgs, fmt.Sprintf("%s: %s (%s)", position(act.Package.Fset, d.Pos), d.Message, act.Analyzer.Name))
+			msgs = append(msgs, fmt.Sprintf("%s: %s (%s)", act.Package.Fset.Position(d.Pos), d.Message, act.Analyzer.Name))
 		}
 	}
 	sort.Strings(msgs)
@@ -161,10 +160,6 @@ func check(goos, goarch, tags string, patterns []string) (int, error) {
 		report(m)
 	}
 	return len(seen), nil
-}
-
-func position(fset *token.FileSet, pos token.Pos) string {
-	return fset.Position(pos).String()
 }
 
 // vetSuite is go vet's analyzers, as Go 1.26's cmd/vet lists them.

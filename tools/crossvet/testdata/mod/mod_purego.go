@@ -1,0 +1,5 @@
+//go:build purego
+
+package mod
+
+var puregoOnly int = "a type error only -tags purego sees"

@@ -1,0 +1,3 @@
+package mod
+
+var windowsOnly int = "a type error only windows sees"

@@ -81,11 +81,13 @@ build: proxy
 ## quick checks run first, one after another; then the test stages run in
 ## two lanes at once (tools/stages.sh: most stages end in one long test
 ## binary that keeps one core of two busy). Each stage's duration is
-## printed, so CI time is seen where it goes. The S3 server is built in
-## the lane whose tests use it (cmd/dt64 and objstore), while the other
-## lane starts; the npm packages, which both lanes use, come first.
-TEST_FIRST := fmt-check tidy-check vet check-generate js-deps
-TEST_LANE1 := versitygw unit-race test-s390x
+## printed, so CI time is seen where it goes. The S3 server, which both
+## lanes' tests use (cmd/dt64 and objstore, natively and under the race
+## detector), and the npm packages come first (.ci/run builds the server
+## in the background while apt installs the rest, so here it is found
+## built).
+TEST_FIRST := fmt-check tidy-check vet check-generate js-deps versitygw
+TEST_LANE1 := unit-race test-s390x
 TEST_LANE2 := unit-native test-asm test-arrow test-purego test-haswell test-arm64 fuzz-short
 test: proxy
 	@MAKE="$(MAKE)" tools/stages.sh "$(TEST_FIRST)" "$(TEST_LANE1)" "$(TEST_LANE2)"
@@ -136,6 +138,9 @@ vet: proxy
 	@f=$$(git ls-files cmd/dt64 objstore zarrow | grep -E '_$(ARCH_RE)(_test)?\.go$$|\.s$$'; \
 	     git grep -lE '^//go:build.*\b($(ARCH_RE)|purego)\b' -- cmd/dt64 objstore zarrow); \
 	[ -z "$$f" ] || { echo "vet: these files are chosen by architecture or purego, so the command, objstore and zarrow must be vetted on arm64 and with purego again (see vet in the Makefile):"; echo "$$f"; exit 1; }
+	@f=$$({ git ls-files | grep -E '_$(ARCH_RE)(_test)?\.go$$|\.s$$'; git grep -lE '^//go:build.*\b($(ARCH_RE)|purego)\b' -- '*.go'; } | \
+	     grep -vE '^(kernels|asm|cmd/dt64|objstore|zarrow)/|^tools/crossvet/testdata/|^internal/inflate/block_(amd64\.(go|s)|other\.go)$$'); \
+	[ -z "$$f" ] || { echo "vet: these files are chosen by architecture or purego, outside kernels/ and internal/inflate's amd64 loop: test-arm64 and test-purego run only those (see ARM64_PKGS), so add their packages there:"; echo "$$f"; exit 1; }
 	cd zarrow && $(GO) vet ./... && GOARCH=s390x $(GO) vet ./...
 	$(GO) vet $(MODPKGS)
 	GOARCH=s390x $(GO) vet $(MODPKGS)
@@ -144,31 +149,36 @@ vet: proxy
 	$(CROSSVET) -tags purego -target linux/amd64 $(PKGS)
 	$(CROSSVET) -target darwin/arm64,windows/amd64 $(MODPKGS) ./zarrow/...
 
-## unit: every package of every module with the race detector
-## (unit-race), except those that start no goroutine, which run natively
-## instead (unit-native): kernels (its SIMD code is assembly the race
+## unit: every package of every module natively, in full (unit-native),
+## and again with the race detector and -short (unit-race), except those
+## that start no goroutine: kernels (its SIMD code is assembly the race
 ## detector does not instrument, while instrumenting its exhaustive Go
 ## loops against the generic twins took about 400 s), internal/inflate
 ## (its differential loops took 200 s under the race detector, 13 s
 ## without), cf, dtype, blosc and internal/pyjson. Their concurrent use
 ## (a compiled decoder shared by workers) is raced in the packages that
-## run them concurrently: transcode, zarr and the command. zarr's
-## allocation tests (ALLOC_TESTS) also run natively: the race detector
-## makes sync.Pool drop items at random, so under it they check nothing.
+## run them concurrently: transcode, zarr and the command. -short keeps
+## every test under the race detector, concurrency and all, with fewer
+## rounds of the heaviest (the fault budgets, kills and resumes, the
+## cast oracle); the full rounds run natively, 5-10 times faster: the
+## race run in full took 380 CPU s, -short and the native run 210 and
+## 125. zarr's allocation tests (ALLOC_TESTS) must run and pass natively:
+## the race detector makes sync.Pool drop items at random, so under it
+## they check nothing.
 NATIVE_PKGS := ./kernels/ ./internal/inflate/ ./cf/ ./dtype/ ./blosc/ ./internal/pyjson/
 ALLOC_TESTS := ^(TestReadChunkReusesGrownBuffer|TestReadSizedFromStoredObject|TestWriteChunkRawAllocs)$$
 RACE_PKGS = $$($(GO) list $(MODPKGS) | grep -vx $(foreach p,$(NATIVE_PKGS),-e 'github.com/zarr-dt64/dt64/$(patsubst ./%/,%,$(p))'))
 unit: unit-native unit-race
 
 unit-native: proxy
-	$(GO) test -count=1 $(NATIVE_PKGS)
+	$(GO) test -count=1 $(MODPKGS)
 	@out=$$($(GO) test -count=1 -v -run '$(ALLOC_TESTS)' ./zarr/ 2>&1); rc=$$?; \
 	echo "$$out" | grep -E '^(--- |ok|FAIL)'; \
 	[ $$rc -eq 0 ] || exit $$rc; \
 	[ "$$(echo "$$out" | grep -c '^--- PASS')" -eq 3 ] || { echo "unit-native: want the 3 ALLOC_TESTS to run and pass natively"; exit 1; }
 
 unit-race: proxy
-	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -race -short -count=1 $(RACE_PKGS)
 
 ## test-asm: the generators' own tests (the asm/ module is separate, so
 ## `go test ./...` never enters it): every hand-encoded arm64 WORD is
@@ -217,35 +227,47 @@ test-arrow: proxy
 test-purego: proxy
 	DT64_REQUIRE= $(GO) test -tags purego -short -count=1 ./kernels/ ./internal/inflate/
 
-## test-arm64: every package of the core module on arm64 under qemu, NEON
-## required (QEMU_CPU=cortex-a72: a plain ARMv8.0 NEON CPU, no newer
-## extensions). -short trims the heaviest loops (each test still covers
-## every case kind); DT64_TEST_EXEC lets tests that re-run themselves go
-## through qemu. The cmd/dt64 and objstore modules hold no code that
-## differs on arm64 (the NEON kernels are the core's), so they run on
-## s390x, where a host byte-order assumption in the CLI would show, and not
-## here too (about 150 s of CI). Nor does transcode: the engine hands
-## whole chunk buffers to the kernels, whose every length, offset and tail
-## the kernels' tests cover, and zarr (which runs here) gives them the
-## misaligned pieces of stored zstd blocks; transcode's tests run natively
-## and on s390x (under qemu here they were 90-170 s).
-ARM64_PKGS = $$($(GO) list $(PKGS) | grep -vx 'github.com/zarr-dt64/dt64/transcode')
+## test-arm64: the NEON kernels on arm64 under qemu (QEMU_CPU=cortex-a72:
+## a plain ARMv8.0 NEON CPU, no newer extensions), NEON required, with
+## every test of the kernels (-short trims the heaviest loops; each test
+## still covers every case kind), and zarr, which hands them the
+## misaligned pieces of stored zstd blocks. DT64_TEST_EXEC lets tests
+## that re-run themselves go through qemu. No other package holds code
+## that arm64 selects (vet fails if one does): internal/inflate's
+## assembly is amd64's, and on arm64 it runs the pure-Go loop that
+## test-purego runs; the rest is the same Go on every target, run
+## natively and big-endian on s390x, whose compiler fuses multiply-adds
+## into FMA as arm64's does (the float CF code's one target-dependent
+## behaviour in Go). Running them here too took about 120 CPU s of CI.
+ARM64_PKGS := ./kernels/ ./zarr/
 test-arm64: proxy
 	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_IMPLS=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
 		$(GO) test -short -count=1 -exec qemu-aarch64-static $(ARM64_PKGS)
 
-## test-haswell: the kernels' -short tests on an AVX2 CPU without AVX-512
-## (qemu's Haswell model; qemu warns of the few system features its TCG lacks),
-## so the real cpuid dispatch chooses the AVX2
-## kernels, as on the many machines that have no AVX-512. qemu 7.2's TCG
-## has no AVX-512, so no such model can be emulated; the native run
-## covers AVX-512 on machines that have it. DT64_TEST_IMPLS=avx2 (here)
-## and =neon (test-arm64): the kernels' per-implementation loops run the
-## SIMD implementation only, not again the generic twins, which are Go
-## code tested natively, pure-Go and big-endian (and which the SIMD tests
-## still compare with directly).
+## test-haswell: on an AVX2 CPU without AVX-512 (qemu's Haswell model;
+## qemu warns of the few system features its TCG lacks), the real cpuid
+## dispatch must choose the AVX2 kernels (TestRequiredImplementations
+## with DT64_REQUIRE=avx2), and each family of them runs once more there
+## (HASWELL_TESTS: the primitives, shuffles, fused transcoder, rescale,
+## CF and calendar hooks, each over lengths and tails). That is all this
+## run adds: the AVX2 kernels' full tests run natively (every
+## implementation the CPU has, AVX2 included), and
+## TestAMD64KernelISA reads every generated function's required
+## extensions, so a stray AVX-512 instruction in an AVX2 kernel fails
+## there even in code no test executes. The kernels' whole -short run
+## took about 150 CPU s under qemu. The stage fails unless at least
+## HASWELL_MIN tests ran and passed, so a renamed test cannot quietly
+## leave the run empty.
+HASWELL_TESTS := ^(TestRequiredImplementations|TestSIMD.*|TestShuffle8.*|TestFused(Lengths|Offsets|EveryLane)|TestInPlaceAndOrders|TestRescaleSIMDEdgeEveryLane|TestFloorDivEstKernel|TestFloorDivSIMDClustered|TestCFKernelsLengths|TestCFHooks|TestWidenFloat32Hook|TestCalendarHooks.*|TestHooks.*|TestEntryPointsOffsets)$$
+HASWELL_MIN   := 25
 test-haswell: proxy
-	DT64_REQUIRE=avx2 DT64_TEST_IMPLS=avx2 $(GO) test -short -count=1 -exec 'qemu-x86_64-static -cpu Haswell' ./kernels/
+	@out=$$(DT64_REQUIRE=avx2 DT64_TEST_IMPLS=avx2 $(GO) test -short -count=1 -v -run '$(HASWELL_TESTS)' \
+		-exec 'qemu-x86_64-static -cpu Haswell' ./kernels/ 2>&1); rc=$$?; \
+	echo "$$out" | grep -E '^(--- |ok|FAIL|panic)|SIGILL|illegal'; \
+	[ $$rc -eq 0 ] || exit $$rc; \
+	n=$$(echo "$$out" | grep -c '^--- PASS'); \
+	[ $$n -ge $(HASWELL_MIN) ] || { echo "test-haswell: $$n tests passed, want HASWELL_MIN=$(HASWELL_MIN) or more (see HASWELL_TESTS)"; exit 1; }; \
+	echo "test-haswell: $$n tests passed"
 
 ## test-s390x: every package on a big-endian host under qemu, which proves
 ## no code assumes the host byte order. The tests of the S3 and HTTP

@@ -494,7 +494,7 @@ func TestCFKernels(t *testing.T) {
 				words := cc.random(t, r, n, pool)
 				model := cc.oracle(t, words)
 				for oi, base := range cfOptionSets {
-					if n > 1000 && (oi-ci-li+10*len(cfOptionSets))%len(cfOptionSets) >= longOptionSets {
+					if n > 1000 && (oi+ci+li)%len(cfOptionSets) >= longOptionSets {
 						continue
 					}
 					o := base

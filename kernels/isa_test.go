@@ -37,9 +37,10 @@ var (
 // above each function the instruction set extensions it uses ("//
 // Requires:"), and holds each kernel to what the dispatch
 // (dispatch_amd64.go) checks before it runs kernels of that width: an
-// AVX2 kernel to availableAVX2's extensions and availableFMA's (its
-// callers test availableFMA where the kernel needs it: the float CF and
-// floorDivEst kernels), all of which a Haswell has; an AVX-512 kernel to
+// AVX2 kernel to availableAVX2's extensions and availableFMA's, all of
+// which a Haswell has (that the FMA3 kernels, the float CF and floorDivEst
+// ones, are called only where availableFMA holds is the dispatch's to
+// ensure: this test reads no call sites); an AVX-512 kernel to
 // availableAVX512's; AVX512VBMI's to shuffleVBMI's besides. The
 // extensions are read from the cpuid.CPU.Supports calls themselves.
 //
@@ -106,8 +107,8 @@ func TestAMD64KernelISA(t *testing.T) {
 			}
 		}
 	}
-	if kernels < 80 {
-		t.Errorf("found %d amd64 kernels, want the generated files' 88 or more", kernels)
+	if kernels < 80 { // 88 when written: a glob or pattern gone wrong finds far fewer
+		t.Errorf("found %d amd64 kernels, want 80 or more", kernels)
 	}
 }
 
@@ -129,7 +130,10 @@ func dispatchFeatures(t *testing.T) map[string][]string {
 			vs := s.(*ast.ValueSpec)
 			for i, v := range vs.Values {
 				call, ok := v.(*ast.CallExpr)
-				if sel, isSel := call.Fun.(*ast.SelectorExpr); !ok || !isSel || sel.Sel.Name != "Supports" {
+				if !ok {
+					continue
+				}
+				if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Supports" {
 					continue
 				}
 				var feats []string

@@ -414,6 +414,7 @@ func TestCastSyncFailure(t *testing.T) {
 // input is a file (mapped, its size reserved first: the limit does not
 // apply to a reservation that keeps the size) or a pipe.
 func TestCastOutOfSpaceLeavesNothing(t *testing.T) {
+	needFileSizeLimit(t)
 	dir, in, out := castFixture(t)
 	vals := make([]int64, 1<<18) // 2 MiB: several blocks, so the limit falls mid-file
 	for i := range vals {

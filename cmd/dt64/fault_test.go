@@ -25,6 +25,7 @@ import (
 // opens and no temporary file, and a resume without the limit gives the
 // bytes of an uninterrupted run.
 func TestTranscodeFileTooLarge(t *testing.T) {
+	needFileSizeLimit(t)
 	src := writeSample(t, 40_000, 1000)
 	flags := []string{"--unit", "us", "--format", "3", "--codec", "zstd:1", "--workers", "2", "-q"}
 	ref := filepath.Join(t.TempDir(), "ref.zarr")

@@ -43,6 +43,10 @@ type Decoder struct {
 	grids     []*big.Rat // the grids of FloatShortest, in destination units
 	perSecond int64      // destination units in a second, 0 if not whole
 	steps     []int64    // the grids at least the destination unit, in it; nil if one is not whole
+	// For a destination unit of fineK ns (fineK >= 2), the decoder to ns
+	// whose ladder tries the grids finer than the unit too (planFine).
+	fine  *Decoder
+	fineK int64
 	// A/C and B/C in float64: the value's estimate, to tell overflows
 	// far out of range without the exact search.
 	scaleF, offsetF float64
@@ -106,6 +110,9 @@ func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, err
 	if aff.A.IsInt64() && aff.B.IsInt64() && aff.C.IsUint64() {
 		d.fast, d.a, d.b, d.c = true, aff.A.Int64(), aff.B.Int64(), aff.C.Uint64()
 		d.aBits, d.bBits = bits.Len64(absU(d.a)), bits.Len64(absU(d.b))
+	}
+	if t.Stored.Kind == StoredFloat && o.Float == FloatShortest && !o.Reference {
+		d.planFine(t, to, o)
 	}
 	return d, nil
 }

@@ -49,20 +49,27 @@ func mulMag(neg bool, mag uint64, a int64) int128 {
 	return p
 }
 
-// floorDiv128 returns floor(x / d) for d > 0, whether a non-zero remainder
-// was dropped, and ok false when the quotient is outside
-// [MinInt64+1, MaxInt64] (with the quotient's sign in negative).
-func floorDiv128(x int128, d uint64) (q int64, lossy, ok, negative bool) {
+// divMag divides |x| by d > 0: the quotient and remainder of the
+// magnitude, x's sign, and ok false when the quotient is 2^64 or more.
+func divMag(x int128, d uint64) (uq, r uint64, negative, ok bool) {
 	negative = x.negative()
 	m := x
 	if negative {
 		m = x.neg()
 	}
 	if m.hi >= d {
-		return 0, false, false, negative // |quotient| >= 2^64
+		return 0, 0, negative, false
 	}
-	uq, r := bits.Div64(m.hi, m.lo, d)
-	if uq > math.MaxInt64 {
+	uq, r = bits.Div64(m.hi, m.lo, d)
+	return uq, r, negative, true
+}
+
+// floorDiv128 returns floor(x / d) for d > 0, whether a non-zero remainder
+// was dropped, and ok false when the quotient is outside
+// [MinInt64+1, MaxInt64] (with the quotient's sign in negative).
+func floorDiv128(x int128, d uint64) (q int64, lossy, ok, negative bool) {
+	uq, r, negative, ok := divMag(x, d)
+	if !ok || uq > math.MaxInt64 {
 		return 0, false, false, negative
 	}
 	if !negative {
@@ -110,4 +117,26 @@ func (x int128) cmp(y int128) int {
 		return 1
 	}
 	return 0
+}
+
+// roundDiv128 returns x / d (d > 0) rounded to the nearest integer, a half
+// to the even one, whether a non-zero remainder was dropped, and ok false
+// when the result is outside [MinInt64+1, MaxInt64] (with the quotient's
+// sign in negative).
+func roundDiv128(x int128, d uint64) (q int64, lossy, ok, negative bool) {
+	uq, r, negative, ok := divMag(x, d)
+	if !ok || uq > math.MaxInt64 {
+		return 0, false, false, negative
+	}
+	// |x| / d rounded; rounding is symmetric, so -x / d is its negation.
+	if r > d-r || r == d-r && uq&1 != 0 {
+		uq++
+		if uq > math.MaxInt64 {
+			return 0, false, false, negative
+		}
+	}
+	if negative {
+		return -int64(uq), r != 0, true, true
+	}
+	return int64(uq), r != 0, true, false
 }

@@ -97,9 +97,33 @@ func (d *Decoder) planShortest(to dtype.DataType) error {
 	return nil
 }
 
+// planFine gives a destination unit of k >= 2 ns (seconds, hours, …) a
+// decoder to ns, whose ladder goes on past the destination unit down to
+// 1 ns: a float with a fraction of a second decoded to seconds is then
+// decided in integers (its grid point in ns, rounded to the unit) instead
+// of by the search on exact rationals, some 50 times slower. Without it
+// (a unit not a whole number of ns, a decoder to ns that cannot be
+// planned) the search decides as before.
+func (d *Decoder) planFine(t *Time, to dtype.DataType, o DecoderOptions) {
+	ds, err := unitSeconds(to)
+	if err != nil {
+		return
+	}
+	k := new(big.Rat).Mul(ds, big.NewRat(1_000_000_000, 1))
+	if !k.IsInt() || !k.Num().IsInt64() || k.Num().Int64() < 2 {
+		return
+	}
+	fine, err := NewDecoderWith(t, dtype.DataType{Kind: to.Kind, Unit: dtype.Nanosecond, Scale: 1}, o)
+	if err != nil || !fine.fast || fine.steps == nil {
+		return
+	}
+	d.fine, d.fineK = fine, k.Num().Int64()
+}
+
 // decodeShortest decodes a finite float under FloatShortest: the fast
-// check or the integer ladder when they decide, else the search on exact
-// rationals.
+// check or the integer ladder when they decide, the exact value rounded
+// in integers when the ladder finds no grid with a point inside, else the
+// search on exact rationals.
 func (d *Decoder) decodeShortest(f float64) (int64, Result, bool) {
 	if d.hasFastCheck {
 		if q, ok := d.fastCheck.Decide(f); ok {
@@ -107,8 +131,31 @@ func (d *Decoder) decodeShortest(f float64) (int64, Result, bool) {
 		}
 	}
 	if !d.reference {
-		if q, ok := d.ladder(f); ok {
+		if d.fine != nil {
+			// The ns ladder tries the destination's own grids first, so
+			// it decides whatever d.ladder would, within its range.
+			qf, decided, none := d.fine.ladder(f)
+			switch {
+			case decided:
+				q, lossy := roundDiv(qf, d.fineK)
+				if lossy {
+					return q, Lossy, q < 0
+				}
+				return q, Exact, q < 0
+			case none:
+				if q, res, neg, ok := d.roundExact(f); ok {
+					return q, res, neg
+				}
+			}
+		}
+		q, decided, none := d.ladder(f)
+		switch {
+		case decided:
 			return q, Exact, q < 0
+		case none:
+			if q, res, neg, ok := d.roundExact(f); ok {
+				return q, res, neg
+			}
 		}
 	}
 	// Far beyond the range (|value| > 1.9e19 destination units, while
@@ -195,12 +242,14 @@ func (d *Decoder) inside(fb floatBits, t int64) (in bool, dist int128, ok bool) 
 // ladder is FloatShortest in 128-bit integers, for destinations every
 // grid down to whose unit is a whole number of (d.steps): on each grid,
 // coarse to fine, the two points around the exact value, the nearer one
-// inside winning. ok is false when it does not decide (a grid finer than
-// the destination unit is reached, or the operands do not fit), and the
+// inside winning. decided is false when it does not decide: then none
+// says that every grid was tried without a point inside (the answer is
+// the exact value rounded, roundExact), and otherwise (a grid finer than
+// the destination unit is reached, or the operands do not fit) the
 // exact search decides.
-func (d *Decoder) ladder(f float64) (int64, bool) {
+func (d *Decoder) ladder(f float64) (q int64, decided, none bool) {
 	if !d.fast || d.steps == nil || d.c > math.MaxInt64 {
-		return 0, false
+		return 0, false, false
 	}
 	fb := d.floatBits(f)
 	if fb.m == 0 {
@@ -208,16 +257,16 @@ func (d *Decoder) ladder(f float64) (int64, bool) {
 		// float32): the reference itself, when it is a whole number of
 		// destination units, is its only grid point.
 		q, res, _ := d.floorFloat(0)
-		return q, res == Exact
+		return q, res == Exact, false
 	}
 	if fb.e >= 0 {
-		return 0, false // no fraction bits: the exact search decides
+		return 0, false, false // no fraction bits: the exact search decides
 	}
 	q0, res, _ := d.floorFloat(f)
 	// The candidates are at most a grid step (steps[0], the largest, at
 	// most MaxInt64/4) from q0: they stay in range.
 	if room := math.MaxInt64 - 2*d.steps[0]; res == Overflow || q0 < -room || q0 > room {
-		return 0, false
+		return 0, false, false
 	}
 	// Most real values sit on a whole second: when the interval is
 	// narrower than one, the second nearest the value decides at once
@@ -228,23 +277,85 @@ func (d *Decoder) ladder(f float64) (int64, bool) {
 			t += k
 		}
 		if in, _, ok := d.inside(fb, t); ok && in {
-			return t, true
+			return t, true, false
 		}
 	}
+	// The interval's half-width is at most 2^(e-1) stored units, h =
+	// |A| / (C × 2^(1-e)) destination units; w is floor(h) + 1, one to
+	// spare. The value v is in [q0, q0+1), so on a grid with q0 = t1 + r
+	// the point t1 is at least r from v and t1 + g more than g - r - 1:
+	// when both exceed w, neither is inside, and the exact test is
+	// skipped. That is most grids coarser than the interval, for most
+	// values.
+	w := int64(1)
+	if s := uint(1 - fb.e); s < 64 && d.c <= math.MaxUint64>>s {
+		w += int64(absU(d.a) / (d.c << s))
+	}
 	for _, g := range d.steps {
-		t1 := q0 - floorMod(q0, g)
+		r := floorMod(q0, g)
+		if r > w && g-r-1 > w {
+			continue
+		}
+		t1 := q0 - r
 		in1, d1, ok1 := d.inside(fb, t1)
 		in2, d2, ok2 := d.inside(fb, t1+g)
 		switch {
 		case !ok1 || !ok2:
-			return 0, false
+			return 0, false, false
 		case in1 && (!in2 || d1.cmp(d2) <= 0):
-			return t1, true
+			return t1, true, false
 		case in2:
-			return t1 + g, true
+			return t1 + g, true, false
 		}
 	}
-	return 0, false
+	// The two points around the value on a grid are the only ones that
+	// can be inside (the interval holds the value), so when every grid
+	// was tried, none has a point inside.
+	return 0, false, len(d.steps) == len(d.grids)
+}
+
+// roundExact is FloatShortest where no grid has a point inside the
+// float's interval: its exact value rounded to the nearest destination
+// unit, a half to the even one, in 128-bit integers. ok is false when
+// the operands do not fit (the exact search decides).
+func (d *Decoder) roundExact(f float64) (q int64, res Result, neg, ok bool) {
+	m, e, negF := d.significand(f)
+	if m == 0 || e >= 0 || !d.fast {
+		return 0, 0, false, false
+	}
+	tz := bits.TrailingZeros64(m)
+	m >>= uint(tz)
+	e += tz
+	if e >= 0 || e <= -64 {
+		return 0, 0, false, false
+	}
+	k := uint(-e)
+	if bits.Len64(m)+d.aBits > 125 || d.bBits+int(k) > 125 || d.c >= 1<<(64-k) {
+		return 0, 0, false, false
+	}
+	// f = ±m / 2^k: the value is (±m × A + B × 2^k) / (C × 2^k).
+	num := mulMag(negF, m, d.a).add(int128Of(d.b).shl(k))
+	q, lossy, inRange, negative := roundDiv128(num, d.c<<k)
+	switch {
+	case !inRange:
+		return 0, Overflow, negative, true
+	case lossy:
+		return q, Lossy, q < 0, true
+	}
+	return q, Exact, q < 0, true
+}
+
+// roundDiv returns x / k (k >= 1) rounded to the nearest integer, a half
+// to the even one, and whether a remainder was dropped.
+func roundDiv(x, k int64) (int64, bool) {
+	q, r := x/k, x%k
+	if r < 0 {
+		q, r = q-1, r+k // floor
+	}
+	if r > k-r || r == k-r && q&1 != 0 {
+		q++
+	}
+	return q, r != 0
 }
 
 // narrowerThan reports whether the float's interval, at most 2^e stored

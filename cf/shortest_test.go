@@ -128,28 +128,38 @@ func ulpOf(f float64, size int) *big.Rat {
 }
 
 // TestShortestFastMatchesReference: the integer ladder (and its
-// whole-second check) gives the exact search's answer wherever it decides, over values on grids and
-// random ones, float64 and float32, near and far from the reference.
+// whole-second check), the ladder in ns for coarser units (planFine) and
+// the rounding where no grid has a point inside (roundExact) give the
+// exact search's answer wherever they decide, over values on grids and
+// random ones, float64 and float32, near and far from the reference,
+// with fractions of a second and narrower than a nanosecond; each path
+// must decide some.
 func TestShortestFastMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 1))
-	fast := 0
+	fast, fine, rounded := 0, 0, 0
 	for _, units := range []string{"days since 2000-01-01", "hours since 1900-01-01 12:00", "seconds since 1970-01-01", "days since 2019-12-31T23:59:59.5", "minutes since 1600-01-01 00:00:00 -05:30"} {
 		for _, size := range []int{8, 4} {
 			tm := mustTime(t, `{"units": "`+units+`", "calendar": "proleptic_gregorian"}`, Stored{StoredFloat, size})
-			for _, to := range []dtype.DataType{dtNs, dtUs, dtMs, dtS, dtH, {Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 10}} {
+			for _, to := range []dtype.DataType{dtNs, dtUs, dtMs, dtS, dtH, {Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 10}, {Kind: dtype.Datetime, Unit: dtype.Day, Scale: 1}, {Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 100}, {Kind: dtype.Datetime, Unit: dtype.Picosecond, Scale: 1}} {
 				d, _ := NewDecoder(tm, to, dtype.OverflowError)
 				ref, _ := NewDecoderWith(tm, to, DecoderOptions{Reference: true})
-				for i := range 400 {
+				for i := range 700 {
 					var f float64
-					switch i % 4 {
+					switch i % 7 {
 					case 0:
 						f = float64(r.Int64N(1e6)) / 24 // hourly in days
 					case 1:
 						f = float64(r.Int64N(1e9)-5e8) / 1440
 					case 2:
 						f = (r.Float64() - 0.5) * 1e6
-					default:
+					case 3:
 						f = float64(r.Int64N(1e5)) + 0.5
+					case 4:
+						f = (r.Float64() - 0.5) * 6e4 // fractions of a second, within ns's range
+					case 5:
+						f = (r.Float64() - 0.5) * 200 // intervals narrower than 1 ns in float64
+					default:
+						f = r.Float64() * math.Ldexp(1, -r.IntN(40))
 					}
 					f = nearestStored(new(big.Rat).SetFloat64(f), size)
 					q1, r1, n1 := d.DecodeFloat(f)
@@ -157,17 +167,29 @@ func TestShortestFastMatchesReference(t *testing.T) {
 					if q1 != q2 || r1 != r2 || n1 != n2 {
 						t.Errorf("%s %s %v -> %s: fast %d %v %v, reference %d %v %v", units, tm.Stored, f, to, q1, r1, n1, q2, r2, n2)
 					}
-					if _, ok := d.ladder(f); ok {
+					_, ok, none := d.ladder(f)
+					if ok {
 						fast++
+					}
+					if d.fine != nil {
+						_, ok, none = d.fine.ladder(f)
+						if ok {
+							fine++
+						}
+					}
+					if none {
+						if _, _, _, ok := d.roundExact(f); ok {
+							rounded++
+						}
 					}
 				}
 			}
 		}
 	}
-	if fast == 0 {
-		t.Error("the integer ladder never decided")
+	if fast == 0 || fine == 0 || rounded == 0 {
+		t.Errorf("a path never decided: the ladder %d values, the ladder in ns %d, the rounding %d", fast, fine, rounded)
 	}
-	t.Logf("the integer ladder decided %d values", fast)
+	t.Logf("the integer ladder decided %d values, the ladder in ns %d, the rounding %d", fast, fine, rounded)
 }
 
 // TestShortestExamples: the issue's examples, and the exact rule's
@@ -190,6 +212,15 @@ func TestShortestExamples(t *testing.T) {
 		{"seconds since 2000-01-01", 8, 2.5, dtS, "2000-01-01T00:00:02", "2000-01-01T00:00:02"},
 		{"days since 2000-01-01", 8, 0, dtNs, "2000-01-01T00:00:00", "2000-01-01T00:00:00"},
 		{"days since 2000-01-01", 8, -1.0 / 24, dtNs, "1999-12-31T23:00:00", "1999-12-31T23:00:00"},
+		// No grid has a point inside these intervals (narrower than 1 ns
+		// around a half): the exact value rounded, a half to the even ns.
+		{"nanoseconds since 2000-01-01", 8, 2.5, dtNs, "2000-01-01T00:00:00.000000002", "2000-01-01T00:00:00.000000002"},
+		{"nanoseconds since 2000-01-01", 8, 3.5, dtNs, "2000-01-01T00:00:00.000000004", "2000-01-01T00:00:00.000000003"},
+		{"nanoseconds since 2000-01-01", 8, -2.5, dtNs, "1999-12-31T23:59:59.999999998", "1999-12-31T23:59:59.999999997"},
+		// A float with a fraction of a second decoded to seconds: its
+		// grid point in ns (0.25 s, on the 10 ms grid), rounded to the
+		// second.
+		{"days since 2000-01-01", 8, 1.25 / 86400, dtS, "2000-01-01T00:00:01", "2000-01-01T00:00:01"},
 	} {
 		tm := mustTime(t, `{"units": "`+c.units+`"}`, Stored{StoredFloat, c.size})
 		for _, rule := range []FloatRule{FloatShortest, FloatExact} {

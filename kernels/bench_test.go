@@ -269,6 +269,38 @@ func BenchmarkCFDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkCFDecodeBetweenGrids: float64 days since 2000 with random
+// fractions (observation times that fall on no grid, 0 to 20 000 days),
+// to ns and to s. No fast check decides them: each element takes the
+// exact path (cf.Decoder's integer ladder, in ns for the coarser unit),
+// so this is the speed of the slow path, per implementation the same.
+func BenchmarkCFDecodeBetweenGrids(b *testing.B) {
+	t, err := cf.ParseAttributes([]byte(`{"units": "days since 2000-01-01"}`), cf.Stored{Kind: cf.StoredFloat, Size: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, to := range []dtype.DataType{dtNS, dtS} {
+		b.Run("to="+to.String(), func(b *testing.B) {
+			d, err := NewCFDecoder(t, to, Options{Overflow: dtype.OverflowNaT})
+			if err != nil {
+				b.Fatal(err)
+			}
+			const size = 1 << 20
+			dst, src := make([]byte, size), make([]byte, size)
+			r := rand.New(rand.NewPCG(42, 8))
+			for i := 0; i+8 <= size; i += 8 {
+				binary.NativeEndian.PutUint64(src[i:], math.Float64bits(r.Float64()*20000))
+			}
+			b.SetBytes(size)
+			for b.Loop() {
+				if _, err := d.Run(dst, src, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCFEncode: datetime64[ns] to int64 hours since 1900 (the
 // multiply-add kernel, then the floor divide by 3.6e12).
 func BenchmarkCFEncode(b *testing.B) {

@@ -43,10 +43,10 @@ type Decoder struct {
 	grids     []*big.Rat // the grids of FloatShortest, in destination units
 	perSecond int64      // destination units in a second, 0 if not whole
 	steps     []int64    // the grids at least the destination unit, in it; nil if one is not whole
-	// For a destination unit of fineK ns (fineK >= 2), the decoder to ns
-	// whose ladder tries the grids finer than the unit too (planFine).
-	fine  *Decoder
-	fineK int64
+	// For a destination unit coarser than 1 ns, decoders to ns, µs and
+	// ms (those finer than it), whose ladders try the grids finer than
+	// the unit too (planFine).
+	fines []fineDecoder
 	// A/C and B/C in float64: the value's estimate, to tell overflows
 	// far out of range without the exact search.
 	scaleF, offsetF float64

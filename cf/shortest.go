@@ -105,28 +105,41 @@ func (d *Decoder) planShortest(to dtype.DataType) error {
 	return nil
 }
 
-// planFine gives a destination unit of k >= 2 ns (seconds, hours, …) a
-// decoder to ns, whose ladder goes on past the destination unit down to
-// 1 ns: a float with a fraction of a second decoded to seconds is then
-// decided in integers (its grid point in ns, rounded to the unit) instead
-// of by the search on exact rationals, which took about 190 times as long
-// (BenchmarkCFDecodeBetweenGrids, to s). Without it
-// (a unit not a whole number of ns, a decoder to ns that cannot be
-// planned) the search decides as before.
+// fineDecoder is a decoder to a unit k times finer than the destination.
+type fineDecoder struct {
+	d *Decoder
+	k int64
+}
+
+// planFine gives a destination unit coarser than 1 ns (seconds, hours,
+// …) decoders to ns, µs and ms, those of them finer than the unit, whose
+// ladders go on past the destination unit: a float with a fraction of a
+// second decoded to seconds is then decided in integers (its grid point
+// in the finer unit, rounded to the destination's) instead of by the
+// search on exact rationals, which took about 190 times as long
+// (BenchmarkCFDecodeBetweenGrids, to s). The ns ladder decides every
+// interval it can, within ns's ±292 years of 1970; the µs and ms ones
+// take over beyond (where float64 intervals are microseconds wide, a
+// µs grid point is inside). Without them (a unit not a whole number of
+// these, a decoder that cannot be planned) the search decides as before.
 func (d *Decoder) planFine(t *Time, to dtype.DataType, o DecoderOptions) {
 	ds, err := unitSeconds(to)
 	if err != nil {
 		return
 	}
-	k := new(big.Rat).Mul(ds, big.NewRat(1_000_000_000, 1))
-	if !k.IsInt() || !k.Num().IsInt64() || k.Num().Int64() < 2 {
-		return
+	for _, u := range []struct {
+		unit dtype.Unit
+		per  int64 // in a second
+	}{{dtype.Nanosecond, 1_000_000_000}, {dtype.Microsecond, 1_000_000}, {dtype.Millisecond, 1000}} {
+		k := new(big.Rat).Mul(ds, big.NewRat(u.per, 1))
+		if !k.IsInt() || !k.Num().IsInt64() || k.Num().Int64() < 2 {
+			return // the coarser units are not finer than the destination either
+		}
+		fine, err := NewDecoderWith(t, dtype.DataType{Kind: to.Kind, Unit: u.unit, Scale: 1}, o)
+		if err == nil && fine.fast && fine.steps != nil {
+			d.fines = append(d.fines, fineDecoder{fine, k.Num().Int64()})
+		}
 	}
-	fine, err := NewDecoderWith(t, dtype.DataType{Kind: to.Kind, Unit: dtype.Nanosecond, Scale: 1}, o)
-	if err != nil || !fine.fast || fine.steps == nil {
-		return
-	}
-	d.fine, d.fineK = fine, k.Num().Int64()
 }
 
 // decodeShortest decodes a finite float under FloatShortest: the fast
@@ -140,21 +153,23 @@ func (d *Decoder) decodeShortest(f float64) (int64, Result, bool) {
 		}
 	}
 	if !d.reference {
-		if d.fine != nil {
-			// The ns ladder tries the destination's own grids first, so
-			// it decides whatever d.ladder would, within its range.
-			qf, decided, none := d.fine.ladder(f)
-			switch {
-			case decided:
-				q, lossy := roundDiv(qf, d.fineK)
+		// A finer ladder tries the destination's own grids first, so it
+		// decides whatever d.ladder would, within its range. Only the ns
+		// ladder, which tries every grid, can find none inside.
+		for _, fd := range d.fines {
+			qf, decided, none := fd.d.ladder(f)
+			if decided {
+				q, lossy := roundDiv(qf, fd.k)
 				if lossy {
 					return q, Lossy, q < 0
 				}
 				return q, Exact, q < 0
-			case none:
+			}
+			if none {
 				if q, res, neg, ok := d.roundExact(f); ok {
 					return q, res, neg
 				}
+				break
 			}
 		}
 		q, decided, none := d.ladder(f)

@@ -136,16 +136,17 @@ func ulpOf(f float64, size int) *big.Rat {
 // must decide some.
 func TestShortestFastMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 1))
-	fast, fine, rounded := 0, 0, 0
+	fast, rounded := 0, 0
+	fine := map[dtype.Unit]int{} // decided by the ladder in that unit
 	for _, units := range []string{"days since 2000-01-01", "hours since 1900-01-01 12:00", "seconds since 1970-01-01", "days since 2019-12-31T23:59:59.5", "minutes since 1600-01-01 00:00:00 -05:30"} {
 		for _, size := range []int{8, 4} {
 			tm := mustTime(t, `{"units": "`+units+`", "calendar": "proleptic_gregorian"}`, Stored{StoredFloat, size})
 			for _, to := range []dtype.DataType{dtNs, dtUs, dtMs, dtS, dtH, {Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 10}, {Kind: dtype.Datetime, Unit: dtype.Day, Scale: 1}, {Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 100}, {Kind: dtype.Datetime, Unit: dtype.Picosecond, Scale: 1}} {
 				d, _ := NewDecoder(tm, to, dtype.OverflowError)
 				ref, _ := NewDecoderWith(tm, to, DecoderOptions{Reference: true})
-				for i := range 700 {
+				for i := range 800 {
 					var f float64
-					switch i % 7 {
+					switch i % 8 {
 					case 0:
 						f = float64(r.Int64N(1e6)) / 24 // hourly in days
 					case 1:
@@ -158,6 +159,8 @@ func TestShortestFastMatchesReference(t *testing.T) {
 						f = (r.Float64() - 0.5) * 6e4 // fractions of a second, within ns's range
 					case 5:
 						f = (r.Float64() - 0.5) * 200 // intervals narrower than 1 ns in float64
+					case 6:
+						f = (r.Float64() - 0.5) * math.Ldexp(1, 20+r.IntN(12)) // beyond ns's range, and µs's
 					default:
 						f = r.Float64() * math.Ldexp(1, -r.IntN(40))
 					}
@@ -171,10 +174,14 @@ func TestShortestFastMatchesReference(t *testing.T) {
 					if ok {
 						fast++
 					}
-					if d.fine != nil {
-						_, ok, none = d.fine.ladder(f)
+					for _, fd := range d.fines {
+						_, ok, none = fd.d.ladder(f)
 						if ok {
-							fine++
+							fine[fd.d.to.Unit]++
+							break
+						}
+						if none {
+							break
 						}
 					}
 					if none {
@@ -186,10 +193,11 @@ func TestShortestFastMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if fast == 0 || fine == 0 || rounded == 0 {
-		t.Errorf("a path never decided: the ladder %d values, the ladder in ns %d, the rounding %d", fast, fine, rounded)
+	ns, us, ms := fine[dtype.Nanosecond], fine[dtype.Microsecond], fine[dtype.Millisecond]
+	if fast == 0 || ns == 0 || us == 0 || ms == 0 || rounded == 0 {
+		t.Errorf("a path never decided: the ladder %d values, the ladders in ns, µs and ms %d, %d and %d, the rounding %d", fast, ns, us, ms, rounded)
 	}
-	t.Logf("the integer ladder decided %d values, the ladder in ns %d, the rounding %d", fast, fine, rounded)
+	t.Logf("the integer ladder decided %d values, the ladders in ns, µs and ms %d, %d and %d, the rounding %d", fast, ns, us, ms, rounded)
 }
 
 // TestShortestExamples: the issue's examples, and the exact rule's

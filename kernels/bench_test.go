@@ -269,19 +269,29 @@ func BenchmarkCFDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkCFDecodeBetweenGrids: float64 days since 2000 with random
-// fractions (observation times that fall on no grid, 0 to 20 000 days),
-// to ns and to s. No fast check decides them: each element takes the
-// exact path (cf.Decoder's integer ladder, in ns for the coarser unit),
-// so this is the speed of the slow path, per implementation the same.
+// BenchmarkCFDecodeBetweenGrids: float64 days with random fractions
+// (observation times that fall on no grid): since 2000, 0 to 20 000
+// days, to ns and to s; and since 0001-01-01 in the years 1000-1500,
+// beyond ns's range, to s. No fast check decides them: each element
+// takes the exact path (cf.Decoder's integer ladders, in ns or µs for
+// the coarser unit), so this is the speed of the slow path, per
+// implementation the same.
 func BenchmarkCFDecodeBetweenGrids(b *testing.B) {
-	t, err := cf.ParseAttributes([]byte(`{"units": "days since 2000-01-01"}`), cf.Stored{Kind: cf.StoredFloat, Size: 8})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, to := range []dtype.DataType{dtNS, dtS} {
-		b.Run("to="+to.String(), func(b *testing.B) {
-			d, err := NewCFDecoder(t, to, Options{Overflow: dtype.OverflowNaT})
+	for _, c := range []struct {
+		name, units string
+		lo, span    float64
+		to          dtype.DataType
+	}{
+		{"2000s/to=ns", "days since 2000-01-01", 0, 20000, dtNS},
+		{"2000s/to=s", "days since 2000-01-01", 0, 20000, dtS},
+		{"1000s/to=s", "days since 0001-01-01", 365000, 180000, dtS},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			t, err := cf.ParseAttributes([]byte(`{"units": "`+c.units+`", "calendar": "proleptic_gregorian"}`), cf.Stored{Kind: cf.StoredFloat, Size: 8})
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, err := NewCFDecoder(t, c.to, Options{Overflow: dtype.OverflowNaT})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -289,7 +299,7 @@ func BenchmarkCFDecodeBetweenGrids(b *testing.B) {
 			dst, src := make([]byte, size), make([]byte, size)
 			r := rand.New(rand.NewPCG(42, 8))
 			for i := 0; i+8 <= size; i += 8 {
-				binary.NativeEndian.PutUint64(src[i:], math.Float64bits(r.Float64()*20000))
+				binary.NativeEndian.PutUint64(src[i:], math.Float64bits(c.lo+r.Float64()*c.span))
 			}
 			b.SetBytes(size)
 			for b.Loop() {

@@ -259,19 +259,7 @@ func (d *Decoder) floorFloat(f float64) (int64, Result, bool) {
 	if f == 0 {
 		return d.fastOrBig(false, 0, 0, nil)
 	}
-	// f = ±mant × 2^exp with mant odd.
-	b := math.Float64bits(f)
-	neg := b>>63 != 0
-	e := int(b>>52&0x7ff) - 1075
-	mant := b & (1<<52 - 1)
-	if e == -1075 {
-		e = -1074 // subnormal
-	} else {
-		mant |= 1 << 52
-	}
-	tz := bits.TrailingZeros64(mant)
-	mant >>= uint(tz)
-	e += tz
+	neg, mant, e := splitOdd(f)
 	switch {
 	case e >= 0 && e <= 11: // an integer below 2^64
 		return d.fastOrBig(neg, mant<<uint(e), 0, nil)
@@ -279,6 +267,21 @@ func (d *Decoder) floorFloat(f float64) (int64, Result, bool) {
 		return d.fastOrBig(neg, mant, uint(-e), nil)
 	}
 	return d.fastOrBig(neg, 0, 0, new(big.Rat).SetFloat64(f))
+}
+
+// splitOdd returns f = ±mant × 2^e with mant odd, for f != 0.
+func splitOdd(f float64) (neg bool, mant uint64, e int) {
+	b := math.Float64bits(f)
+	neg = b>>63 != 0
+	e = int(b>>52&0x7ff) - 1075
+	mant = b & (1<<52 - 1)
+	if e == -1075 {
+		e = -1074 // subnormal
+	} else {
+		mant |= 1 << 52
+	}
+	tz := bits.TrailingZeros64(mant)
+	return neg, mant >> uint(tz), e + tz
 }
 
 func absU(v int64) uint64 {
@@ -298,13 +301,22 @@ func (d *Decoder) decodeBits(v uint64) (int64, Result, bool) {
 	return d.DecodeFloat(math.Float64frombits(v))
 }
 
+// fits reports whether x = ±mag / 2^k takes the 128-bit path: the value
+// is then (±mag × A + B × 2^k) / (C × 2^k), with |x × A| and |B × 2^k|
+// below 2^125, so that their sum stays inside an int128, and C × 2^k
+// inside the divisor's uint64.
+func (d *Decoder) fits(mag uint64, k uint) bool {
+	return d.fast && bits.Len64(mag)+d.aBits <= 125 && d.bBits+int(k) <= 125 && (k == 0 || d.c < 1<<(64-k))
+}
+
 // fastOrBig floors (x × A + B) / C for x = ±mag / 2^k (or exactly the
 // rational r when r is not nil): in 128-bit integers when the operands
 // allow, else with math/big.
 func (d *Decoder) fastOrBig(neg bool, mag uint64, k uint, r *big.Rat) (int64, Result, bool) {
-	// |x × A| and |B × 2^k| below 2^125 keep their sum inside an int128;
-	// C × 2^k must fit the divisor's uint64.
-	if r == nil && d.fast && bits.Len64(mag)+d.aBits <= 125 && d.bBits+int(k) <= 125 && (k == 0 || d.c < 1<<(64-k)) {
+	if r != nil {
+		return d.bigFloor(r)
+	}
+	if d.fits(mag, k) {
 		num := mulMag(neg, mag, d.a).add(int128Of(d.b).shl(k))
 		if k == 0 && d.c == 1 { // integers to a unit the reference is whole in: no division
 			lo := int64(num.lo)
@@ -322,13 +334,15 @@ func (d *Decoder) fastOrBig(neg bool, mag uint64, k uint, r *big.Rat) (int64, Re
 		}
 		return q, Exact, negative
 	}
-	if r == nil {
-		x := new(big.Int).SetUint64(mag)
-		if neg {
-			x.Neg(x)
-		}
-		r = new(big.Rat).SetFrac(x, new(big.Int).Lsh(big.NewInt(1), k))
+	x := new(big.Int).SetUint64(mag)
+	if neg {
+		x.Neg(x)
 	}
+	return d.bigFloor(new(big.Rat).SetFrac(x, new(big.Int).Lsh(big.NewInt(1), k)))
+}
+
+// bigFloor is fastOrBig on math/big, for the exact rational r.
+func (d *Decoder) bigFloor(r *big.Rat) (int64, Result, bool) {
 	n := new(big.Int).Mul(r.Num(), d.aff.A)
 	n.Add(n, new(big.Int).Mul(r.Denom(), d.aff.B))
 	q, res := d.aff.apply(r)

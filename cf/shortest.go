@@ -360,21 +360,17 @@ func (d *Decoder) ladder(f float64) (q int64, decided, none bool) {
 // unit, a half to the even one, in 128-bit integers. ok is false when
 // the operands do not fit (the exact search decides).
 func (d *Decoder) roundExact(f float64) (q int64, res Result, neg, ok bool) {
-	m, e, negF := d.significand(f)
-	if m == 0 || e >= 0 || !d.fast {
+	if f == 0 {
 		return 0, 0, false, false
 	}
-	tz := bits.TrailingZeros64(m)
-	m >>= uint(tz)
-	e += tz
+	negF, m, e := splitOdd(f)
 	if e >= 0 || e <= -64 {
 		return 0, 0, false, false
 	}
 	k := uint(-e)
-	if bits.Len64(m)+d.aBits > 125 || d.bBits+int(k) > 125 || d.c >= 1<<(64-k) {
+	if !d.fits(m, k) {
 		return 0, 0, false, false
 	}
-	// f = ±m / 2^k: the value is (±m × A + B × 2^k) / (C × 2^k).
 	num := mulMag(negF, m, d.a).add(int128Of(d.b).shl(k))
 	q, lossy, inRange, negative := roundDiv128(num, d.c<<k)
 	switch {

@@ -56,17 +56,33 @@ func (d *Dir) direct() (int, bool) {
 	return d.dirfd, d.root != nil && d.dirfd >= 0
 }
 
+// maxBeneathRaces is how many times beneath retries an openat2 that a
+// concurrent rename raced (EAGAIN) before handing the name to os.Root (a
+// variable for the test of that hand-over).
+var maxBeneathRaces = 8
+
 // beneath opens name (a key, or a directory of keys) under the store's
-// directory. ok is false when the direct path is off, or just turned off
-// because openat2 is unavailable: the caller then takes os.Root's.
+// directory. ok is false when the direct path is off, just turned off
+// because openat2 is unavailable, or when renames elsewhere kept racing
+// this name's resolution: the caller then takes os.Root's.
 func (d *Dir) beneath(name string, flags int, mode uint32) (fd int, ok bool, err error) {
 	root, ok := d.direct()
 	if !ok {
 		return -1, false, nil
 	}
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Mode: uint64(mode), Resolve: unix.RESOLVE_BENEATH}
-	for {
+	for races := 0; ; {
 		fd, err = unix.Openat2(root, name, &how)
+		if err == unix.EAGAIN {
+			// A rename anywhere on the machine raced the kernel's check
+			// that a ".." (in a key's symbolic link) stays beneath the
+			// store: openat2(2) says to retry. Past a few races, os.Root
+			// resolves this one name (it walks the link itself).
+			if races++; races > maxBeneathRaces {
+				return -1, false, nil
+			}
+			continue
+		}
 		if err != unix.EINTR {
 			break
 		}

@@ -272,7 +272,8 @@ func BenchmarkCFDecode(b *testing.B) {
 // BenchmarkCFDecodeBetweenGrids: float64 days with random fractions
 // (observation times that fall on no grid): since 2000, 0 to 20 000
 // days, to ns and to s; and since 0001-01-01 in the years 1000-1500,
-// beyond ns's range, to s. No fast check decides them: each element
+// beyond ns's range, to s; and since 2000 with half or 90 % of the
+// values rounded to whole hours, which the fast check decides. No fast check decides them: each element
 // takes the exact path (cf.Decoder's integer ladders, in ns or µs for
 // the coarser unit), so this is the speed of the slow path, per
 // implementation the same.
@@ -281,10 +282,15 @@ func BenchmarkCFDecodeBetweenGrids(b *testing.B) {
 		name, units string
 		lo, span    float64
 		to          dtype.DataType
+		hourly      int // of 100 values, how many are whole hours (on a grid)
 	}{
-		{"2000s/to=ns", "days since 2000-01-01", 0, 20000, dtNS},
-		{"2000s/to=s", "days since 2000-01-01", 0, 20000, dtS},
-		{"1000s/to=s", "days since 0001-01-01", 365000, 180000, dtS},
+		{"2000s/to=ns", "days since 2000-01-01", 0, 20000, dtNS, 0},
+		{"2000s/to=s", "days since 2000-01-01", 0, 20000, dtS, 0},
+		{"1000s/to=s", "days since 0001-01-01", 365000, 180000, dtS, 0},
+		// Values on and off the grid at random: the exact path's back-off
+		// (slowRun) must not cost the ones the fast check decides.
+		{"2000s-half-hourly/to=s", "days since 2000-01-01", 0, 20000, dtS, 50},
+		{"2000s-90%-hourly/to=s", "days since 2000-01-01", 0, 20000, dtS, 90},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			t, err := cf.ParseAttributes([]byte(`{"units": "`+c.units+`", "calendar": "proleptic_gregorian"}`), cf.Stored{Kind: cf.StoredFloat, Size: 8})
@@ -299,7 +305,11 @@ func BenchmarkCFDecodeBetweenGrids(b *testing.B) {
 			dst, src := make([]byte, size), make([]byte, size)
 			r := rand.New(rand.NewPCG(42, 8))
 			for i := 0; i+8 <= size; i += 8 {
-				binary.NativeEndian.PutUint64(src[i:], math.Float64bits(c.lo+r.Float64()*c.span))
+				f := c.lo + r.Float64()*c.span
+				if r.IntN(100) < c.hourly {
+					f = math.Round(f*24) / 24
+				}
+				binary.NativeEndian.PutUint64(src[i:], math.Float64bits(f))
 			}
 			b.SetBytes(size)
 			for b.Loop() {

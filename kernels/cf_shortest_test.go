@@ -178,7 +178,8 @@ func TestCFShortestHook(t *testing.T) {
 
 // TestCFShortestFallback: Run over data where every fourth element is off
 // the grid decodes all of it as the exact rule does (each undecided
-// element stops the kernel and takes the exact path), in every
+// element stops the kernel and takes the exact path, and after runs of
+// them the decided ones that follow too), in every
 // implementation, with the policies applying to the elements the check
 // leaves (an overflow far out, under each policy).
 func TestCFShortestFallback(t *testing.T) {
@@ -188,16 +189,26 @@ func TestCFShortestFallback(t *testing.T) {
 			cc := compileCase(t, c)
 			k := cc.core(t)
 			const n = 1000
-			leave := map[int]bool{}
+			scattered, runs := map[int]bool{}, map[int]bool{}
 			for i := 0; i < n; i += 1 + r.IntN(7) {
-				leave[i] = true
+				scattered[i] = true
 			}
-			words := shortestWordsFor(r, cc, k, n, leave)
-			words[n/2] = math.Float64bits(storedRound(1e30, c.stored.Size)) // overflows
-			model := cc.oracle(t, words)
-			for _, o := range cfOptionSets {
-				checkRun(t, cc, o, words, model, 0, 0, false)
-				checkRun(t, cc, o, words, model, 3, 5, true)
+			// Runs of 1 to 150 left elements, 1 to 20 decided between
+			// them: runBlock's back-off (slowRun) sends decided elements,
+			// NaN and missing values to the exact path after a run.
+			for i := 0; i < n; i += 1 + r.IntN(20) {
+				for e := min(i+1+r.IntN(150), n); i < e; i++ {
+					runs[i] = true
+				}
+			}
+			for _, leave := range []map[int]bool{scattered, runs} {
+				words := shortestWordsFor(r, cc, k, n, leave)
+				words[n/2] = math.Float64bits(storedRound(1e30, c.stored.Size)) // overflows
+				model := cc.oracle(t, words)
+				for _, o := range cfOptionSets {
+					checkRun(t, cc, o, words, model, 0, 0, false)
+					checkRun(t, cc, o, words, model, 3, 5, true)
+				}
 			}
 		}
 	})

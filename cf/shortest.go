@@ -95,6 +95,7 @@ func (d *Decoder) planShortest(to dtype.DataType) error {
 	for i := 1; i < len(d.steps); i++ {
 		if d.steps[i-1]%d.steps[i] != 0 {
 			d.steps = nil
+			break
 		}
 	}
 	d.scaleF, _ = new(big.Rat).SetFrac(d.aff.A, d.aff.C).Float64()

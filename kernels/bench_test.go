@@ -272,11 +272,12 @@ func BenchmarkCFDecode(b *testing.B) {
 // BenchmarkCFDecodeBetweenGrids: float64 days with random fractions
 // (observation times that fall on no grid): since 2000, 0 to 20 000
 // days, to ns and to s; and since 0001-01-01 in the years 1000-1500,
-// beyond ns's range, to s; and since 2000 with half or 90 % of the
-// values rounded to whole hours, which the fast check decides. No fast check decides them: each element
+// beyond ns's range, to s. No fast check decides them: each element
 // takes the exact path (cf.Decoder's integer ladders, in ns or µs for
 // the coarser unit), so this is the speed of the slow path, per
-// implementation the same.
+// implementation the same. The last two cases round half or 90 % of
+// the values to whole hours, which the fast check decides: the mix of
+// both paths.
 func BenchmarkCFDecodeBetweenGrids(b *testing.B) {
 	for _, c := range []struct {
 		name, units string

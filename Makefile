@@ -361,7 +361,8 @@ bench-s3: versitygw proxy
 	cd objstore && $(GO) test -run '^$$' -bench S3E2E -benchtime 7x .
 
 ## fuzz: every fuzz target for FUZZTIME (default 30s) each; fuzz-short:
-## one second each, the smoke run `make test` includes. The seed corpora
+## one second each (three for internal/inflate's, whose seeds alone take
+## about a second), the smoke run `make test` includes. The seed corpora
 ## run in every `go test`.
 fuzz: proxy
 	tools/fuzz.sh

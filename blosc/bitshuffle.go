@@ -9,11 +9,6 @@ import "encoding/binary"
 // other blocks as they are, and bytes past the last whole element always
 // stay in place.
 
-// bitShuffleApplies reports whether a block of bsize bytes is bit-shuffled.
-func bitShuffleApplies(bsize, typesize int) bool {
-	return (bsize/typesize)%8 == 0
-}
-
 // transpose8x8 transposes an 8×8 bit matrix held in a word (byte r is row
 // r, bit c of it is column c): afterwards bit c of byte r holds what bit r
 // of byte c held. Three rounds of swaps of 1-, 2- and 4-bit blocks

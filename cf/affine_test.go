@@ -11,7 +11,6 @@ import (
 
 var (
 	ns = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
-	us = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Microsecond, Scale: 1}
 	s  = dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
 )
 

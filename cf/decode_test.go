@@ -216,7 +216,7 @@ func TestDecodeMissing(t *testing.T) {
 		{`{"units": "hours since 2000-01-01", "_FillValue": [-999], "missing_value": [-1, 7]}`, Stored{StoredInt, 2}, []float64{-999, -1, 7, 8}, []bool{true, true, true, false}},
 		{`{"units": "hours since 2000-01-01", "missing_value": 255}`, Stored{StoredUint, 1}, []float64{255, 254}, []bool{true, false}},
 		{`{"units": "hours since 2000-01-01"}`, Stored{StoredFloat, 8}, []float64{math.NaN(), 1.5}, []bool{true, false}},
-		{`{"units": "hours since 2000-01-01", "_FillValue": "NaN", "missing_value": 1e20}`, Stored{StoredFloat, 4}, []float64{1e20, math.NaN(), -0.0, 3}, []bool{true, true, false, false}},
+		{`{"units": "hours since 2000-01-01", "_FillValue": "NaN", "missing_value": 1e20}`, Stored{StoredFloat, 4}, []float64{1e20, math.NaN(), math.Copysign(0, -1), 3}, []bool{true, true, false, false}},
 		{`{"units": "hours since 2000-01-01", "missing_value": [0.0, "-Infinity"]}`, Stored{StoredFloat, 8}, []float64{math.Copysign(0, -1), math.Inf(-1), 2}, []bool{true, true, false}},
 	} {
 		tm := mustTime(t, c.attrs, c.stored)

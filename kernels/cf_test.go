@@ -30,7 +30,6 @@ type cfCase struct {
 	encode bool
 	from   dtype.DataType
 	units  string
-	pool   []uint64
 	// shortest decodes floats by cf.FloatShortest; the other float cases
 	// test the exact floor (cf.FloatExact) and its SIMD kernels.
 	shortest bool

@@ -49,8 +49,6 @@ func expected(t *testing.T, from, to dtype.DataType, vals []int64, pol dtype.Ove
 	return out
 }
 
-func unit(u dtype.Unit) *dtype.Unit { return &u }
-
 func TestOptions(t *testing.T) {
 	sharded := func(t *testing.T, s storage.Store) []int64 {
 		vals := sampleValues(40, 3)

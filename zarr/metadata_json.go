@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -779,17 +778,6 @@ func marshalV2(m *Metadata) ([]byte, error) {
 		}
 	}
 	return w.bytes()
-}
-
-// byteOrderName is for messages.
-func byteOrderName(o binary.ByteOrder) string {
-	switch {
-	case isLittle(o):
-		return "little-endian"
-	case isBig(o):
-		return "big-endian"
-	}
-	return "unknown byte order"
 }
 
 // setBloscTypeSize sets blosc codecs' unset TypeSize to elem (the index

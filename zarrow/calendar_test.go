@@ -99,7 +99,7 @@ func TestCalendarColumns(t *testing.T) {
 	}
 	var vals []int64
 	for i := range fr.NumRecords() {
-		rec, err := fr.Record(i)
+		rec, err := fr.RecordBatch(i)
 		if err != nil {
 			t.Fatal(err)
 		}

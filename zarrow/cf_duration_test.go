@@ -99,7 +99,7 @@ func TestTableCFDuration(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer fr.Close()
-			rec, err := fr.Record(0)
+			rec, err := fr.RecordBatch(0)
 			if err != nil {
 				t.Fatal(err)
 			}

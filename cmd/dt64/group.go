@@ -261,7 +261,7 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 			}
 			continue
 		}
-		n, err := validateNumeric(ctx, out, n.Path, sub, a)
+		n, err := validateNumeric(ctx, out, n.Path, sub)
 		if err != nil {
 			return err
 		}
@@ -281,14 +281,15 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 
 // validateNumeric decodes every stored chunk of an array that is not a
 // time array and prints each problem; it returns how many.
-func validateNumeric(ctx context.Context, out io.Writer, name, sub string, a *zarr.Array) (int, error) {
+func validateNumeric(ctx context.Context, out io.Writer, name, sub string) (int, error) {
 	store, err := openArrayStore(ctx, sub)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
 	// The group's view of the array cannot list; the array's own store can.
-	if a, err = zarr.Open(ctx, store); err != nil {
+	a, err := zarr.Open(ctx, store)
+	if err != nil {
 		return 0, err
 	}
 	files, err := a.Inventory(ctx)

@@ -187,7 +187,6 @@ func TestGroupCommands(t *testing.T) {
 		t.Errorf("validate of a damaged chunk: %v\n%s", err, out)
 	}
 	// A refusal names what is there and leaves it as it is.
-	before := dirFiles(t, dst)
 	_, _, err = run(t, nil, "transcode", src, dst, "--overwrite", "--format", "3")
 	if err != nil {
 		t.Fatalf("overwrite of dt64's own hierarchy: %v", err)
@@ -195,7 +194,7 @@ func TestGroupCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dst, "README"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before = dirFiles(t, dst)
+	before := dirFiles(t, dst)
 	_, _, err = run(t, nil, "transcode", src, dst, "--overwrite", "--unit", "s")
 	if err == nil || !strings.Contains(err.Error(), "README") {
 		t.Errorf("overwrite with a foreign file: %v", err)

@@ -37,12 +37,11 @@ var s3Plan = []string{"--unit", "us", "--format", "3", "--codec", "zstd:1", "--s
 // s3Fixture is a sample source, the reference result of s3Plan on it,
 // and a server with a bucket.
 type s3Fixture struct {
-	srv         *s3test.Server
-	bucket      string
-	src, ref    string
-	srcURL      string // the source uploaded to the bucket
-	flags       []string
-	objectCount int
+	srv      *s3test.Server
+	bucket   string
+	src, ref string
+	srcURL   string // the source uploaded to the bucket
+	flags    []string
 }
 
 func newS3Fixture(t *testing.T) *s3Fixture {

@@ -65,7 +65,7 @@ start=$(date +%s)
 echo "$targets" | while read -r dir name; do
 	fuzztime=$FUZZTIME
 	# internal/inflate's differential targets check each input against two
-	# reference decoders at several destination sizes; their 60-80 seeds
+	# reference decoders at several destination sizes; their 59-81 seeds
 	# (streams of up to 20 kB) take about a second under the fuzzer's
 	# instrumentation on a fresh machine, so in 1 s they would run their
 	# seeds and not one mutated input.

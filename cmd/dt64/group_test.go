@@ -186,11 +186,13 @@ func TestGroupCommands(t *testing.T) {
 	if err == nil || !strings.Contains(out, "temp/0") {
 		t.Errorf("validate of a damaged chunk: %v\n%s", err, out)
 	}
-	// A refusal names what is there and leaves it as it is.
+	// --overwrite replaces a hierarchy dt64 wrote.
 	_, _, err = run(t, nil, "transcode", src, dst, "--overwrite", "--format", "3")
 	if err != nil {
 		t.Fatalf("overwrite of dt64's own hierarchy: %v", err)
 	}
+	// With a file dt64 did not write in it, the refusal names the file
+	// and leaves the destination as it is.
 	if err := os.WriteFile(filepath.Join(dst, "README"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,19 @@ type cfCompiled struct {
 	dec *cf.Decoder // the oracle (decoders)
 	aff cf.Affine   // the oracle (encoders)
 	u   cf.Units
+	// kernels holds each option set's kernel once built. Building one
+	// plans with math/big, and the tests run thousands of checks per
+	// option set: rebuilding it for each took over half of the CF tests'
+	// time (under qemu more). A kernel reads the implementation switches
+	// when it runs, not when it is built, so one kernel serves every
+	// implementation, and the production engine also runs one kernel
+	// over many chunks.
+	kernels map[Options]cfRunner
+}
+
+type cfRunner interface {
+	Run(dst, src, validity []byte) (Stats, error)
+	String() string
 }
 
 func compileCase(t *testing.T, c cfCase) *cfCompiled {
@@ -138,24 +151,32 @@ func compileCase(t *testing.T, c cfCase) *cfCompiled {
 	return cc
 }
 
-func (cc *cfCompiled) kernel(t *testing.T, o Options) interface {
-	Run(dst, src, validity []byte) (Stats, error)
-	String() string
-} {
+func (cc *cfCompiled) kernel(t *testing.T, o Options) cfRunner {
 	t.Helper()
+	if k, ok := cc.kernels[o]; ok {
+		return k
+	}
+	var k cfRunner
 	if cc.c.encode {
 		e, err := NewCFEncoder(cc.c.from, cc.u, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return e
+		k = e
+	} else {
+		od := o
+		od.CFFloat = cc.rule()
+		d, err := NewCFDecoder(cc.t, cc.c.to, od)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k = d
 	}
-	o.CFFloat = cc.rule()
-	d, err := NewCFDecoder(cc.t, cc.c.to, o)
-	if err != nil {
-		t.Fatal(err)
+	if cc.kernels == nil {
+		cc.kernels = map[Options]cfRunner{}
 	}
-	return d
+	cc.kernels[o] = k
+	return k
 }
 
 func (cc *cfCompiled) rule() cf.FloatRule {

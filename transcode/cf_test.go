@@ -383,6 +383,33 @@ func cfSource(t *testing.T, attrs string, float bool, n int64, chunk int64, chun
 	return s
 }
 
+// TestCFFloatRuleInPlan: the rule for CF floats is part of the plan: a
+// part or a resume with the other rule is refused, naming it, since the
+// destination would hold chunks decoded both ways.
+func TestCFFloatRuleInPlan(t *testing.T) {
+	days := `{"units": "days since 2000-01-01", "_ARRAY_DIMENSIONS": ["time"]}`
+	third := math.Float64bits(1.0 / 3)
+	src := cfSource(t, days, true, 8, 4, map[string][]uint64{"0": {third, third, third, third}, "1": {third, third, third, third}})
+	dst := storage.NewMemory()
+	o := transcode.Options{Unit: dtype.Nanosecond, Part: transcode.Part{Index: 0, Count: 2}}
+	if _, err := run(t, src, dst, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Part.Index, o.CFFloat = 1, cf.FloatExact
+	_, err := run(t, src, dst, o)
+	if !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), "floats: exact") {
+		t.Fatalf("part 1 with --cf-float exact after part 0 with shortest: %v, want ErrPlanMismatch naming the rule", err)
+	}
+	o.Part, o.Resume = transcode.Part{}, true
+	if _, err := run(t, src, dst, o); !errors.Is(err, transcode.ErrPlanMismatch) {
+		t.Fatalf("resume with --cf-float exact: %v, want ErrPlanMismatch", err)
+	}
+	o.CFFloat = cf.FloatShortest
+	if s, err := run(t, src, dst, o); err != nil || !s.Complete {
+		t.Fatalf("resume with the same rule: %+v, %v", s, err)
+	}
+}
+
 // TestCFPaddingAndErrors: the padding of an edge chunk, left as garbage
 // that would overflow, neither fails nor counts; a value that overflows
 // is an error naming the chunk, the element and its value, or NaT and

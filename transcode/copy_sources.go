@@ -2,8 +2,10 @@ package transcode
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/zarr-dt64/dt64/storage"
 )
@@ -36,6 +38,12 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 		return err
 	}
 	if resume {
+		// Chunks copied by another partition (a plain run, or parts of
+		// another count) are skipped as done like this part's own: check
+		// their records too.
+		if err := c.checkOtherPartitions(ctx, &st, v); err != nil {
+			return err
+		}
 		var d copySourcesDoc
 		found, err := st.readState(ctx, c.sourcesKey(), &d)
 		if err != nil {
@@ -58,6 +66,37 @@ func (c *copyJob) recordSources(ctx context.Context, resume bool) error {
 		return err
 	}
 	return st.sync(ctx) // durable before the first chunk
+}
+
+// checkOtherPartitions compares the recorded versions of the records
+// that parts of another count left with the source's now.
+func (c *copyJob) checkOtherPartitions(ctx context.Context, st *Job, v storage.Versioner) error {
+	keys, err := c.dst.List(ctx, copySourcesPrefix)
+	if err != nil {
+		return err
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		var d copySourcesDoc
+		found, err := st.readState(ctx, k, &d)
+		if err != nil {
+			return err
+		}
+		if !found || d.Parts == c.part.count() {
+			continue
+		}
+		chunks := slices.Sorted(maps.Keys(d.Versions))
+		for _, key := range chunks {
+			now, err := v.Version(ctx, key)
+			if err != nil {
+				return err
+			}
+			if was := d.Versions[key]; now != was {
+				return &SourceChangedError{Source: storage.Name(c.src), Key: key, Was: was, Now: now}
+			}
+		}
+	}
+	return nil
 }
 
 // versions are the versions of this part's source chunks, from one

@@ -47,14 +47,14 @@ func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 	case stored == nil:
 		return Summary{}, fmt.Errorf("%w: %s holds no transcode in progress", ErrIncomplete, storage.Name(t.dstStore))
 	}
-	parts, sum, err := t.finishedParts(ctx)
+	sum, err := t.finishedParts(ctx)
 	if err != nil {
 		if _, same, err2 := t.storedMetadata(ctx); err2 == nil && same {
 			return t.completed(ctx) // a part finalizing at the same time won
 		}
 		return sum, err
 	}
-	if err := t.checkAllSources(ctx, parts); err != nil {
+	if err := t.checkAllSources(ctx); err != nil {
 		return sum, err
 	}
 	if err := t.cleanTemps(ctx, true); err != nil {
@@ -82,27 +82,27 @@ func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 	return sum, nil
 }
 
-// finishedParts reads the part markers and returns those of a complete
-// set of parts with their summaries added up, or ErrIncomplete naming the
-// missing ones.
-func (t *Job) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
+// finishedParts reads the part markers and returns the summaries of a
+// complete set of parts added up, or ErrIncomplete naming the missing
+// ones.
+func (t *Job) finishedParts(ctx context.Context) (Summary, error) {
 	var sum Summary
 	keys, err := t.dstStore.List(ctx, partsPrefix)
 	if err != nil {
-		return nil, sum, err
+		return sum, err
 	}
 	groups := map[int]map[int]partDoc{}
 	for _, k := range keys {
 		var p partDoc
 		found, err := t.readState(ctx, k, &p)
 		if err != nil {
-			return nil, sum, err
+			return sum, err
 		}
 		if !found {
 			continue // a part finalizing at the same time removed it
 		}
 		if p.Parts < 1 || p.Part < 0 || p.Part >= p.Parts {
-			return nil, sum, fmt.Errorf("%s/%s: unreadable dt64 state (part %d of %d)", storage.Name(t.dstStore), k, p.Part, p.Parts)
+			return sum, fmt.Errorf("%s/%s: unreadable dt64 state (part %d of %d)", storage.Name(t.dstStore), k, p.Part, p.Parts)
 		}
 		if groups[p.Parts] == nil {
 			groups[p.Parts] = map[int]partDoc{}
@@ -112,15 +112,12 @@ func (t *Job) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
 	best, bestN := 0, t.opts.Part.count()
 	for n, ps := range groups {
 		if len(ps) == n {
-			done := make([]partDoc, 0, n)
 			for i := range n {
-				p := ps[i]
-				done = append(done, p)
-				sum.add(p.Summary)
-				sum.Elapsed = max(sum.Elapsed, p.Summary.Elapsed)
+				sum.add(ps[i].Summary)
+				sum.Elapsed = max(sum.Elapsed, ps[i].Summary.Elapsed)
 			}
 			sum.PartsDone, sum.Parts = n, n
-			return done, sum, nil
+			return sum, nil
 		}
 		if len(ps) > best {
 			best, bestN = len(ps), n
@@ -136,7 +133,7 @@ func (t *Job) finishedParts(ctx context.Context) ([]partDoc, Summary, error) {
 	if len(missing) > 8 {
 		missing = append(missing[:8], "...")
 	}
-	return nil, sum, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, best, bestN, strings.Join(missing, ", "), bestN)
+	return sum, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, best, bestN, strings.Join(missing, ", "), bestN)
 }
 
 // completed reports a destination whose metadata this plan wrote, first

@@ -380,6 +380,65 @@ func TestSourceChangedBetweenRuns(t *testing.T) {
 	})
 }
 
+// A run that continues another partition's work (a plain run after parts,
+// parts after a plain run, parts of another count) skips the chunks that
+// partition wrote as done: a source chunk rewritten since it read them
+// stops the run too, naming the chunk, and the destination is not
+// completed with the old values.
+func TestSourceChangedAcrossPartitions(t *testing.T) {
+	us := dtype.Microsecond
+	o := transcode.Options{Unit: us, Format: 3, Workers: 1}
+	part := func(i, n int) transcode.Options {
+		p := o
+		p.Part = transcode.Part{Index: i, Count: n}
+		return p
+	}
+	resume := o
+	resume.Resume = true
+	// The 3×3 chunks are the units, in C order: part 1 of 2 is units
+	// 4..8, part 0 of 2 units 0..3.
+	for _, c := range []struct {
+		name  string
+		first func(t *testing.T, src, dst string) // the earlier partition's work
+		chunk []int64                             // rewritten after it
+		then  []transcode.Options                 // the runs that must refuse
+	}{
+		{"parts of 3 after part 1 of 2", func(t *testing.T, src, dst string) {
+			if _, err := run(t, storage.NewDir(src), storage.NewDir(dst), part(1, 2)); err != nil {
+				t.Fatal(err)
+			}
+		}, []int64{1, 2}, []transcode.Options{part(0, 3), part(1, 3), part(2, 3)}},
+		{"parts of 2 after a killed plain run", func(t *testing.T, src, dst string) {
+			if _, err := run(t, storage.NewDir(src), &failStore{Store: storage.NewDir(dst), after: 4}, o); err == nil {
+				t.Fatal("no failure")
+			}
+		}, []int64{0, 0}, []transcode.Options{part(0, 2), part(1, 2)}},
+		{"a plain resume after part 0 of 2", func(t *testing.T, src, dst string) {
+			if _, err := run(t, storage.NewDir(src), storage.NewDir(dst), part(0, 2)); err != nil {
+				t.Fatal(err)
+			}
+		}, []int64{0, 1}, []transcode.Options{resume}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srcDir := t.TempDir()
+			v2Source(t, storage.NewDir(srcDir))
+			dir := filepath.Join(t.TempDir(), "d")
+			c.first(t, srcDir, dir)
+			key := rewriteChunk(t, srcDir, c.chunk, 1_700_000_000_000_000_000)
+			for _, r := range c.then {
+				_, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), r)
+				var sc *transcode.SourceChangedError
+				if !errors.As(err, &sc) || sc.Key != key {
+					t.Fatalf("part %+v after chunk %s changed: %v; want a SourceChangedError naming it", r.Part, key, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "zarr.json")); err == nil {
+				t.Fatal("the destination looks complete")
+			}
+		})
+	}
+}
+
 // rewritingStore rewrites a source chunk just before the run reads it,
 // as another writer would.
 type rewritingStore struct {

@@ -219,6 +219,11 @@ func (p *planDoc) mismatch(q *planDoc) string {
 			diffs = append(diffs, "destination metadata "+k+" differs")
 		}
 	}
+	if q.Conversion != p.Conversion {
+		// What the destination metadata does not show: how CF floats are
+		// read, a calendar conversion.
+		diffs = append(diffs, fmt.Sprintf("conversion %q, now %q", q.Conversion, p.Conversion))
+	}
 	if q.Overflow != p.Overflow {
 		diffs = append(diffs, fmt.Sprintf("overflow policy %s, now %s", q.Overflow, p.Overflow))
 	}

@@ -3,6 +3,7 @@ package transcode
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/zarr-dt64/dt64/storage"
 )
@@ -117,6 +118,13 @@ func (t *Job) recordSources(ctx context.Context, resume bool) error {
 	}
 	key := sourcesKey(t.opts.Part)
 	if resume {
+		// Chunks another partition wrote (a plain run, or parts of
+		// another count) are skipped as done like this part's own: their
+		// records are checked too, or a chunk rewritten since they read it
+		// would stay in the destination with its old values.
+		if err := t.checkSourceRecords(ctx, v, func(d *sourcesDoc) bool { return d.Parts != t.opts.Part.count() }); err != nil {
+			return err
+		}
 		var d sourcesDoc
 		found, err := t.readState(ctx, key, &d)
 		if err != nil {
@@ -171,21 +179,36 @@ func (t *Job) checkUnitSources(ctx context.Context, u int64) error {
 	})
 }
 
-// checkAllSources checks the records of every finished part before a
-// finalize declares the destination complete.
-func (t *Job) checkAllSources(ctx context.Context, parts []partDoc) error {
+// checkAllSources checks every record in the destination before a
+// finalize declares it complete: the finished parts' and any another
+// partition left (a run resumed with another part count).
+func (t *Job) checkAllSources(ctx context.Context) error {
 	v, ok := storage.Find[storage.Versioner](t.srcStore)
 	if !ok {
 		return nil
 	}
-	for _, p := range parts {
+	return t.checkSourceRecords(ctx, v, func(*sourcesDoc) bool { return true })
+}
+
+// checkSourceRecords compares the versions of the source chunks in every
+// record that check selects with the source's now.
+func (t *Job) checkSourceRecords(ctx context.Context, v storage.Versioner, check func(*sourcesDoc) bool) error {
+	keys, err := t.dstStore.List(ctx, sourcesPrefix)
+	if err != nil {
+		return err
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		var d sourcesDoc
-		found, err := t.readState(ctx, sourcesKey(Part{Index: p.Part, Count: p.Parts}), &d)
+		found, err := t.readState(ctx, k, &d)
 		if err != nil {
 			return err
 		}
-		if !found {
-			continue // written by a run on a source that could not tell versions
+		if !found || !check(&d) {
+			continue // removed by a finalize running at the same time, or not asked for
+		}
+		if d.FirstUnit < 0 || d.EndUnit > t.geo.units || d.FirstUnit > d.EndUnit {
+			return fmt.Errorf("%s/%s: unreadable dt64 state (units [%d, %d) of %d)", storage.Name(t.dstStore), k, d.FirstUnit, d.EndUnit, t.geo.units)
 		}
 		if err := t.compareSources(ctx, v, d.FirstUnit, d.EndUnit, d.Versions); err != nil {
 			return err

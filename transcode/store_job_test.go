@@ -390,6 +390,39 @@ func TestStoreSourceChanged(t *testing.T) {
 	}
 }
 
+// TestStoreSourceChangedOtherPartition: the same when the run is
+// continued as parts: the copied chunks the killed plain run wrote are
+// skipped as done, so their records are checked too.
+func TestStoreSourceChangedOtherPartition(t *testing.T) {
+	srcDir := filepath.Join(t.TempDir(), "src.zarr")
+	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("migrated_v3.source_v2.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	fs := &failingStore{Store: storage.NewDir(dir)}
+	fs.left.Store(8)
+	if _, err := runStore(t, storage.NewDir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
+		t.Fatalf("first run: %v", err)
+	}
+	chunk := filepath.Join(srcDir, "lat", "0") // lat was copied before the kill
+	b, err := os.ReadFile(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(chunk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		o := transcode.StoreOptions{Options: transcode.Options{Part: transcode.Part{Index: i, Count: 2}}}
+		_, err = runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), o)
+		var sc *transcode.SourceChangedError
+		if !errors.As(err, &sc) || sc.Key != "0" {
+			t.Fatalf("part %d of 2 after a source chunk the plain run copied changed: %v", i, err)
+		}
+	}
+}
+
 // TestStorePartsConcurrent runs three parts at once, as three machines
 // would: together they equal one run.
 func TestStorePartsConcurrent(t *testing.T) {

@@ -361,14 +361,16 @@ func TestStoreUntranslatable(t *testing.T) {
 	}
 }
 
-// TestStoreSourceChanged: a chunk of a copied array rewritten between a
-// kill and the resume stops the resume, naming the chunk.
-func TestStoreSourceChanged(t *testing.T) {
-	srcDir := filepath.Join(t.TempDir(), "src.zarr")
+// killedThenLatChanged copies the group fixture to srcDir, kills a run
+// into dir after it copied lat, and rewrites lat's chunk 0 (the same bytes,
+// a later modification time).
+func killedThenLatChanged(t *testing.T) (srcDir, dir string) {
+	t.Helper()
+	srcDir = filepath.Join(t.TempDir(), "src.zarr")
 	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("migrated_v3.source_v2.zarr"))); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "out.zarr")
+	dir = filepath.Join(t.TempDir(), "out.zarr")
 	fs := &failingStore{Store: storage.NewDir(dir)}
 	fs.left.Store(8)
 	if _, err := runStore(t, storage.NewDir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
@@ -383,7 +385,14 @@ func TestStoreSourceChanged(t *testing.T) {
 	if err := os.WriteFile(chunk, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Resume: true}})
+	return srcDir, dir
+}
+
+// TestStoreSourceChanged: a chunk of a copied array rewritten between a
+// kill and the resume stops the resume, naming the chunk.
+func TestStoreSourceChanged(t *testing.T) {
+	srcDir, dir := killedThenLatChanged(t)
+	_, err := runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.StoreOptions{Options: transcode.Options{Resume: true}})
 	var sc *transcode.SourceChangedError
 	if !errors.As(err, &sc) || sc.Key != "0" {
 		t.Fatalf("resume after a source chunk changed: %v", err)
@@ -394,28 +403,10 @@ func TestStoreSourceChanged(t *testing.T) {
 // continued as parts: the copied chunks the killed plain run wrote are
 // skipped as done, so their records are checked too.
 func TestStoreSourceChangedOtherPartition(t *testing.T) {
-	srcDir := filepath.Join(t.TempDir(), "src.zarr")
-	if err := os.CopyFS(srcDir, os.DirFS(groupFixture("migrated_v3.source_v2.zarr"))); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "out.zarr")
-	fs := &failingStore{Store: storage.NewDir(dir)}
-	fs.left.Store(8)
-	if _, err := runStore(t, storage.NewDir(srcDir), fs, transcode.StoreOptions{}); !errors.Is(err, errKilled) {
-		t.Fatalf("first run: %v", err)
-	}
-	chunk := filepath.Join(srcDir, "lat", "0") // lat was copied before the kill
-	b, err := os.ReadFile(chunk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(10 * time.Millisecond)
-	if err := os.WriteFile(chunk, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	srcDir, dir := killedThenLatChanged(t)
 	for i := range 2 {
 		o := transcode.StoreOptions{Options: transcode.Options{Part: transcode.Part{Index: i, Count: 2}}}
-		_, err = runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), o)
+		_, err := runStore(t, storage.NewDir(srcDir), storage.NewDir(dir), o)
 		var sc *transcode.SourceChangedError
 		if !errors.As(err, &sc) || sc.Key != "0" {
 			t.Fatalf("part %d of 2 after a source chunk the plain run copied changed: %v", i, err)

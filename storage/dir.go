@@ -24,6 +24,23 @@ import (
 // leading dot keeps it out of every chunk key encoding, and List skips it.
 const tempPrefix = ".dt64-tmp-"
 
+// isTempName reports whether a file name is one Set gives a value being
+// written: tempPrefix, 16 hex digits, "-", the key's base name. Only such
+// names are hidden from List and removed as temporary: a user's file that
+// merely starts with tempPrefix is neither.
+func isTempName(name string) bool {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok || len(rest) < 18 || rest[16] != '-' {
+		return false
+	}
+	for _, c := range rest[:16] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // Dir is a Store in a local directory: key "c/0/1" is the file
 // DIR/c/0/1. All access goes through an os.Root, so no key (and no
 // symbolic link inside the directory) can reach a file outside it.
@@ -589,7 +606,7 @@ func (d *Dir) walk(ctx context.Context, r *os.Root, prefix string, f func(p stri
 // the version of the file a link leads to, "" for a regular file.
 func (d *Dir) walkValues(ctx context.Context, r *os.Root, prefix string, f func(p string, e walkEntry, linked string) error) error {
 	return d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
-		if strings.HasPrefix(e.name, tempPrefix) || !strings.HasPrefix(p, prefix) {
+		if isTempName(e.name) || !strings.HasPrefix(p, prefix) {
 			return nil
 		}
 		if e.typ.IsRegular() {
@@ -674,14 +691,10 @@ func (d *Dir) Temps(ctx context.Context) (map[string]string, error) {
 	temps := map[string]string{}
 	err = d.walk(ctx, r, "", func(p string, e walkEntry) error {
 		name := e.name
-		if !e.typ.IsRegular() || !strings.HasPrefix(name, tempPrefix) {
+		if !e.typ.IsRegular() || !isTempName(name) {
 			return nil
 		}
-		// tempPrefix, 16 hex digits, "-", then the key's base name.
-		base := name[len(tempPrefix):]
-		if i := strings.IndexByte(base, '-'); i >= 0 {
-			base = base[i+1:]
-		}
+		base := name[len(tempPrefix)+17:] // after the 16 hex digits and "-"
 		temps[p] = path.Join(path.Dir(p), base)
 		return nil
 	})
@@ -691,7 +704,7 @@ func (d *Dir) Temps(ctx context.Context) (map[string]string, error) {
 // RemoveTemp deletes a temporary file listed by Temps. It refuses any
 // other path, so it cannot remove a value.
 func (d *Dir) RemoveTemp(tempPath string) error {
-	if err := ValidKey(tempPath); err != nil || !strings.HasPrefix(path.Base(tempPath), tempPrefix) {
+	if err := ValidKey(tempPath); err != nil || !isTempName(path.Base(tempPath)) {
 		return fmt.Errorf("%s/%s is not a temporary file of this store", d.path, tempPath)
 	}
 	r, err := d.openRoot(false)

@@ -28,7 +28,7 @@ func (d *Dir) Entries(ctx context.Context, prefix string) ([]Entry, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p == "." || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasPrefix(p, prefix) {
+		if p == "." || isTempName(e.Name()) || !strings.HasPrefix(p, prefix) {
 			return nil
 		}
 		mode := e.Type()

@@ -22,7 +22,7 @@ func TestDirEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "c", ".dt64-tmp-00-2"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "c", ".dt64-tmp-0123456789abcdef-2"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("1", filepath.Join(dir, "c", "2")); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -49,5 +50,44 @@ func TestDirTemps(t *testing.T) {
 	}
 	if temps, err := NewDir(filepath.Join(dir, "missing")).Temps(ctx); err != nil || len(temps) != 0 {
 		t.Errorf("missing directory: %v, %v", temps, err)
+	}
+}
+
+// Only the names Set gives its temporary files are temporary: a user's
+// file that merely starts with the prefix is listed as a key and never
+// removed as a temporary file.
+func TestIsTempName(t *testing.T) {
+	for name, want := range map[string]bool{
+		tempPrefix + "0123456789abcdef-1":     true,
+		tempPrefix + "0123456789abcdef-c.0.1": true,
+		tempPrefix + "0123456789abcdef-":      false, // no base name
+		tempPrefix + "0123456789ABCDEF-1":     false, // Set writes lower case
+		tempPrefix + "0123abcd-3":             false,
+		tempPrefix + "notes":                  false,
+		".dt64-notes.txt":                     false,
+		"0":                                   false,
+	} {
+		if got := isTempName(name); got != want {
+			t.Errorf("isTempName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	dir := t.TempDir()
+	d := NewDir(dir)
+	if err := d.Set(context.Background(), "a/0", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "a", tempPrefix+"notes")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	temps, err := d.Temps(context.Background())
+	if err != nil || len(temps) != 0 {
+		t.Fatalf("Temps: %v, %v; want none", temps, err)
+	}
+	if err := d.RemoveTemp("a/" + tempPrefix + "notes"); err == nil {
+		t.Fatal("RemoveTemp removed a file Set did not write")
+	}
+	if keys, _ := d.List(context.Background(), "a/"); !slices.Contains(keys, "a/"+tempPrefix+"notes") {
+		t.Fatalf("List: %v; want the user's file listed", keys)
 	}
 }

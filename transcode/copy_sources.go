@@ -143,6 +143,9 @@ func (c *copyJob) removeSources(ctx context.Context) error {
 		return err
 	}
 	for _, k := range keys {
+		if !isStateKey(k) {
+			continue // not dt64's
+		}
 		if err := c.dst.Delete(ctx, k); err != nil {
 			return err
 		}

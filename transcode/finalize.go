@@ -153,7 +153,7 @@ func (t *Job) finishFinalize(ctx context.Context) (Summary, bool, error) {
 	if _, err := t.readState(ctx, finalKey, &f); err != nil {
 		return Summary{}, false, err
 	}
-	keys, err := t.dstStore.List(ctx, statePrefix)
+	keys, err := t.stateKeys(ctx)
 	if err != nil || len(keys) == 0 {
 		return Summary{}, false, err
 	}
@@ -165,7 +165,7 @@ func (t *Job) finishFinalize(ctx context.Context) (Summary, bool, error) {
 // cleanup removes a finished run's state, the finalize record last (it is
 // what tells a later run that the rest may be removed), and syncs.
 func (t *Job) cleanup(ctx context.Context) error {
-	keys, err := t.dstStore.List(ctx, statePrefix)
+	keys, err := t.stateKeys(ctx)
 	if err != nil {
 		return err
 	}
@@ -184,4 +184,11 @@ func (t *Job) cleanup(ctx context.Context) error {
 		}
 	}
 	return t.sync(ctx)
+}
+
+// stateKeys lists the run's state in the destination: the keys that
+// start with statePrefix and are dt64's (isStateKey).
+func (t *Job) stateKeys(ctx context.Context) ([]string, error) {
+	keys, err := t.dstStore.List(ctx, statePrefix)
+	return slices.DeleteFunc(keys, func(k string) bool { return !isStateKey(k) }), err
 }

@@ -95,6 +95,20 @@ func TestOverwriteRefusesForeign(t *testing.T) {
 			ours(t, dir)
 			ours(t, filepath.Join(dir, "sub"))
 		}},
+		// Only dt64's own state names are its: another file that starts
+		// with ".dt64-", or a file beside its records, is not.
+		{"array with a file named like dt64's state", ".dt64-notes.txt", func(t *testing.T, dir string) {
+			ours(t, dir)
+			writeFile(t, filepath.Join(dir, ".dt64-notes.txt"), "keep me")
+		}},
+		{"array with a file among dt64's records", ".dt64-parts/README", func(t *testing.T, dir string) {
+			ours(t, dir)
+			writeFile(t, filepath.Join(dir, ".dt64-parts", "README"), "keep me")
+		}},
+		{"array with a file named like a temporary file", ".dt64-tmp-notes", func(t *testing.T, dir string) {
+			ours(t, dir)
+			writeFile(t, filepath.Join(dir, "c", ".dt64-tmp-notes"), "keep me")
+		}},
 		{"plain files", "neither a Zarr array", func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "notes.txt"), "mine")
 		}},

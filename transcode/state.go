@@ -34,8 +34,25 @@ const (
 	wipeKey       = ".dt64-wipe.json"
 )
 
-// isStateKey reports whether key is part of a run's state, not the array.
-func isStateKey(key string) bool { return strings.HasPrefix(key, statePrefix) }
+// isStateKey reports whether key is part of a run's state, not the
+// array: one of the names above exactly (the parts' records named as
+// partName names them). Other files that start with statePrefix are not
+// dt64's: an overwrite refuses them and a cleanup leaves them.
+func isStateKey(key string) bool {
+	switch key {
+	case planKey, finalKey, wipeKey, storePlanKey, storeWipeKey:
+		return true
+	}
+	for _, dir := range []string{partsPrefix, sourcesPrefix, copySourcesPrefix, storePartsPrefx} {
+		if name, ok := strings.CutPrefix(key, dir); ok {
+			var i, n int
+			var rest string
+			k, _ := fmt.Sscanf(name, "%d-of-%d.%s", &i, &n, &rest)
+			return k == 3 && rest == "json" && name == partName(Part{Index: i, Count: n})
+		}
+	}
+	return false
+}
 
 func partName(p Part) string { return fmt.Sprintf("%d-of-%d.json", p.Index, p.count()) }
 

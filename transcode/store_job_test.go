@@ -341,6 +341,34 @@ func TestStoreOverwriteRefusal(t *testing.T) {
 	}
 }
 
+// TestStoreOverwriteRefusesLookalikes: in a v3 hierarchy a v2 document
+// (.zattrs, .zmetadata) is not dt64's, nor is a file named like its
+// state; an overwrite refuses each, naming it, and deletes nothing.
+func TestStoreOverwriteRefusesLookalikes(t *testing.T) {
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3}}
+	for _, name := range []string{".zattrs", "lat/.zattrs", "sub/stamp/.zmetadata", ".dt64-notes.txt", "sub/stamp/.dt64-notes.txt", ".dt64-store-parts/README"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out.zarr")
+			if _, err := runStore(t, src, storage.NewDir(dir), o); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), "not JSON, mine")
+			before := treeHash(t, dir)
+			ow := o
+			ow.Overwrite = true
+			_, err := runStore(t, src, storage.NewDir(dir), ow)
+			var de *transcode.DestinationError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), name) {
+				t.Fatalf("got %v, want a refusal naming %s", err, name)
+			}
+			if treeHash(t, dir) != before {
+				t.Fatal("a refused overwrite changed the destination")
+			}
+		})
+	}
+}
+
 func TestStoreUntranslatable(t *testing.T) {
 	src := storage.NewMemory()
 	must := func(k, v string) {

@@ -368,6 +368,9 @@ func (s *StoreJob) cleanup(ctx context.Context) error {
 		return err
 	}
 	for _, k := range keys {
+		if !isStateKey(k) {
+			continue // not dt64's
+		}
 		if err := s.dst.Delete(ctx, k); err != nil {
 			return err
 		}

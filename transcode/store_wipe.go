@@ -33,9 +33,36 @@ type storeWipeDoc struct {
 type ownership struct {
 	arrays map[string]func(rest string) bool // array path: its chunk keys
 	groups map[string]bool
+	// formats holds the Zarr format of the nodes the destination's
+	// hierarchy has: a node's metadata documents are those of its format
+	// (a .zattrs in a v3 group is not dt64's). Nodes known only from a
+	// plan marker or an overwrite's intent may have either.
+	formats map[string]int
 }
 
 var metadataNames = []string{"zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"}
+
+// metadataName reports whether base is a metadata document of the node at
+// p in o's hierarchy.
+func (o *ownership) metadataName(p, base string) bool {
+	switch o.formats[p] {
+	case 3:
+		return base == "zarr.json"
+	case 2:
+		switch base {
+		case ".zattrs":
+			return true
+		case ".zgroup":
+			return o.groups[p]
+		case ".zmetadata":
+			return o.groups[p] && p == ""
+		case ".zarray":
+			return !o.groups[p]
+		}
+		return false
+	}
+	return slices.Contains(metadataNames, base)
+}
 
 // owns reports whether key may be deleted by an overwrite.
 func (o *ownership) owns(key string) bool {
@@ -44,7 +71,7 @@ func (o *ownership) owns(key string) bool {
 	}
 	dir, base := path.Split(key)
 	dir = strings.TrimSuffix(dir, "/")
-	if o.groups[dir] && slices.Contains(metadataNames, base) {
+	if o.groups[dir] && o.metadataName(dir, base) {
 		return true
 	}
 	for p := key; p != "" && p != "."; p = path.Dir(p) {
@@ -63,7 +90,7 @@ func (o *ownership) owns(key string) bool {
 		if parent == "" {
 			rest = key
 		}
-		return slices.Contains(metadataNames, rest) || isStateKey(rest) || isChunk(rest)
+		return !strings.Contains(rest, "/") && o.metadataName(parent, rest) || isStateKey(rest) || isChunk(rest)
 	}
 	return false
 }
@@ -72,9 +99,10 @@ func (o *ownership) owns(key string) bool {
 // its hierarchy (when it has one), a stored plan marker, a recorded
 // overwrite intent.
 func (s *StoreJob) ownedHere(ctx context.Context, keys []string, extra *storeWipeDoc) *ownership {
-	o := &ownership{arrays: map[string]func(string) bool{}, groups: map[string]bool{}}
+	o := &ownership{arrays: map[string]func(string) bool{}, groups: map[string]bool{}, formats: map[string]int{}}
 	if nodes, err := zarr.Walk(ctx, s.dst); err == nil {
 		for _, n := range nodes {
+			o.formats[n.Path] = n.Format
 			if n.Kind == zarr.GroupNode {
 				o.groups[n.Path] = true
 				continue

@@ -159,7 +159,7 @@ func TestValidateMetadata(t *testing.T) {
 // TestValidateStrayFiles: files that are not part of the array are warnings.
 func TestValidateStrayFiles(t *testing.T) {
 	dir := copyV3Fixture(t, "dt64_ns_le_zstd0.zarr")
-	for _, name := range []string{"c/.dt64-tmp-0123abcd-3", "c/7", "notes.txt", "c/01"} {
+	for _, name := range []string{"c/.dt64-tmp-0123456789abcdef-3", "c/7", "notes.txt", "c/01"} {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestValidateStrayFiles(t *testing.T) {
 		t.Errorf("validate: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		"c/.dt64-tmp-0123abcd-3: warning: temporary file of an interrupted write",
+		"c/.dt64-tmp-0123456789abcdef-3: warning: temporary file of an interrupted write",
 		"c/7: warning: chunk key outside the chunk grid [4]",
 		"notes.txt: warning: not a chunk",
 		"c/01: warning: not a chunk",

@@ -384,11 +384,13 @@ cf-vectors:
 
 ## xarray-fixtures: CF-encoded time arrays written and decoded by Debian's
 ## python3-xarray (testdata/xarray), CF durations (testdata/xarray-durations),
-## and null fill values and missing chunks (testdata/xarray-null-fill).
+## null fill values and missing chunks (testdata/xarray-null-fill), and CF
+## bounds without units of their own (testdata/xarray-bounds).
 xarray-fixtures:
 	$(PYTHON) tools/xarray/cf_sources.py testdata/xarray
 	$(PYTHON) tools/xarray/cf_durations.py testdata/xarray-durations
 	$(PYTHON) tools/xarray/null_fill.py testdata/xarray-null-fill
+	$(PYTHON) tools/xarray/cf_bounds.py testdata/xarray-bounds
 
 clean:
 	rm -rf bin bench.txt

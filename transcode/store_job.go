@@ -55,8 +55,11 @@ type StoreJob struct {
 	// srcListing is the source's keys when it cannot be listed (http(s)):
 	// found once, from its consolidated metadata and chunk grids.
 	srcListing []string
-	doc        storePlanDoc
-	plan       StorePlan
+	// bounds are the CF bounds arrays read with their coordinate's units
+	// and calendar (store_bounds.go).
+	bounds map[string]inherited
+	doc    storePlanDoc
+	plan   StorePlan
 }
 
 // storeArray is one array of the hierarchy and the job that carries it.
@@ -219,7 +222,7 @@ func NewStore(ctx context.Context, src, dst storage.Store, o StoreOptions) (*Sto
 	if nodes[0].Kind != zarr.GroupNode {
 		return nil, planErr("the source is an array, not a group")
 	}
-	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format}
+	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format, bounds: boundsOf(nodes)}
 	if unlisted {
 		s.srcListing = srcKeys
 	}
@@ -378,19 +381,32 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 	if err != nil {
 		return nil, err
 	}
-	a, openErr := zarr.Open(ctx, sv)
+	var src storage.Store = sv
+	boundsNote := ""
+	if in, ok := s.bounds[n.Path]; ok {
+		docs, err := withAttributes(n, in.attrs)
+		if err != nil {
+			return nil, fmt.Errorf("the CF bounds of %s, which take its units: reading their attributes: %w", in.of, err)
+		}
+		src = &boundsView{arrayView: sv, docs: docs}
+		boundsNote = fmt.Sprintf("CF bounds of %s without units of their own: read with its units and calendar, as xarray reads them (CF 7.1)", in.of)
+	}
+	a, openErr := zarr.Open(ctx, src)
 	note := ""
 	if openErr == nil {
-		j, why, err := timeJob(ctx, a, sv, dv, jo, s.opts.SkipUnconvertible)
+		j, why, err := timeJob(ctx, a, src, dv, jo, s.opts.SkipUnconvertible)
 		if err != nil {
 			return nil, err
 		}
 		if j != nil {
+			if boundsNote != "" {
+				j.plan.Notes = append(j.plan.Notes, boundsNote)
+			}
 			return &storeArray{path: n.Path, time: j}, nil
 		}
 		note = why
 	}
-	c, err := newCopyJob(ctx, n, a, sv, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
+	c, err := newCopyJob(ctx, n, a, src, dv, s.format, srcKeys, jo, s.opts.RecodeAll)
 	if c != nil && s.srcListing != nil {
 		c.listing = under(s.srcListing, n.Path)
 	}

@@ -110,7 +110,9 @@ when the values written reach beyond what float64 holds exactly, dt64 says
 so after the run.
 
 When SRC is a group (an xarray dataset), the whole hierarchy is one run:
-its time arrays are converted by these options, every other array is
+its time arrays are converted by these options (CF bounds without units
+of their own, time_bnds as CMIP data has them, with their coordinate's
+units and calendar, as xarray reads them), every other array is
 carried over value for value (chunk bytes copied; with --format 3 from v2
 its metadata translated as zarr-python 3.1's migration does, with
 --format 2 from v3 back to v2, chunks renamed to v2 keys, a sharded or

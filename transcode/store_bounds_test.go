@@ -1,0 +1,65 @@
+package transcode_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zarr-dt64/dt64/storage"
+	"github.com/zarr-dt64/dt64/transcode"
+	"github.com/zarr-dt64/dt64/zarr"
+)
+
+// TestStoreCFBounds: CF bounds without units of their own (time_bnds, as
+// CMOR writes them; written here by xarray 2023.01) are converted with
+// their coordinate's units and calendar, to the instants xarray decodes
+// from the source; with CF output they get the coordinate's new units.
+// Carried over as numbers they would mean nothing once time's units are
+// gone (tools/xarray/cf_bounds.py).
+func TestStoreCFBounds(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "xarray-bounds")
+	raw, err := os.ReadFile(filepath.Join(dir, "bounds.values.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]int64
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	src := storage.NewDir(filepath.Join(dir, "bounds.zarr"))
+	out := filepath.Join(t.TempDir(), "out.zarr")
+	sum, err := runStore(t, src, storage.NewDir(out), transcode.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range want {
+		a, got := readArray(t, storage.NewDir(filepath.Join(out, name)))
+		if !a.IsTime() || !slices.Equal(got, w) {
+			t.Errorf("%s: %s %v, want the instants xarray decodes %v", name, a.DataType(), got, w)
+		}
+	}
+	for _, a := range sum.Arrays {
+		if a.Path == "time_bnds" && a.Action != "transcode" {
+			t.Errorf("time_bnds: %s, want transcode", a.Action)
+		}
+	}
+	cfOut := filepath.Join(t.TempDir(), "cf.zarr")
+	if _, err := runStore(t, src, storage.NewDir(cfOut), transcode.StoreOptions{Options: transcode.Options{CF: true}}); err != nil {
+		t.Fatal(err)
+	}
+	units := func(name string) string {
+		a, err := zarr.Open(ctx, storage.NewDir(filepath.Join(cfOut, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var attrs struct{ Units string }
+		_ = json.Unmarshal(a.Metadata().Attributes, &attrs)
+		return attrs.Units
+	}
+	if u, b := units("time"), units("time_bnds"); !strings.Contains(u, "since") || b != u {
+		t.Errorf("CF output: time_bnds units %q, time's %q; want time's", b, u)
+	}
+}

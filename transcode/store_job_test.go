@@ -369,6 +369,31 @@ func TestStoreOverwriteRefusesLookalikes(t *testing.T) {
 	}
 }
 
+// TestStoreOverwriteUnreadable: a destination whose hierarchy does not
+// read (a stray v2 .zgroup beside a v3 group's zarr.json) is refused with
+// the reason, not with a list of dt64's own chunks called foreign.
+func TestStoreOverwriteUnreadable(t *testing.T) {
+	src := storage.NewDir(groupFixture("migrated_v3.source_v2.zarr"))
+	o := transcode.StoreOptions{Options: transcode.Options{Format: 3}}
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	if _, err := runStore(t, src, storage.NewDir(dir), o); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "sub", ".zgroup"), `{"zarr_format": 2}`)
+	before := treeHash(t, dir)
+	for _, overwrite := range []bool{false, true} {
+		ow := o
+		ow.Overwrite, ow.Unit = overwrite, dtype.Second // another plan
+		_, err := runStore(t, src, storage.NewDir(dir), ow)
+		if err == nil || !strings.Contains(err.Error(), "conflicting metadata") || strings.Contains(err.Error(), "not dt64's") {
+			t.Errorf("overwrite %v: %v; want the refusal to give the conflicting metadata as the reason", overwrite, err)
+		}
+	}
+	if treeHash(t, dir) != before {
+		t.Fatal("a refusal changed the destination")
+	}
+}
+
 func TestStoreUntranslatable(t *testing.T) {
 	src := storage.NewMemory()
 	must := func(k, v string) {

@@ -172,7 +172,12 @@ func (s *StoreJob) prepare(ctx context.Context) (startMode, error) {
 		}
 		return 0, s.destErr(ErrDestinationExists, "this transcode of the hierarchy, complete", true, true)
 	}
-	return 0, s.destErr(ErrDestinationExists, fmt.Sprintf("%d keys (%s)", len(keys), listSome(keys)), false, s.overwritable(ctx, keys))
+	o := s.ownedHere(ctx, keys, nil)
+	holds := fmt.Sprintf("%d keys (%s)", len(keys), listSome(keys))
+	if o.walkErr != nil {
+		holds += fmt.Sprintf(" that do not read as a hierarchy (%v)", o.walkErr)
+	}
+	return 0, s.destErr(ErrDestinationExists, holds, false, len(o.foreign(keys)) == 0)
 }
 
 func (s *StoreJob) writePlan(ctx context.Context) error {

@@ -38,6 +38,9 @@ type ownership struct {
 	// (a .zattrs in a v3 group is not dt64's). Nodes known only from a
 	// plan marker or an overwrite's intent may have either.
 	formats map[string]int
+	// walkErr is why the destination's hierarchy does not read, if it
+	// does not: then no node's keys are known to be dt64's.
+	walkErr error
 }
 
 var metadataNames = []string{"zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"}
@@ -100,7 +103,9 @@ func (o *ownership) owns(key string) bool {
 // overwrite intent.
 func (s *StoreJob) ownedHere(ctx context.Context, keys []string, extra *storeWipeDoc) *ownership {
 	o := &ownership{arrays: map[string]func(string) bool{}, groups: map[string]bool{}, formats: map[string]int{}}
-	if nodes, err := zarr.Walk(ctx, s.dst); err == nil {
+	nodes, err := zarr.Walk(ctx, s.dst)
+	o.walkErr = err
+	if err == nil {
 		for _, n := range nodes {
 			o.formats[n.Path] = n.Format
 			if n.Kind == zarr.GroupNode {
@@ -178,10 +183,6 @@ func (o *ownership) foreign(keys []string) []string {
 	return out
 }
 
-func (s *StoreJob) overwritable(ctx context.Context, keys []string) bool {
-	return len(s.ownedHere(ctx, keys, nil).foreign(keys)) == 0
-}
-
 // startOver deletes what the destination holds, if all of it is dt64's,
 // and starts a fresh run.
 func (s *StoreJob) startOver(ctx context.Context) (startMode, error) {
@@ -191,6 +192,10 @@ func (s *StoreJob) startOver(ctx context.Context) (startMode, error) {
 	}
 	o := s.ownedHere(ctx, keys, nil)
 	if foreign := o.foreign(keys); len(foreign) > 0 {
+		if o.walkErr != nil {
+			// Name the cause, not the keys it hides the ownership of.
+			return 0, s.destErr(ErrDestinationExists, fmt.Sprintf("a hierarchy that does not read (%v), so which of its %d keys are dt64's cannot be told; nothing was deleted", o.walkErr, len(keys)), false, false)
+		}
 		return 0, s.destErr(ErrDestinationExists, fmt.Sprintf("%d keys that are not dt64's to delete (%s); overwriting would delete what dt64 did not write, so nothing was deleted", len(foreign), listSome(foreign)), false, false)
 	}
 	w := storeWipeDoc{Tool: "dt64 transcode"}

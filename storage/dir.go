@@ -119,7 +119,7 @@ func (d *Dir) openRoot(create bool) (*os.Root, error) {
 	}
 	if create {
 		if err := os.MkdirAll(d.path, 0o755); err != nil {
-			return nil, err
+			return nil, danglingLink(d.path, err)
 		}
 	}
 	r, err := os.OpenRoot(d.path)
@@ -129,6 +129,32 @@ func (d *Dir) openRoot(create bool) (*os.Root, error) {
 	d.root = r
 	d.dirfd = openDirect(d.path)
 	return r, nil
+}
+
+// danglingLink explains the error of making the directory dir where it,
+// or a directory above it, is a symbolic link to nothing: MkdirAll's
+// "mkdir dir: file exists" says only that the name is taken.
+func danglingLink(dir string, err error) error {
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe) {
+		return err
+	}
+	fi, lerr := os.Lstat(pe.Path)
+	if lerr != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return err
+	}
+	if _, serr := os.Stat(pe.Path); !errors.Is(serr, fs.ErrNotExist) {
+		return err
+	}
+	target, rerr := os.Readlink(pe.Path)
+	if rerr != nil {
+		return err
+	}
+	within := ""
+	if filepath.Clean(pe.Path) != filepath.Clean(dir) {
+		within = dir + ": "
+	}
+	return fmt.Errorf("%s%s is a symbolic link to %s, which does not exist: make that directory, or remove the link", within, pe.Path, target)
 }
 
 // notExist maps "a path component is a file" to fs.ErrNotExist: key
@@ -712,7 +738,12 @@ func (d *Dir) RemoveTemp(tempPath string) error {
 		return notExist(err)
 	}
 	if err := r.Remove(tempPath); err != nil && !errors.Is(notExist(err), fs.ErrNotExist) {
-		return err
+		// The os.Root's error names only the path inside it: name the store.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("removing %s/%s, a temporary file an interrupted write left: %w", d.path, tempPath, err)
 	}
 	return nil
 }

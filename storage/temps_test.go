@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,67 @@ func TestIsTempName(t *testing.T) {
 	}
 	if keys, _ := d.List(context.Background(), "a/"); !slices.Contains(keys, "a/"+tempPrefix+"notes") {
 		t.Fatalf("List: %v; want the user's file listed", keys)
+	}
+}
+
+// A temporary file RemoveTemp cannot remove fails with an error that
+// names the store's directory, not only the path inside it (a resume into
+// a read-only destination said "removeat .dt64-tmp-…: read-only file
+// system"). Here its directory was replaced by a link out of the store,
+// which the store refuses to follow, root or not.
+func TestDirRemoveTempErrorNamesStore(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "dst.zarr")
+	s := NewDir(dir)
+	if err := s.Set(ctx, "c/0/1", []byte("value")); err != nil {
+		t.Fatal(err)
+	}
+	name := tempPrefix + "0123456789abcdef-2"
+	if err := os.WriteFile(filepath.Join(dir, "c", "0", name), []byte("torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	temps, err := s.Temps(ctx)
+	if err != nil || len(temps) != 1 {
+		t.Fatalf("Temps: %v, %v", temps, err)
+	}
+	outside := t.TempDir()
+	if err := os.Rename(filepath.Join(dir, "c"), filepath.Join(outside, "c")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "c"), filepath.Join(dir, "c")); err != nil {
+		t.Fatal(err)
+	}
+	err = s.RemoveTemp("c/0/" + name)
+	if want := dir + "/c/0/" + name; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("RemoveTemp: %v, want an error naming %s", err, want)
+	}
+	if _, serr := os.Stat(filepath.Join(outside, "c", "0", name)); serr != nil {
+		t.Errorf("the file outside the store was removed: %v", serr)
+	}
+}
+
+// A store directory that is a symbolic link to nothing (or lies under
+// one) cannot be made: the error says so, naming the link and its
+// target, where MkdirAll's said "mkdir DIR: file exists" of a name that
+// does not exist.
+func TestDirDanglingLink(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	link := filepath.Join(dir, "dlink")
+	if err := os.Symlink(missing, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ store, want string }{
+		{link, link + " is a symbolic link to " + missing + ", which does not exist"},
+		{filepath.Join(link, "a", "b.zarr"), filepath.Join(link, "a", "b.zarr") + ": " + link + " is a symbolic link to " + missing + ", which does not exist"},
+	} {
+		err := NewDir(c.store).Set(ctx, "zarr.json", []byte("{}"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("store %s: %v, want %q", c.store, err, c.want)
+		}
+	}
+	if _, err := os.Lstat(missing); !os.IsNotExist(err) {
+		t.Errorf("the link's target was made: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"runtime/debug"
 	"sync"
 
 	"github.com/zarr-dt64/dt64/dtype"
@@ -89,7 +90,7 @@ func (a *Array) ReadRegionRaw(ctx context.Context, start, shape []int64, dst []b
 			defer wg.Done()
 			var buf []byte
 			for coords := range next {
-				if err := r.chunk(ctx, coords, &buf); err != nil {
+				if err := r.guardedChunk(ctx, coords, &buf); err != nil {
 					errc <- err
 					cancel()
 					for range next { // drain, so the sender stops
@@ -165,6 +166,30 @@ func (r *regionRead) stored(coords []int64, present bool) {
 		r.missing(coords)
 	}
 }
+
+// guardedChunk is chunk on a worker goroutine: a panic in it (a bug, in
+// a codec say) becomes the read's error, keeping the stack, rather than
+// ending the process before the caller can clean up after the failed
+// read (dt64 export removes its temporary file).
+func (r *regionRead) guardedChunk(ctx context.Context, coords []int64, buf *[]byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: chunk %v: %w", r.a.name, coords, &panicError{value: p, stack: debug.Stack()})
+		}
+	}()
+	return r.chunk(ctx, coords, buf)
+}
+
+// panicError is a panic recovered on a worker goroutine.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+
+// PanicStack is the stack of the goroutine that panicked.
+func (e *panicError) PanicStack() []byte { return e.stack }
 
 // chunk copies the part of the box in the chunk at coords into dst. buf
 // is the worker's chunk-sized scratch, allocated on first need.

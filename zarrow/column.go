@@ -282,8 +282,8 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 		}
 		return fmt.Errorf("%s: region %v+%v: %w", a, start, shape, err)
 	}
-	chunk := a.ChunkShape()[0]
-	if len(shape) != 1 || chunk%8 != 0 || start[0]%8 != 0 {
+	// A 0-d array (no dimensions, one element) is read as a box too.
+	if len(shape) != 1 || a.ChunkShape()[0]%8 != 0 || start[0]%8 != 0 {
 		if unfilled(a) {
 			st, err := readUnfilledRegion(ctx, a, k, size, start, shape, raw, bitmap, parallel)
 			if err != nil && !errors.As(err, new(*zarr.ChunkError)) {
@@ -304,6 +304,7 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 	// Pieces end on chunk boundaries, so each decodes one chunk; their
 	// starts are multiples of 8 elements from the range's, so each has
 	// whole bytes of the bitmap.
+	chunk := a.ChunkShape()[0]
 	type piece struct{ lo, hi int64 }
 	var pieces []piece
 	lo, end := start[0], start[0]+shape[0]
@@ -325,6 +326,17 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { // a bug: the read's error (panics.go)
+				if r := recover(); r != nil {
+					err := panicked(r)
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}()
 			var scratch []byte // a chunk, for those the range takes part of
 			for p := range next {
 				off := p.lo - start[0]

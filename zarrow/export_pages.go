@@ -113,6 +113,7 @@ func (w *parquetWriter) releasePart(b *memory.Buffer) {
 func (w *parquetWriter) encodePages(p *part) {
 	defer close(p.done)
 	defer releaseRecords(p.recs)
+	defer recoverPart(p)
 	var e *pageEncoder
 	select {
 	case e = <-w.encoders:

@@ -60,6 +60,7 @@ type part struct {
 func (w *parquetWriter) encode(p *part) {
 	defer close(p.done)
 	defer releaseRecords(p.recs)
+	defer recoverPart(p)
 	p.file = memory.NewResizableBuffer(w.mem)
 	sink := &bufferSink{buf: p.file}
 	fw, err := pqarrow.NewFileWriter(w.schema, sink, w.props, w.aprops)
@@ -79,6 +80,14 @@ func (w *parquetWriter) encode(p *part) {
 		p.meta, err = fw.FileMetadata()
 	}
 	p.err, p.bytes = err, sink.n
+}
+
+// recoverPart makes a panic while p is encoded p's error (panics.go);
+// deferred after close(p.done), it runs before the part is marked done.
+func recoverPart(p *part) {
+	if r := recover(); r != nil {
+		p.err = panicked(r)
+	}
 }
 
 // write writes every batch of r to out as Parquet and returns the rows
@@ -180,7 +189,7 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 			close(abort)
 		}
 	}
-	if _, err := out.Write(parquetMagic); err != nil {
+	if err := guard(func() error { _, err := out.Write(parquetMagic); return err }); err != nil {
 		fail(err)
 	}
 	if w.pages {
@@ -201,7 +210,11 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 			fail(p.err)
 		}
 		if first == nil {
-			n, err := w.place(out, p, &meta, pos)
+			var n int64
+			err := guard(func() (err error) { // a panic fails the export, and the parts are still drained
+				n, err = w.place(out, p, &meta, pos)
+				return err
+			})
 			pos += n
 			rows += p.rows
 			if err != nil {
@@ -216,11 +229,17 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 	if first != nil {
 		return rows, first
 	}
+	return rows, guard(func() error { return w.footer(out, meta) })
+}
+
+// footer writes the file's footer: meta's, or for no rows an empty
+// file's.
+func (w *parquetWriter) footer(out io.Writer, meta *metadata.FileMetaData) error {
 	if meta == nil { // no rows: the footer of an empty file
 		p := &part{done: make(chan struct{})}
 		w.encode(p)
 		if p.err != nil {
-			return 0, p.err
+			return p.err
 		}
 		meta = p.meta
 		p.file.Release()
@@ -232,7 +251,7 @@ func (w *parquetWriter) assemble(out io.Writer, order <-chan *part, slots <-chan
 	if err == nil {
 		_, err = out.Write(parquetMagic)
 	}
-	return rows, err
+	return err
 }
 
 // place writes the row group of part p at offset pos of the output and

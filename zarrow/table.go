@@ -438,6 +438,11 @@ func (r *RecordReader) start() chan batchResult {
 	r.next += n
 	c := make(chan batchResult, 1)
 	read := func() {
+		defer func() { // a bug: the batch's error (panics.go)
+			if p := recover(); p != nil {
+				c <- batchResult{err: panicked(p)}
+			}
+		}()
 		var b batchResult
 		if r.t.long != nil {
 			b.rec, b.st, b.err = r.t.readLong(r.ctx, lo, n, r.coords, r.spans, r.bcast)

@@ -125,9 +125,12 @@ func inRuns(runs []elementRun, i int) bool {
 
 // boxRuns appends to runs the elements of the box [start, start+shape)
 // that lie in the chunk at coords (chunks of shape cs), one run per row
-// of the last dimension.
+// of the last dimension (a 0-d box is one run of its one element).
 func boxRuns(runs []elementRun, start, shape, cs, coords []int64) []elementRun {
 	nd := len(shape)
+	if nd == 0 { // a 0-d array: its one chunk holds its one element
+		return append(runs, elementRun{0, 1})
+	}
 	lo, hi := make([]int64, nd), make([]int64, nd)
 	for d := range nd {
 		lo[d] = max(start[d], coords[d]*cs[d]) - start[d]

@@ -85,6 +85,16 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 			if len(args) > 1 {
 				outName = args[1]
 			}
+			for _, f := range []struct {
+				name *string
+				role string
+			}{{&inName, "IN"}, {&outName, "OUT"}} {
+				if *f.name != "-" {
+					if *f.name, err = localFile(f.role, *f.name, "cast reads and writes local files (or - for standard input and output)"); err != nil {
+						return err
+					}
+				}
+			}
 			start := time.Now()
 			st, err := castFiles(cmd, tc, inName, outName, noSync)
 			if err != nil {

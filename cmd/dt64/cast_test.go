@@ -625,3 +625,21 @@ func TestCastPreallocate(t *testing.T) {
 		t.Errorf("a pipe: %v", err)
 	}
 }
+
+// cast reads and writes local files: an IN or OUT that is a URL (but
+// file://, the local path it names) is a usage error saying so, not a
+// path "s3:/bucket/x.bin" that does not exist.
+func TestCastURL(t *testing.T) {
+	_, in, out := castFixture(t)
+	for _, c := range [][3]string{{in, "s3://bucket/x.bin", "OUT s3://bucket/x.bin is a URL"}, {"s3://bucket/in.bin", out, "IN s3://bucket/in.bin is a URL"}} {
+		_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", c[0], c[1])
+		if !isUsage(err) || !strings.Contains(err.Error(), "cast reads and writes local files") || !strings.Contains(err.Error(), c[2]) {
+			t.Errorf("cast %s %s: %v, want a usage error saying %q", c[0], c[1], err, c[2])
+		}
+	}
+	wantContents(t, out, []byte("old output"))
+	if _, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", "file://"+in, "file://"+out); err != nil {
+		t.Fatal(err)
+	}
+	wantContents(t, out, encode(binary.LittleEndian, 1000, 2000, 3000))
+}

@@ -92,10 +92,14 @@ by the next export to the same OUT.`,
 	return cmd
 }
 
-func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
+func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error) {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	out, err := localFile("OUT", out, "export writes a local file (copy it to object storage afterwards)")
+	if err != nil {
+		return err
 	}
 	var o zarrow.ExportOptions
 	switch strings.ToLower(filepath.Ext(out)) {
@@ -190,6 +194,16 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) error {
 	if err != nil {
 		return err
 	}
+	// A panic on this goroutine (a bug) fails the export like any error,
+	// and the temporary file goes; zarrow returns those on its own
+	// goroutines as errors.
+	defer func() {
+		if r := recover(); r != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			rerr = panicked(r)
+		}
+	}()
 	start := time.Now()
 	r := tab.RecordReader(ctx)
 	defer r.Release()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,11 +12,20 @@ import (
 )
 
 // export never writes into its source: OUT inside SRC, directly or
-// through a symbolic link to it, is refused and nothing is written.
+// through a symbolic link to it, is refused and nothing is written. So is
+// a ".." after a link to a directory beside SRC, which leads back to SRC's
+// directory, not to the link's.
 func TestExportRefusesInsideSource(t *testing.T) {
 	src := exportGroup(t)
 	dir := filepath.Dir(src)
 	if err := os.Symlink(src, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "beside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "beside"), filepath.Join(other, "up")); err != nil {
 		t.Fatal(err)
 	}
 	before := allFiles(t, src)
@@ -23,6 +33,7 @@ func TestExportRefusesInsideSource(t *testing.T) {
 		filepath.Join(src, "time", "0.parquet"),
 		filepath.Join(dir, "link", "x.parquet"),
 		filepath.Join(dir, "link", "new", "x.arrow"),
+		other + "/up/../ds.zarr/x.parquet", // not filepath.Join, which would clean "up/.." away
 	} {
 		_, _, err := run(t, nil, "export", src, out, "-q")
 		var oe *transcode.OverlapError
@@ -160,5 +171,57 @@ func TestExportSparseGridRefused(t *testing.T) {
 	}
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("refusing took %s", el)
+	}
+}
+
+// A panic during an export (a bug; here in the flush of the temporary
+// file, on the command's goroutine) fails the export with an error that
+// keeps the panic's stack, and removes the temporary file: it no longer
+// ends the process with the file left behind.
+func TestExportPanicRemovesTemp(t *testing.T) {
+	src := exportGroup(t)
+	dir := t.TempDir()
+	hookFsync(t, func(f *os.File) error {
+		if strings.Contains(f.Name(), ".tmp-") {
+			panic("flush failed")
+		}
+		return f.Sync()
+	})
+	for _, out := range []string{filepath.Join(dir, "x.parquet"), filepath.Join(dir, "x.arrow")} {
+		_, _, err := run(t, nil, "export", src, out, "-q")
+		if err == nil || !strings.Contains(err.Error(), "panic: flush failed") || isUsage(err) {
+			t.Fatalf("export to %s: %v, want the panic as an error", out, err)
+		}
+		if stack := panicStack(err); !strings.Contains(string(stack), "runExport") {
+			t.Errorf("export to %s: the error keeps no stack of the panic: %q", out, stack)
+		}
+	}
+	if ns := names(t, dir); len(ns) != 0 {
+		t.Errorf("files left: %v", ns)
+	}
+}
+
+// export writes a local file: an OUT that is a URL export cannot write
+// (s3://, http://, any scheme but file://) is a usage error saying so,
+// where it was taken for the path "s3:/bucket/x.parquet". A file:// OUT
+// is the local path it names.
+func TestExportOutURL(t *testing.T) {
+	src := exportGroup(t)
+	t.Chdir(t.TempDir())
+	for _, out := range []string{"s3://bucket/x.parquet", "S3://bucket/x.arrow", "https://example.com/x.parquet", "gs://b/x.csv"} {
+		_, _, err := run(t, nil, "export", src, out, "-q")
+		if !isUsage(err) || !strings.Contains(err.Error(), "export writes a local file") || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower("OUT "+out+" is a URL")) {
+			t.Errorf("OUT %s: %v, want a usage error saying it is a URL", out, err)
+		}
+	}
+	if left := allFiles(t, "."); len(left) != 1 {
+		t.Errorf("files made: %v", left)
+	}
+	out := filepath.Join(t.TempDir(), "x.parquet")
+	if _, _, err := run(t, nil, "export", src, "file://"+out, "-q"); err != nil {
+		t.Fatalf("file:// OUT: %v", err)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+		t.Errorf("file:// OUT: %v %v", fi, err)
 	}
 }

@@ -117,3 +117,64 @@ func TestExport(t *testing.T) {
 	}
 
 }
+
+// A 0-d array (shape [], one element) exports as one row, as transcode
+// and inspect read it as one value: datetime64, and a CF time array; to
+// Parquet and to Arrow IPC, leaving OUT and nothing else. Its read once
+// indexed the chunk shape's first dimension on a reader goroutine: a
+// panic (exit 2) that left the temporary file.
+func TestExportZeroDimensional(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const day = int64(18262) // 2020-01-01
+	for _, c := range []struct {
+		name string
+		meta zarr.Metadata
+		raw  int64
+	}{
+		{"dt.zarr", zarr.Metadata{DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}, FillValue: dtype.NaT}, day * 86400e9},
+		{"cf.zarr", zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Int, Size: 8}, Attributes: json.RawMessage(`{"units": "days since 1970-01-01", "calendar": "standard"}`)}, day},
+	} {
+		c.meta.Format, c.meta.Shape, c.meta.ChunkShape = 2, []int64{}, []int64{}
+		c.meta.Codecs = []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}}
+		a, err := zarr.Create(ctx, storage.NewDir(filepath.Join(dir, c.name)), c.meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.WriteMetadata(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.WriteChunkRaw(ctx, []int64{}, binary.LittleEndian.AppendUint64(nil, uint64(c.raw))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js, _ := filepath.Abs("../../tools/js")
+	_, jsErr := os.Stat(filepath.Join(js, "node_modules", "apache-arrow"))
+	for _, src := range []string{"dt.zarr", "cf.zarr"} {
+		for _, ext := range []string{".parquet", ".arrow"} {
+			outDir := t.TempDir()
+			out := filepath.Join(outDir, "t"+ext)
+			stdout, _, err := run(t, nil, "export", filepath.Join(dir, src), out, "--unit", "s", "-q")
+			if err != nil {
+				t.Fatalf("%s to %s: %v", src, ext, err)
+			}
+			if !strings.Contains(stdout, "exported 1 row × 1 column") || !strings.Contains(stdout, ": 0 null (NaT)") {
+				t.Errorf("%s to %s: summary %s", src, ext, stdout)
+			}
+			if ns := names(t, outDir); len(ns) != 1 || ns[0] != "t"+ext {
+				t.Errorf("%s to %s: files %v", src, ext, ns)
+			}
+			if ext != ".arrow" || jsErr != nil {
+				continue
+			}
+			b, err := exec.Command("node", filepath.Join(js, "arrow_ipc.mjs"), out).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := strings.TrimSuffix(src, ".zarr") // the column is named after the array
+			if !strings.Contains(string(b), `"`+col+`":{"type":"Timestamp<SECOND>","nulls":0,"values":["1577836800"]}`) {
+				t.Errorf("%s: apache-arrow read %s", src, b)
+			}
+		}
+	}
+}

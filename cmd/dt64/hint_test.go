@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
 
@@ -33,5 +35,42 @@ func TestHintNamesRecodeAll(t *testing.T) {
 	err := fmt.Errorf("plan: %w", zarr.ErrUntranslatable)
 	if h := hint(err); !strings.Contains(h, "--recode-all") {
 		t.Errorf("hint for an untranslatable array = %q, want it to name --recode-all", h)
+	}
+}
+
+// --finalize on a destination holding another array (or another plan's
+// run) is refused; the hint may not suggest --overwrite alongside
+// --finalize, which takes none (a usage error), but a run without it.
+// The same for a hierarchy, and for a source that changed.
+func TestHintFinalizeNoOverwrite(t *testing.T) {
+	src := writeSample(t, 100, 10)
+	dst := filepath.Join(t.TempDir(), "other.zarr")
+	if _, _, err := run(t, nil, "transcode", src, dst, "--unit", "us", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, nil, "transcode", src, dst, "--unit", "ms", "--finalize", "-q")
+	h := hint(err)
+	if err == nil || isUsage(err) || strings.Contains(h, "--overwrite starts over") || !strings.Contains(h, "run without --finalize, with --overwrite") {
+		t.Errorf("--finalize over another array: %v%s", err, h)
+	}
+	if _, _, err := run(t, nil, "transcode", src, dst, "--unit", "ms", "--finalize", "--overwrite", "-q"); !isUsage(err) {
+		t.Errorf("--finalize --overwrite: %v, want the usage error the hint avoids", err)
+	}
+	// Without --finalize, --overwrite is the way.
+	_, _, err = run(t, nil, "transcode", src, dst, "--unit", "ms", "-q")
+	if h := hint(err); !strings.Contains(h, "--overwrite starts over") {
+		t.Errorf("a run over another array: %v%s", err, h)
+	}
+	group, gdst := exportGroup(t), filepath.Join(t.TempDir(), "g.zarr")
+	if _, _, err := run(t, nil, "transcode", group, gdst, "--unit", "us", "--part", "0/2", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, nil, "transcode", group, gdst, "--unit", "ms", "--finalize", "-q")
+	if h := hint(err); err == nil || strings.Contains(h, "--overwrite starts over") || !strings.Contains(h, "run without --finalize, with --overwrite") {
+		t.Errorf("--finalize of a hierarchy over another plan's parts: %v%s", err, h)
+	}
+	changed := finalizeRefused(fmt.Errorf("x: %w", &transcode.SourceChangedError{}))
+	if h := hint(changed); strings.Contains(h, "start over with --overwrite") || !strings.Contains(h, "without --finalize") {
+		t.Errorf("--finalize, source changed: %s", h)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ func main() {
 	interrupts.exitIfInterrupted(cmd, os.Args[1:], err)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dt64:", red.String(oneLine(err)+hint(err)))
+		if stack := panicStack(err); stack != nil {
+			fmt.Fprintf(os.Stderr, "dt64: this is a bug in dt64; please report it with the stack of the panic:\n%s", red.String(string(stack)))
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			os.Exit(2)
@@ -98,6 +102,8 @@ func hint(err error) string {
 		return " (use --calendar-missing nat to store NaT for such dates)"
 	case errors.Is(err, cf.ErrModelCalendar):
 		return " (use --convert-calendar date to convert each date to the same date in datetime64's calendar, or year for 360_day's position in the year)"
+	case errors.As(err, &sc) && errors.As(err, new(finalizeError)):
+		return " (start over: run without --finalize, with --overwrite)"
 	case errors.As(err, &sc):
 		return " (start over with --overwrite)"
 	case errors.Is(err, zarr.ErrUntranslatable):
@@ -107,7 +113,11 @@ func hint(err error) string {
 		if de.Resume {
 			hints = append(hints, "--resume finishes it")
 		}
-		if de.Overwrite {
+		switch {
+		case de.Overwrite && errors.As(err, new(finalizeError)):
+			// --finalize --overwrite is refused (a usage error).
+			hints = append(hints, "to start over, run without --finalize, with --overwrite")
+		case de.Overwrite:
 			hints = append(hints, "--overwrite starts over")
 		}
 		if len(hints) == 0 {
@@ -116,6 +126,48 @@ func hint(err error) string {
 		return " (" + strings.Join(hints, "; ") + ")"
 	}
 	return ""
+}
+
+// panicError is a panic recovered on the command's goroutine, returned as
+// the command's error (exit status 1) once the command has cleaned up.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+
+// PanicStack is the stack of the goroutine that panicked.
+func (e *panicError) PanicStack() []byte { return e.stack }
+
+// panicked is the error for the value r recovered from a panic; call it
+// in the deferred function that recovered.
+func panicked(r any) error { return &panicError{value: r, stack: debug.Stack()} }
+
+// panicStack is the stack of the panic err reports, nil if it reports
+// none: the command's panicError, and the libraries', which recover the
+// panics on their worker goroutines and return them as errors with a
+// PanicStack method.
+func panicStack(err error) []byte {
+	var p interface{ PanicStack() []byte }
+	if errors.As(err, &p) {
+		return p.PanicStack()
+	}
+	return nil
+}
+
+// finalizeError is a destination --finalize refused: its hint may not
+// suggest --overwrite alongside --finalize, which takes none.
+type finalizeError struct{ error }
+
+func (e finalizeError) Unwrap() error { return e.error }
+
+// finalizeRefused marks the error of a --finalize (finalizeError).
+func finalizeRefused(err error) error {
+	if err == nil {
+		return nil
+	}
+	return finalizeError{err}
 }
 
 // oneLine keeps error output to the one line scripts expect on stderr.

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+
+	"github.com/zarr-dt64/dt64/objstore"
 )
 
 // An output file (cast's or export's OUT) is written to a temporary file
@@ -47,6 +50,24 @@ func removeStaleTemps(out string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// localFile is the local path a command's file argument arg (its role:
+// IN, OUT) names: a path, or a file:// URL as a store location reads. Any
+// other URL is a usage error saying so, with what, the files the
+// command reads or writes: it would otherwise be taken for a path
+// ("s3://b/x" for the directory "s3:", and the file "b/x" in it).
+func localFile(role, arg, what string) (string, error) {
+	switch objstore.Scheme(arg) {
+	case "":
+		return arg, nil
+	case "file":
+		if p := strings.TrimPrefix(arg[len("file://"):], "localhost"); p != "" {
+			return p, nil
+		}
+		return "", usageError{fmt.Errorf("%s %s: no path (want file:///PATH)", role, arg)}
+	}
+	return "", usageError{fmt.Errorf("%s; %s %s is a URL", what, role, objstore.RedactURL(arg))}
 }
 
 // ExistsError is an OUT that exists where the command may not replace it.

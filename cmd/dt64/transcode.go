@@ -289,6 +289,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst storage.Store, srcName, dstNam
 	var sum transcode.Summary
 	if f.finalize {
 		sum, err = t.Finalize(ctx)
+		err = finalizeRefused(err)
 	} else {
 		sum, err = withTranscodeProgress(cmd, "transcode", f.quiet, t.Progress, func() (transcode.Summary, error) { return t.Run(ctx) })
 	}
@@ -364,10 +365,11 @@ func withTranscodeProgress(cmd *cobra.Command, what string, quiet bool, prog fun
 			}
 		}
 	}()
-	sum, err := fn()
-	close(done)
-	<-stopped
-	return sum, err
+	defer func() { // also when fn panics: the progress stops
+		close(done)
+		<-stopped
+	}()
+	return fn()
 }
 
 func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) {

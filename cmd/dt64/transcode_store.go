@@ -63,6 +63,7 @@ func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst stor
 	var sum transcode.StoreSummary
 	if f.finalize {
 		sum, err = j.Finalize(ctx)
+		err = finalizeRefused(err)
 	} else {
 		_, err = withTranscodeProgress(cmd, "transcode", f.quiet, j.Progress, func() (transcode.Summary, error) {
 			var err error

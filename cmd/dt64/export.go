@@ -46,7 +46,10 @@ the time coordinate's and all have coordinate arrays), a column per
 dimension coordinate first, in the row order of xarray's
 to_dataframe().reset_index(). datetime64 arrays become timestamp columns (no time zone),
 timedelta64 arrays duration columns, in --unit (default: the coarsest of
-s, ms, us, ns in which every value is exact); NaT becomes null. Values
+s, ms, us, ns in which every value is exact); NaT becomes null. Parquet
+has no duration type: a duration column is INT64 counts there, its unit
+kept in the Arrow schema stored with the file, which Arrow's readers
+use and DuckDB does not (it reads BIGINT); see docs/engines.md. Values
 are floored to the unit as NumPy does (Arrow's own casts truncate toward
 zero). Numeric arrays become columns of their type. A CF time array in a
 model calendar needs --convert-calendar (see transcode --help); a
@@ -243,6 +246,10 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT)%s, %d overflowed, %d lossy (a remainder floored away)\n",
 		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, noDateText(st.NoDate), st.Overflowed, st.Lossy)
+	if pol == dtype.OverflowClamp && st.Overflowed > 0 {
+		// Clamped values are ±(2^63-1), DuckDB's ±infinity (docs/engines.md).
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: the %d clamped values are ±(2^63-1), the extremes of the unit; NumPy, pandas and Arrow read them as those instants, DuckDB as ±infinity\n", st.Overflowed)
+	}
 	return nil
 }
 

@@ -178,3 +178,86 @@ func TestExportZeroDimensional(t *testing.T) {
 		}
 	}
 }
+
+// TestExportClampNote: --overflow clamp saturates to ±(2^63-1), which
+// DuckDB reads as ±infinity (checked here with DuckDB itself); the export
+// notes it.
+func TestExportClampNote(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "s.zarr")
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{
+		Format: 2, Shape: []int64{3}, ChunkShape: []int64{3}, FillValue: dtype.NaT,
+		DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1},
+		Codecs:   []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteChunk(ctx, []int64{0}, []int64{1 << 62, -(1 << 62), 86400}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "c.parquet")
+	_, stderr, err := run(t, nil, "export", dir, out, "--unit", "ns", "--overflow", "clamp", "-q")
+	if err != nil || !strings.Contains(stderr, "the 2 clamped values are ±(2^63-1)") || !strings.Contains(stderr, "DuckDB as ±infinity") {
+		t.Fatalf("export: %v; stderr %q, want the note", err, stderr)
+	}
+	js, _ := filepath.Abs("../../tools/js")
+	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the JavaScript clients are not installed: run make js-deps")
+		}
+		t.Skip("the JavaScript clients are not installed: run make js-deps")
+	}
+	b, err := exec.Command("node", filepath.Join(js, "duckdb_sql.mjs"),
+		"SELECT count(*) FILTER (WHERE isinf(s)) AS inf, count(*) FILTER (WHERE NOT isinf(s)) AS finite FROM read_parquet('"+out+"')").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"inf":"2"`) || !strings.Contains(string(b), `"finite":"1"`) {
+		t.Fatalf("DuckDB read %s; want the two clamped values infinite", b)
+	}
+}
+
+// TestExportDurationParquet: a timedelta64 array is a duration column,
+// which Parquet stores as INT64 counts (the unit in the Arrow schema):
+// DuckDB, which does not read that schema, sees a BIGINT of --unit
+// counts, as export --help and docs/engines.md say.
+func TestExportDurationParquet(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "d.zarr")
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{
+		Format: 2, Shape: []int64{1}, ChunkShape: []int64{1}, FillValue: dtype.NaT,
+		DataType: dtype.DataType{Kind: dtype.Timedelta, Unit: dtype.Second, Scale: 1},
+		Codecs:   []zarr.Codec{zarr.BytesCodec{Endian: binary.LittleEndian}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteChunk(ctx, []int64{0}, []int64{90}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "d.parquet")
+	if _, _, err := run(t, nil, "export", dir, out, "--unit", "ms", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := filepath.Abs("../../tools/js")
+	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the JavaScript clients are not installed: run make js-deps")
+		}
+		t.Skip("the JavaScript clients are not installed: run make js-deps")
+	}
+	b, err := exec.Command("node", filepath.Join(js, "duckdb_sql.mjs"), "SELECT typeof(d) AS t, d AS v FROM read_parquet('"+out+"')").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"t":"BIGINT"`) || !strings.Contains(string(b), `"v":"90000"`) {
+		t.Fatalf("DuckDB read %s; want BIGINT 90000", b)
+	}
+}

@@ -129,6 +129,9 @@ func OpenLongTable(ctx context.Context, store storage.Store, o LongOptions) (*Ta
 	}
 	// onGrid says why the array at p cannot be a variable, "" when it can.
 	onGrid := func(n longNode) string {
+		if noArrowType(n.Node) {
+			return fmt.Sprintf("a %s array, which dt64 does not read", n.DataType)
+		}
 		if n.dims == nil {
 			return "no dimension names"
 		}
@@ -142,6 +145,9 @@ func OpenLongTable(ctx context.Context, store storage.Store, o LongOptions) (*Ta
 			}
 			if c.Shape[0] != n.Shape[k] {
 				return fmt.Sprintf("%d elements along %q, its coordinate has %d", n.Shape[k], d, c.Shape[0])
+			}
+			if noArrowType(c.Node) {
+				return fmt.Sprintf("dimension %q's coordinate is a %s array, which dt64 does not read", d, c.DataType)
 			}
 		}
 		return ""
@@ -227,7 +233,7 @@ func longTimeDimension(ctx context.Context, store storage.Store, arrays []longNo
 	// there is no datetime one.
 	for _, timeLike := range []func(*zarr.Array) bool{isInstant, isTime} {
 		for _, n := range arrays {
-			if len(n.dims) != 1 || path.Base(n.Path) != n.dims[0] || slices.Contains(found, n.dims[0]) {
+			if len(n.dims) != 1 || path.Base(n.Path) != n.dims[0] || slices.Contains(found, n.dims[0]) || noArrowType(n.Node) {
 				continue
 			}
 			a, err := openAt(ctx, store, n.Path)

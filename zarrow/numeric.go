@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -96,4 +97,27 @@ func swapElements(b []byte, size int) {
 			}
 		}
 	}
+}
+
+// noArrowType reports whether array node n holds strings, bytes, Python
+// objects or structured records (xarray writes station names and labels
+// so): data types zarr does not read, so an export leaves such arrays
+// out (naming them) instead of failing on them. Decided from the data
+// type as stored, without opening the array.
+func noArrowType(n zarr.Node) bool {
+	if len(n.DataTypeJSON) > 0 && n.DataTypeJSON[0] == '[' {
+		return true // a v2 structured dtype: a list of fields
+	}
+	dt := n.DataType
+	switch dt {
+	case "":
+		return true
+	case "string", "bytes", "variable_length_utf8", "variable_length_bytes":
+		return true
+	}
+	if strings.HasPrefix(dt, "fixed_length_") || strings.HasPrefix(dt, "null_terminated_bytes") || strings.HasPrefix(dt, "raw_bytes") {
+		return true
+	}
+	kind := strings.TrimLeft(dt, "<>|=")
+	return kind != "" && strings.ContainsRune("USOVa", rune(kind[0]))
 }

@@ -57,7 +57,8 @@ type tableColumn struct {
 
 // OpenTable plans reading the group in store as a table: it walks the
 // hierarchy and picks every 1-D array along the dimension. Arrays along
-// it that Arrow cannot hold (complex) are not columns; Skipped names them.
+// it that Arrow cannot hold (complex) or dt64 does not read (strings,
+// bytes, objects) are not columns; Skipped names them.
 // Arrays along other dimensions are not part of the table.
 func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table, error) {
 	nodes, err := zarr.Walk(ctx, store)
@@ -98,6 +99,9 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 		// only where no datetime array does.
 		for _, timeLike := range []func(*zarr.Array) bool{isInstant, isTime} {
 			for _, c := range oneD {
+				if noArrowType(c.node) {
+					continue // strings: not time
+				}
 				a, err := open(c.node.Path)
 				if err != nil {
 					return nil, err
@@ -129,6 +133,10 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 	var fields []arrow.Field
 	for _, c := range oneD {
 		if c.dim != dim {
+			continue
+		}
+		if noArrowType(c.node) {
+			t.skipped = append(t.skipped, c.node.Path)
 			continue
 		}
 		a, err := open(c.node.Path)

@@ -575,7 +575,8 @@ func releaseAll(cols []arrow.Array) {
 
 // BatchRows is the most rows in one record batch: a long table's are
 // cut along its grid, so they may be fewer than TableOptions.BatchRows;
-// an N-D ArrayTable's take BatchRows indices of its first dimension.
+// an N-D ArrayTable's take whole indices of its first dimension, as many
+// as fit in TableOptions.BatchRows rows (at least one).
 func (t *Table) BatchRows() int64 {
 	if t.long == nil {
 		n := t.opts.BatchRows

@@ -199,6 +199,16 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 	if t.opts.BatchRows <= 0 {
 		t.opts.BatchRows = 1 << 20
 	}
+	// Batches are cut along the first dimension: BatchRows rows are
+	// BatchRows / (the other dimensions' product) of its indices, at least
+	// one (whose rows may then be more than BatchRows).
+	inner := int64(1)
+	for _, d := range t.inner {
+		inner *= d
+	}
+	if inner > 1 {
+		t.opts.BatchRows = max(t.opts.BatchRows/inner, 1)
+	}
 	return t, nil
 }
 
@@ -301,7 +311,7 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 		}
 		if err != nil {
 			release()
-			return nil, st, fmt.Errorf("column %q, rows [%d, %d): %w", c.name, lo, lo+n, err)
+			return nil, st, fmt.Errorf("column %q, rows [%d, %d): %w", c.name, lo*(rows/max(n, 1)), lo*(rows/max(n, 1))+rows, err)
 		}
 		cols = append(cols, col)
 	}

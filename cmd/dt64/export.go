@@ -85,7 +85,7 @@ by the next export to the same OUT.`,
 	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")
 	f.calendar.add(fl)
 	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per record batch (the memory bound); default: 1 Mi, or with --layout long as many as make about 8 MiB")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per record batch (the memory bound; an N-D array's batches take whole indices of its first dimension, at least one); default: 1 Mi, or with --layout long as many as make about 8 MiB")
 	fl.Int64Var(&f.rowGroup, "row-group", zarrow.DefaultRowGroupRows, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "batches read ahead and row groups encoded at once (default: the number of CPUs)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")

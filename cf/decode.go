@@ -92,7 +92,7 @@ func NewDecoderWith(t *Time, to dtype.DataType, o DecoderOptions) (*Decoder, err
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: slices.Clone(t.Missing), rule: o.Float, reference: o.Reference,
+	d := &Decoder{t: *t, to: to, aff: aff, overflow: o.Overflow, missing: t.MissingValues(), rule: o.Float, reference: o.Reference,
 		conv: o.Calendar.Convert.Effective(t.Calendar), missingDate: o.Calendar.Missing, modelTime: o.Calendar.ModelTime}
 	if d.modelTime {
 		d.conv = ConvertNone

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,6 +247,83 @@ func TestDecodeMissing(t *testing.T) {
 	}
 }
 
+// TestDecodeNaTMarker: in an int64 variable -2^63 (datetime64's NaT bits,
+// what xarray 2023.01 writes for NaT in an int64 encoding, with no
+// _FillValue) is NaT, declared or not, under every overflow policy; it is
+// no marker in other stored types (uint64 2^63, float64 -0, int32's
+// minimum are values).
+func TestDecodeNaTMarker(t *testing.T) {
+	const minI64 = float64(math.MinInt64)
+	dtH := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 1}
+	for _, c := range []struct {
+		attrs  string
+		stored Stored
+		to     dtype.DataType
+		vals   []float64
+		nat    []bool
+	}{
+		// xarray's case: ns since 2000, where -2^63 + the reference is a
+		// valid instant (1707-09-22), and -2^63 + 1 stays one.
+		{`{"units": "nanoseconds since 2000-01-01"}`, Stored{StoredInt, 8}, dtNs, []float64{0, minI64, minI64 + 4096, 3600e9}, []bool{false, true, false, false}},
+		{`{"units": "nanoseconds since 2000-01-01"}`, Stored{StoredInt, 8}, dtS, []float64{minI64, 1e9}, []bool{true, false}},
+		// Coarser units, where the marker's product overflows: NaT, not an
+		// overflow.
+		{`{"units": "hours since 1900-01-01", "calendar": "standard"}`, Stored{StoredInt, 8}, dtNs, []float64{minI64, 5}, []bool{true, false}},
+		{`{"units": "hours since 1900-01-01"}`, Stored{StoredInt, 8}, dtH, []float64{minI64, 5}, []bool{true, false}},
+		// Beside a declared _FillValue and missing_value.
+		{`{"units": "hours since 1900-01-01", "_FillValue": -999, "missing_value": 7}`, Stored{StoredInt, 8}, dtNs, []float64{minI64, -999, 7, 8}, []bool{true, true, true, false}},
+		{`{"units": "nanoseconds since 1970-01-01", "_FillValue": -9223372036854775808}`, Stored{StoredInt, 8}, dtNs, []float64{minI64, 1}, []bool{true, false}},
+		// Durations of every unit.
+		{`{"units": "nanoseconds"}`, Stored{StoredInt, 8}, tdS, []float64{minI64, 1e9}, []bool{true, false}},
+		{`{"units": "hours"}`, Stored{StoredInt, 8}, tdH, []float64{minI64, 1}, []bool{true, false}},
+		{`{"units": "days", "_FillValue": -1}`, Stored{StoredInt, 8}, tdNs, []float64{minI64, -1, 1}, []bool{true, true, false}},
+		// Not a marker in other types.
+		{`{"units": "minutes since 2000-01-01"}`, Stored{StoredInt, 4}, dtS, []float64{math.MinInt32, 1}, []bool{false, false}},
+		{`{"units": "days since 2000-01-01"}`, Stored{StoredFloat, 8}, dtNs, []float64{math.Copysign(0, -1), 1}, []bool{false, false}},
+	} {
+		tm := mustTime(t, c.attrs, c.stored)
+		if slices.Contains(tm.Missing, NaTMarker) != strings.Contains(c.attrs, "-9223372036854775808") {
+			t.Errorf("%s: Missing %v holds the marker only when declared", c.attrs, tm.Missing)
+		}
+		if mv := tm.MissingValues(); slices.Contains(mv, NaTMarker) != (c.stored == Stored{StoredInt, 8}) || len(mv) != len(slices.Compact(slices.Sorted(slices.Values(mv)))) {
+			t.Errorf("%s: MissingValues %v", c.attrs, mv)
+		}
+		for _, policy := range []dtype.OverflowPolicy{dtype.OverflowError, dtype.OverflowNaT, dtype.OverflowClamp} {
+			d, err := NewDecoder(tm, c.to, policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+				out := make([]int64, len(c.vals))
+				st, err := d.Decode(out, encode(c.stored, order, c.vals...), order)
+				if err != nil {
+					t.Fatalf("%s to %s, policy %d: %v", c.attrs, c.to, policy, err)
+				}
+				n := 0
+				for i, isNaT := range c.nat {
+					if (out[i] == dtype.NaT) != isNaT {
+						t.Errorf("%s to %s: [%d] (%v) = %d, want NaT %v", c.attrs, c.to, i, c.vals[i], out[i], isNaT)
+					}
+					if isNaT {
+						n++
+					}
+				}
+				if st.NaT != n || st.Overflowed != 0 {
+					t.Errorf("%s to %s: stats %+v, want %d NaT and no overflow", c.attrs, c.to, st, n)
+				}
+			}
+		}
+	}
+	// uint64 2^63 is a value: here one that overflows ns.
+	tm := mustTime(t, `{"units": "nanoseconds since 1970-01-01"}`, Stored{StoredUint, 8})
+	d, _ := NewDecoder(tm, dtNs, dtype.OverflowClamp)
+	out := make([]int64, 1)
+	raw := binary.LittleEndian.AppendUint64(nil, 1<<63)
+	if st, err := d.Decode(out, raw, binary.LittleEndian); err != nil || out[0] != math.MaxInt64 || st.Overflowed != 1 || st.NaT != 0 {
+		t.Errorf("uint64 2^63: %d %+v %v, want clamped", out[0], st, err)
+	}
+}
+
 // TestDecodePacking: scale_factor and add_offset apply exactly, as the
 // decimal numbers written.
 func TestDecodePacking(t *testing.T) {
@@ -309,6 +387,17 @@ func TestParseAttributesErrors(t *testing.T) {
 		{`{"units": "days since 2000-01-01", "missing_value": "x"}`, "missing_value", `"x"`, f8},
 		{`{"units": "days since 2000-01-01", "missing_value": 1e39}`, "missing_value", `1e39`, Stored{StoredFloat, 4}},
 		{`{"units": "days since 2000-01-01"}`, "units", "days since 2000-01-01", Stored{StoredFloat, 2}},
+		// _Unsigned: only the strings xarray acts on; not on floats; a
+		// _FillValue of neither signedness; a missing_value xarray would
+		// compare, unconverted, with numbers of the other signedness.
+		{`{"units": "days since 2000-01-01", "_Unsigned": true}`, "_Unsigned", `true`, Stored{StoredInt, 1}},
+		{`{"units": "days since 2000-01-01", "_Unsigned": "True"}`, "_Unsigned", `True`, Stored{StoredInt, 1}},
+		{`{"units": "days since 2000-01-01", "_Unsigned": ["true"]}`, "_Unsigned", `["true"]`, Stored{StoredInt, 1}},
+		{`{"units": "days since 2000-01-01", "_Unsigned": "true"}`, "_Unsigned", `true`, f8},
+		{`{"units": "days since 2000-01-01", "_Unsigned": "true", "_FillValue": 256}`, "_FillValue", `256`, Stored{StoredInt, 1}},
+		{`{"units": "days since 2000-01-01", "_Unsigned": "true", "_FillValue": -129}`, "_FillValue", `-129`, Stored{StoredInt, 1}},
+		{`{"units": "days since 2000-01-01", "_Unsigned": "true", "missing_value": -1}`, "missing_value", `-1`, Stored{StoredInt, 2}},
+		{`{"units": "days since 2000-01-01", "_Unsigned": "false", "missing_value": 65535}`, "missing_value", `65535`, Stored{StoredUint, 2}},
 	} {
 		_, err := ParseAttributes(json.RawMessage(c.attrs), c.stored)
 		var ae *AttributeError
@@ -321,6 +410,81 @@ func TestParseAttributesErrors(t *testing.T) {
 		`{"units": "hour"}`, `{"units": "Hours"}`, `{"units": " hours"}`, `{"units": "weeks"}`, `{"units": "h"}`, `{"units": "months"}`} {
 		if tm, err := ParseAttributes(json.RawMessage(a), f8); tm != nil || err != nil {
 			t.Errorf("%s: %v %v, want not a time", a, tm, err)
+		}
+	}
+}
+
+// TestUnsigned: _Unsigned "true" reads a signed type's bytes as the
+// unsigned type of the same width, "false" an unsigned type's as the
+// signed one, and converts the _FillValue as xarray does (-1 and 255 are
+// the same int8 byte); the other combinations change nothing.
+func TestUnsigned(t *testing.T) {
+	i8, u8, i64, u64, u16, i16 := Stored{StoredInt, 1}, Stored{StoredUint, 1}, Stored{StoredInt, 8}, Stored{StoredUint, 8}, Stored{StoredUint, 2}, Stored{StoredInt, 2}
+	dtH := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 1}
+	const ref = 262968 // 2000-01-01 in hours
+	for _, c := range []struct {
+		attrs      string
+		stored, as Stored
+		missing    []uint64
+		vals       []float64 // stored numbers, as the stored type
+		want       []int64   // hours since 2000-01-01, NaT
+	}{
+		{`{"_Unsigned": "true"}`, i8, u8, nil, []float64{-76, 0, 127, -128, -1}, []int64{180, 0, 127, 128, 255}},
+		{`{"_Unsigned": "true", "_FillValue": 255}`, i8, u8, []uint64{255}, []float64{-76, -1}, []int64{180, dtype.NaT}},
+		{`{"_Unsigned": "true", "_FillValue": -1}`, i8, u8, []uint64{255}, []float64{-76, -1}, []int64{180, dtype.NaT}},
+		{`{"_Unsigned": "true", "missing_value": [200, 7]}`, i8, u8, []uint64{200, 7}, []float64{-56, 7, 8}, []int64{dtype.NaT, dtype.NaT, 8}},
+		{`{"_Unsigned": "false", "_FillValue": 65535}`, u16, i16, []uint64{1<<64 - 1}, []float64{65535, 65531, 3}, []int64{dtype.NaT, -5, 3}},
+		{`{"_Unsigned": "false", "missing_value": -5}`, u16, i16, []uint64{1<<64 - 5}, []float64{65531, 65530}, []int64{dtype.NaT, -6}},
+		// int64 read as uint64: -2^63's bytes are 2^63 hours, no NaT marker.
+		{`{"_Unsigned": "true"}`, i64, u64, nil, []float64{-9223372036854775808, 1}, nil},
+		// Nothing to change.
+		{`{"_Unsigned": "false", "_FillValue": -1}`, i8, i8, []uint64{1<<64 - 1}, []float64{-76, -1}, []int64{-76, dtype.NaT}},
+		{`{"_Unsigned": "true", "_FillValue": 255}`, u8, u8, []uint64{255}, []float64{180, 255}, []int64{180, dtype.NaT}},
+		{`{"_Unsigned": "false"}`, Stored{StoredFloat, 8}, Stored{StoredFloat, 8}, nil, []float64{-76}, []int64{-76}},
+	} {
+		attrs := strings.Replace(c.attrs, "{", `{"units": "hours since 2000-01-01", `, 1)
+		tm := mustTime(t, attrs, c.stored)
+		wantOwn := Stored{}
+		if c.as != c.stored {
+			wantOwn = c.stored
+		}
+		if tm.Stored != c.as || tm.Unsigned != wantOwn || !slices.Equal(tm.Missing, c.missing) {
+			t.Errorf("%s on %s: read as %s (own %s), missing %v; want %s, %v", c.attrs, c.stored, tm.Stored, tm.Unsigned, tm.Missing, c.as, c.missing)
+			continue
+		}
+		if c.as == u64 {
+			if mv := tm.MissingValues(); len(mv) != 0 {
+				t.Errorf("%s on int64: missing values %v, want none (uint64 has no NaT marker)", c.attrs, mv)
+			}
+			continue
+		}
+		d, err := NewDecoder(tm, dtH, dtype.OverflowError)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The stored bytes are those of the array's own type.
+		raw := encode(c.stored, binary.BigEndian, c.vals...)
+		out := make([]int64, len(c.vals))
+		if _, err := d.Decode(out, raw, binary.BigEndian); err != nil {
+			t.Fatalf("%s: %v", c.attrs, err)
+		}
+		for i, w := range c.want {
+			if w != dtype.NaT {
+				w += ref
+			}
+			if out[i] != w {
+				t.Errorf("%s on %s: %v decodes to %d hours, want %d", c.attrs, c.stored, c.vals[i], out[i], w)
+			}
+		}
+	}
+	// FromBits: the same bytes, read as each type.
+	for _, c := range []struct {
+		s    Stored
+		w    uint64
+		want uint64
+	}{{u8, 1<<64 - 1, 255}, {i8, 255, 1<<64 - 1}, {i8, 0x7f, 0x7f}, {u16, 1<<64 - 5, 65531}, {i16, 65531, 1<<64 - 5}, {u64, 1 << 63, 1 << 63}, {Stored{StoredFloat, 4}, 12345, 12345}} {
+		if got := c.s.FromBits(c.w); got != c.want {
+			t.Errorf("%s.FromBits(%#x) = %#x, want %#x", c.s, c.w, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,12 +65,37 @@ type Time struct {
 	Calendar Calendar
 	Packing  Packing // from scale_factor and add_offset, exactly as written
 	Stored   Stored
+	// Unsigned is the variable's own type when an _Unsigned attribute
+	// changed how its integers are read (netCDF's convention, xarray's
+	// UnsignedIntegerCoder: "true" on int8…int64 reads them as uint8…uint64
+	// of the same width, "false" on an unsigned type as the signed one);
+	// Stored is then the type they are read as. Zero otherwise.
+	Unsigned Stored
 	// Missing are the stored values that mean "no value" (_FillValue,
 	// missing_value, and whatever the caller adds, such as a Zarr array's
 	// fill value), as element bits: an integer sign-extended, an unsigned
 	// one as it is, a float as the float64 bits of its value. NaN is
 	// always missing and is not listed.
 	Missing []uint64
+}
+
+// NaTMarker is the stored value -2^63 of an int64 variable, as
+// Time.Missing's bits. It is always missing there (MissingValues), declared
+// or not: it is datetime64's NaT bit pattern, which xarray writes for NaT in
+// an int64 encoding without declaring a _FillValue (and reads back as NaT
+// in ns and in durations; in coarser units its product wraps to a wrong
+// date), and which no real count comes near.
+const NaTMarker = uint64(1) << 63
+
+// MissingValues returns the stored values that decode to NaT, as Missing's
+// bits: Missing and, for an int64 variable, NaTMarker (NaN aside). The
+// slice is the caller's.
+func (t *Time) MissingValues() []uint64 {
+	m := slices.Clone(t.Missing)
+	if t.Stored == (Stored{Kind: StoredInt, Size: 8}) && !slices.Contains(m, NaTMarker) {
+		m = append(m, NaTMarker)
+	}
+	return m
 }
 
 // DefaultType is the datetime64 type (timedelta64 for a duration) t's
@@ -142,6 +168,13 @@ func ParseAttributes(attrs json.RawMessage, stored Stored) (*Time, error) {
 	if err := stored.Validate(); err != nil {
 		return nil, &AttributeError{Attribute: "units", Text: units, Reason: err.Error()}
 	}
+	readAs, err := unsignedAttr(obj, stored)
+	if err != nil {
+		return nil, err
+	}
+	if readAs != stored {
+		t.Stored, t.Unsigned = readAs, stored
+	}
 	if t.Packing.Scale, err = packingAttr(obj, "scale_factor"); err != nil {
 		return nil, err
 	}
@@ -153,7 +186,7 @@ func ParseAttributes(attrs json.RawMessage, stored Stored) (*Time, error) {
 		if !ok {
 			continue
 		}
-		vals, err := missingAttr(name, raw, stored)
+		vals, err := missingAttr(name, raw, stored, readAs)
 		if err != nil {
 			return nil, err
 		}
@@ -219,9 +252,62 @@ func packingAttr(obj map[string]json.RawMessage, name string) (*big.Rat, error) 
 	return r, nil
 }
 
+// unsignedAttr reads the _Unsigned attribute: the type a variable stored
+// as stored is read as. xarray (UnsignedIntegerCoder) acts on the strings
+// "true" (a signed integer type read as the unsigned one of its width) and
+// "false" (an unsigned type read as the signed one) and ignores anything
+// else; dt64 refuses anything else, and "true" on floats (which xarray
+// ignores with a warning), rather than ignore what the writer declared.
+func unsignedAttr(obj map[string]json.RawMessage, stored Stored) (Stored, error) {
+	raw, ok := obj["_Unsigned"]
+	if !ok {
+		return stored, nil
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return stored, &AttributeError{Attribute: "_Unsigned", Text: shorten(string(raw)),
+			Reason: `must be a string, "true" or "false" (netCDF's convention; xarray acts on those two strings only and ignores this value); dt64 refuses to guess what it means`}
+	}
+	if v != "true" && v != "false" {
+		return stored, &AttributeError{Attribute: "_Unsigned", Text: shorten(v),
+			Reason: `must be "true" or "false" (netCDF's convention; xarray acts on those two strings only and ignores this one); dt64 refuses to guess what it means`}
+	}
+	switch {
+	case stored.Kind == StoredFloat && v == "true":
+		return stored, &AttributeError{Attribute: "_Unsigned", Text: v,
+			Reason: fmt.Sprintf("declares unsigned integers, but the numbers are %s (xarray ignores it with a warning); dt64 refuses to ignore it", stored)}
+	case stored.Kind == StoredInt && v == "true":
+		return Stored{Kind: StoredUint, Size: stored.Size}, nil
+	case stored.Kind == StoredUint && v == "false":
+		return Stored{Kind: StoredInt, Size: stored.Size}, nil
+	}
+	return stored, nil
+}
+
+// FromBits returns the element of type s whose stored bytes are the low
+// 8×Size bits of w (an integer of the same width, of either signedness),
+// in Time.Missing's bits: sign-extended for a signed type, zero-extended
+// for an unsigned one. Floats are returned as they are.
+func (s Stored) FromBits(w uint64) uint64 {
+	if s.Kind == StoredFloat || s.Size >= 8 {
+		return w
+	}
+	shift := uint(64 - 8*s.Size)
+	if s.Kind == StoredInt {
+		return uint64(int64(w<<shift) >> shift)
+	}
+	return w << shift >> shift
+}
+
 // missingAttr reads _FillValue or missing_value (a scalar or a list) as
-// values of the stored type.
-func missingAttr(name string, raw json.RawMessage, stored Stored) ([]uint64, error) {
+// values of the stored type, read as readAs (_Unsigned). Under _Unsigned,
+// a _FillValue is converted to readAs as xarray converts it (NumPy's
+// unsigned_dtype.type(fill)): any value of either signedness of the width
+// stands for its bits, -1 and 255 for the same int8 byte. xarray converts
+// no missing_value: it compares the converted numbers with it as written,
+// so a missing_value outside readAs's range matches nothing there; dt64
+// refuses such a value, which its writer surely meant as a bit pattern.
+func missingAttr(name string, raw json.RawMessage, stored, readAs Stored) ([]uint64, error) {
 	raw = bytes.TrimSpace(raw)
 	items := []json.RawMessage{raw}
 	if len(raw) > 0 && raw[0] == '[' {
@@ -232,7 +318,20 @@ func missingAttr(name string, raw json.RawMessage, stored Stored) ([]uint64, err
 	}
 	var out []uint64
 	for _, it := range items {
-		v, isNaN, err := storedValue(bytes.TrimSpace(it), stored)
+		it = bytes.TrimSpace(it)
+		v, isNaN, err := storedValue(it, readAs)
+		if readAs != stored && err != nil {
+			if name == "_FillValue" {
+				// A value of the other signedness: its bits.
+				if w, _, err2 := storedValue(it, stored); err2 == nil {
+					v, err = readAs.FromBits(w), nil
+				} else {
+					err = fmt.Errorf("%w, and of %s, the array's type (_Unsigned reads it as %s)", err, stored, readAs)
+				}
+			} else {
+				err = fmt.Errorf(`%w: _Unsigned reads the %s numbers as %s, and xarray compares them with missing_value unconverted, so it would match none of them; dt64 refuses to guess whether it means its bits`, err, stored, readAs)
+			}
+		}
 		if err != nil {
 			return nil, &AttributeError{Attribute: name, Text: shorten(string(raw)), Reason: err.Error()}
 		}

@@ -103,7 +103,7 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 	default:
 		k.kind = cfInt
 	}
-	for _, m := range t.Missing {
+	for _, m := range t.MissingValues() {
 		if k.kind == cfFloat && math.IsNaN(math.Float64frombits(m)) {
 			continue // NaN is always missing
 		}
@@ -188,24 +188,38 @@ func (k *cfKernel) compile() {
 	if k.kind == cfUint {
 		lo = max(lo, 0) // uint64 words above MaxInt64 read as negative: exact path
 	}
+	// An int64 variable's NaT marker, MinInt64 (cf.NaTMarker), is always
+	// missing: it is kept out of the fast range, so that it never widens
+	// the interval of the declared missing values (which would send the
+	// values between them to the exact path, and the SIMD kernels, which
+	// compare one missing value, off the block). With no other missing
+	// value it is the one the loops compare; beside one, the loops stop
+	// at it and the exact path stores NaT.
+	missing := k.missing
+	if k.kind == cfInt && slices.Contains(missing, natBits) {
+		lo = max(lo, math.MinInt64+1)
+		if len(missing) > 1 {
+			missing = slices.DeleteFunc(slices.Clone(missing), func(m uint64) bool { return m == natBits })
+		}
+	}
 	if !ok || lo > hi {
 		return
 	}
 	k.lo, k.hi = lo, hi
 	switch {
-	case len(k.missing) == 0:
+	case len(missing) == 0:
 		// One word outside [lo, hi] (there is one: A != 0 maps [lo, hi]
 		// one to one into fewer than 2^64 values).
 		k.miss.mlo = uint64(lo - 1)
 		if lo == math.MinInt64 {
 			k.miss.mlo = uint64(hi + 1)
 		}
-	case len(k.missing) == 1:
-		k.miss = cfMissing{mlo: k.missing[0], single: true}
+	case len(missing) == 1:
+		k.miss = cfMissing{mlo: missing[0], single: true}
 	default:
 		// The signed interval that holds them (words are int64s here).
-		first, last := int64(k.missing[0]), int64(k.missing[0])
-		for _, m := range k.missing {
+		first, last := int64(missing[0]), int64(missing[0])
+		for _, m := range missing {
 			first, last = min(first, int64(m)), max(last, int64(m))
 		}
 		k.miss = cfMissing{mlo: uint64(first), mspan: uint64(last) - uint64(first)}

@@ -59,6 +59,11 @@ func cfCases() []cfCase {
 	return []cfCase{
 		{name: "int64 hours ns", attrs: `{"units": "hours since 1900-01-01 00:00:00", "calendar": "standard"}`, stored: i64, to: ns},
 		{name: "int64 hours ns fill -1", attrs: `{"units": "hours since 1900-01-01", "_FillValue": -1}`, stored: i64, to: ns},
+		// xarray's int64 NaT marker (-2^63, no _FillValue) where
+		// -2^63 + B would be a valid instant, and beside two declared
+		// missing values.
+		{name: "int64 ns since 2000 ns", attrs: `{"units": "nanoseconds since 2000-01-01"}`, stored: i64, to: ns},
+		{name: "int64 hours ns fill and missing", attrs: `{"units": "hours since 1900-01-01", "_FillValue": -1, "missing_value": 5}`, stored: i64, to: ns},
 		{name: "int64 ns ns", attrs: `{"units": "nanoseconds since 2020-01-01 00:00:00.123456789", "_FillValue": -9223372036854775808}`, stored: i64, to: ns},
 		{name: "int64 s ms half", attrs: `{"units": "seconds since 2000-01-01T00:00:00.5"}`, stored: i64, to: ms},
 		{name: "int64 ns us fraction", attrs: `{"units": "nanoseconds since 2020-01-01 00:00:00.123456789"}`, stored: i64, to: us},
@@ -92,6 +97,7 @@ func cfCases() []cfCase {
 		{name: "encode s ns", encode: true, from: secs, units: "nanoseconds since 2000-01-01"},
 		// CF durations (no reference, to and from timedelta64).
 		{name: "duration int64 hours ns", attrs: `{"units": "hours", "_FillValue": -1}`, stored: i64, to: tdNs},
+		{name: "duration int64 ns s", attrs: `{"units": "nanoseconds"}`, stored: i64, to: tdSecs},
 		{name: "duration int16 minutes s", attrs: `{"units": "minutes", "_FillValue": -32768}`, stored: i16, to: tdSecs},
 		{name: "duration float64 days ns shortest", attrs: `{"units": "days", "_FillValue": "NaN"}`, stored: f64, to: tdNs, shortest: true},
 		{name: "duration float32 hours s shortest", attrs: `{"units": "hours"}`, stored: f32, to: tdSecs, shortest: true},

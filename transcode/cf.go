@@ -26,7 +26,7 @@ import (
 
 // cfAttributes are the attributes that describe a CF encoding: dropped
 // from a decoded destination, replaced in a CF one.
-var cfAttributes = []string{"units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset"}
+var cfAttributes = []string{"units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "_Unsigned"}
 
 // cfReference is the reference date of a CF destination when
 // Options.CFUnits is empty: the epoch, so the stored numbers are the
@@ -113,9 +113,13 @@ func midType(u cf.Units) dtype.DataType {
 // "hours since 1900-01-01 00:00:00, calendar standard, int64" ("hours,
 // int64" for a duration).
 func describeCF(t *cf.Time) string {
-	s := fmt.Sprintf("%s, calendar %s, %s", strings.TrimSpace(t.Units.Text), t.Calendar, t.Stored)
+	stored := t.Stored.String()
+	if t.Unsigned.Kind != 0 {
+		stored = fmt.Sprintf("%s read as %s (_Unsigned)", t.Unsigned, t.Stored)
+	}
+	s := fmt.Sprintf("%s, calendar %s, %s", strings.TrimSpace(t.Units.Text), t.Calendar, stored)
 	if t.Units.Duration {
-		s = fmt.Sprintf("%s, %s", t.Units.Text, t.Stored)
+		s = fmt.Sprintf("%s, %s", t.Units.Text, stored)
 	}
 	if t.Packing.Scale != nil {
 		s += ", scale_factor " + t.Packing.Scale.RatString()

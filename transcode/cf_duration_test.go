@@ -79,7 +79,7 @@ func xarrayDuration(x float64, intPath bool, unitNs int64, p int) int64 {
 // the pandas model of the stored numbers. Units xarray does not read as
 // a duration ("hour", "weeks") are no time array to dt64 either.
 func TestCFDurationXarrayFixtures(t *testing.T) {
-	defaults := map[string]dtype.Unit{"hours_int": dtype.Hour, "minutes_int16_fill": dtype.Minute, "ns_int_fill": dtype.Nanosecond}
+	defaults := map[string]dtype.Unit{"hours_int": dtype.Hour, "hours_int_nat": dtype.Hour, "minutes_int16_fill": dtype.Minute, "ns_int_fill": dtype.Nanosecond}
 	differ := 0
 	for _, c := range durationCases(t) {
 		t.Run(c.Name, func(t *testing.T) {

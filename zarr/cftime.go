@@ -14,8 +14,10 @@ import (
 // when the array is not a CF time array (a native time
 // array, or no such units). The array's fill value (unless a v2 null) is
 // one of its missing values, as xarray reads it: missing chunks and
-// padding decode to NaT. Errors are *cf.AttributeError values naming the
-// attribute and its text.
+// padding decode to NaT. An _Unsigned attribute changes the type the
+// numbers are read as (cf.Time.Stored; the array's own is
+// cf.Time.Unsigned), the fill value's included. Errors are
+// *cf.AttributeError values naming the attribute and its text.
 //
 // The description and its decoder live in package cf, which knows
 // nothing of Zarr, so netCDF-born or in-memory numbers decode the same
@@ -47,6 +49,10 @@ func (a *Array) CFTime() (*cf.Time, error) {
 		if nt.Kind == Float {
 			fill = math.Float64bits(nt.Float64(fill))
 		}
+		// Under _Unsigned the fill value is the same bytes read as
+		// t.Stored, as xarray converts it (it reads the fill value as the
+		// _FillValue).
+		fill = t.Stored.FromBits(fill)
 		if nt.Kind != Float || !math.IsNaN(math.Float64frombits(fill)) {
 			t.Missing = append(t.Missing, fill)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/pyjson"
@@ -137,7 +138,11 @@ func (e *ElementError) Error() string {
 	what := fmt.Sprintf("%s value %s overflows int64 when converted to %s", typ, val, e.Err.To)
 	switch e.Err.Reason {
 	case dtype.ReasonLoss:
-		what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be floored away)", typ, val, e.Err.To)
+		how := "floored away"
+		if strings.HasPrefix(e.Err.Source, "float") {
+			how = "dropped" // CF floats round (half to even) by default
+		}
+		what = fmt.Sprintf("%s value %s is not a whole number of %s (exact mode: a non-zero remainder would be %s)", typ, val, e.Err.To, how)
 	case dtype.ReasonNoDate:
 		what = e.Err.NoDateText()
 	}

@@ -453,7 +453,7 @@ func TestReadByChunk(t *testing.T) {
 // few hundred ns early).
 func TestTableCF(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{"hourly_int", "hours_int_fill", "minutes_int32_standard", "seconds_int_zone", "days_float_standard_1500"} {
+	for _, name := range []string{"hourly_int", "hours_int_fill", "minutes_int32_standard", "seconds_int_zone", "days_float_standard_1500", "ns_int_nat", "hours_int8_unsigned", "hours_uint16_signed"} {
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("..", "testdata", "xarray", name+".values.json"))
 			if err != nil {

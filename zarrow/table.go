@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/kernels"
 	"github.com/zarr-dt64/dt64/storage"
@@ -272,6 +274,23 @@ func (t *Table) Chunks() int64 {
 		n = min(n+c.array.NumChunks(), math.MaxInt64/2) // saturate; only compared
 	}
 	return n
+}
+
+// RoundsCFFloats reports whether a column decodes CF time stored as
+// floats: those values are rounded half to even to the column's unit (the
+// coarsest instant each float stands for, cf.FloatShortest), not floored,
+// so a lossy one had a remainder rounded off.
+func (t *Table) RoundsCFFloats() bool {
+	cols := t.cols
+	if t.long != nil {
+		cols = append(slices.Clone(t.long.coords), t.long.vars...)
+	}
+	for _, c := range cols {
+		if ct, err := c.array.CFTime(); err == nil && ct != nil && ct.Stored.Kind == cf.StoredFloat {
+			return true
+		}
+	}
+	return false
 }
 
 // Columns is the number of columns.

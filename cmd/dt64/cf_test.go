@@ -597,3 +597,96 @@ func TestCFFloatFlag(t *testing.T) {
 		t.Errorf("--cf-float nearest: %v", err)
 	}
 }
+
+// TestCFRoundingWords: what the commands say about a remainder in the
+// unit matches what they do: a native datetime64 source's is floored
+// (export's summary says so), a CF float's rounded half to even by
+// default (export's summary and --help, transcode's --help, which gives
+// the binary value floored as --cf-float exact's).
+func TestCFRoundingWords(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := run(t, nil, "export", writeSample(t, 100, 10), filepath.Join(dir, "native.parquet"), "--unit", "s", "-q", "--no-sync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "lossy (a remainder floored away)\n") {
+		t.Errorf("native export: %q, want its lossy values floored", out)
+	}
+	out, _, err = run(t, nil, "export", writeCFSource(t, 100, 10, true), filepath.Join(dir, "cf.parquet"), "--unit", "s", "-q", "--no-sync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "0 overflowed, ") || strings.Contains(out, " 0 lossy") || !strings.Contains(out, "rounded off, half to even)") {
+		t.Errorf("CF float export: %q, want lossy values said to be rounded", out)
+	}
+	words := func(args ...string) string {
+		out, _, err := run(t, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(out), " ")
+	}
+	help := words("transcode", "--help")
+	for _, want := range []string{"a float, by default (--cf-float shortest), as the coarsest instant whose nearest float it is, rounded half to even",
+		"or with --cf-float exact as the exact binary value it is, floored"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("transcode --help does not say %q", want)
+		}
+	}
+	if help = words("export", "--help"); !strings.Contains(help, "floats to the coarsest instant each stands for, rounded half to even to the unit") ||
+		strings.Contains(help, "Values are floored") {
+		t.Errorf("export --help does not say CF floats are rounded: %s", help)
+	}
+}
+
+// TestCFValidateEveryElement: validate counts every element of a CF array
+// that cannot be decoded, names the first ten of a chunk and counts the
+// rest, and does not count an edge chunk's padding (which repeats the
+// chunk's first element, here one of them).
+func TestCFValidateEveryElement(t *testing.T) {
+	ctx := context.Background()
+	src := writeCFSource(t, 250, 100, true) // chunks 0, 1 and the edge chunk 2 (50 elements)
+	a, err := zarr.Open(ctx, storage.NewDir(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[int64][]int{0: {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 99}, 1: {9, 20, 30}, 2: {0, 49}}
+	values := []float64{math.Inf(1), math.Inf(-1), 1e300, -1e300}
+	b := make([]byte, 800)
+	for c, idx := range bad {
+		if _, _, err := a.ReadChunkRaw(ctx, []int64{c}, b); err != nil {
+			t.Fatal(err)
+		}
+		for j, i := range idx {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(values[j%len(values)]))
+		}
+		if _, err := a.WriteChunkRaw(ctx, []int64{c}, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := run(t, nil, "validate", src)
+	if err == nil || !strings.Contains(err.Error(), "20 problems found") {
+		t.Errorf("validate: %v, want 20 problems (15 + 3 + 2)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{}
+	for _, i := range bad[0][:10] {
+		want = append(want, fmt.Sprintf("0: element %d: ", i))
+	}
+	want = append(want, "0: 5 more elements that cannot be decoded (15 in this chunk, the first 10 named)")
+	for _, c := range []int64{1, 2} {
+		for _, i := range bad[c] {
+			want = append(want, fmt.Sprintf("%d: element %d: ", c, i))
+		}
+	}
+	slices.Sort(lines) // chunks are checked in parallel
+	sorted := slices.Sorted(slices.Values(want))
+	if len(lines) != len(want) {
+		t.Fatalf("validate printed %d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i := range lines {
+		if !strings.HasPrefix(lines[i], sorted[i]) {
+			t.Errorf("line %q, want %q…", lines[i], sorted[i])
+		}
+	}
+}

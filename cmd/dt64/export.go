@@ -49,12 +49,14 @@ timedelta64 arrays duration columns, in --unit (default: the coarsest of
 s, ms, us, ns in which every value is exact); NaT becomes null. Parquet
 has no duration type: a duration column is INT64 counts there, its unit
 kept in the Arrow schema stored with the file, which Arrow's readers
-use and DuckDB does not (it reads BIGINT); see docs/engines.md. Values
-are floored to the unit as NumPy does (Arrow's own casts truncate toward
-zero). Numeric arrays become columns of their type. A CF time array in a
-model calendar needs --convert-calendar (see transcode --help); a
-converted column's field metadata records source_calendar and
-calendar_conversion.
+use and DuckDB does not (it reads BIGINT); see docs/engines.md. Their
+values are floored to the unit as NumPy does (Arrow's own casts truncate
+toward zero). A CF time array decodes as transcode's default decodes it:
+integers floored to the unit, floats to the coarsest instant each stands
+for, rounded half to even to the unit. Numeric arrays become columns of
+their type. A CF time array in a model calendar needs --convert-calendar
+(see transcode --help); a converted column's field metadata records
+source_calendar and calendar_conversion.
 
 Parquet is zstd-compressed, in row groups of --row-group rows, timestamps
 annotated with their unit. Arrow IPC is uncompressed unless
@@ -84,7 +86,7 @@ by the next export to the same OUT.`,
 	fl.StringVar(&f.compression, "compression", "", "Arrow IPC only: zstd or lz4 (default: none)")
 	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")
 	f.calendar.add(fl)
-	fl.BoolVar(&f.exact, "exact", false, "fail on any value floored to the unit")
+	fl.BoolVar(&f.exact, "exact", false, "fail on any value that loses a remainder in the unit (floored, or a CF float rounded)")
 	fl.Int64Var(&f.rows, "rows", 0, "rows per record batch (the memory bound; an N-D array's batches take whole indices of its first dimension, at least one); default: 1 Mi, or with --layout long as many as make about 8 MiB")
 	fl.Int64Var(&f.rowGroup, "row-group", zarrow.DefaultRowGroupRows, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "batches read ahead and row groups encoded at once (default: the number of CPUs)")
@@ -244,8 +246,12 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 	if fi, err := os.Stat(out); err == nil {
 		size = fi.Size()
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT)%s, %d overflowed, %d lossy (a remainder floored away)\n",
-		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, noDateText(st.NoDate), st.Overflowed, st.Lossy)
+	lossy := "a remainder floored away"
+	if tab.RoundsCFFloats() {
+		lossy += ", or a CF float's rounded off, half to even"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "exported %s × %s to %s (%s) in %s: %d null (NaT)%s, %d overflowed, %d lossy (%s)\n",
+		count(done.Load(), "row"), count(tab.Columns(), "column"), out, transcodeBytes(size), el.Round(time.Millisecond), st.NaT, noDateText(st.NoDate), st.Overflowed, st.Lossy, lossy)
 	if pol == dtype.OverflowClamp && st.Overflowed > 0 {
 		// Clamped values are ±(2^63-1), DuckDB's ±infinity (docs/engines.md).
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: the %d clamped values are ±(2^63-1), the extremes of the unit; NumPy, pandas and Arrow read them as those instants, DuckDB as ±infinity\n", st.Overflowed)

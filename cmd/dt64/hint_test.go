@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
@@ -72,5 +73,44 @@ func TestHintFinalizeNoOverwrite(t *testing.T) {
 	changed := finalizeRefused(fmt.Errorf("x: %w", &transcode.SourceChangedError{}))
 	if h := hint(changed); strings.Contains(h, "start over with --overwrite") || !strings.Contains(h, "without --finalize") {
 		t.Errorf("--finalize, source changed: %s", h)
+	}
+}
+
+// TestHintOnlyFlagsTheCommandHas: a hint suggests a flag only to a command
+// that has it (inspect has no --overflow); to another it names the
+// commands that take the flag, each of which does.
+func TestHintOnlyFlagsTheCommandHas(t *testing.T) {
+	root := newRootCmd()
+	errs := map[string]error{
+		"overflow":         fmt.Errorf("x: %w", &dtype.ElementError{Reason: dtype.ReasonOverflow}),
+		"calendar-missing": fmt.Errorf("x: %w", &dtype.ElementError{Reason: dtype.ReasonNoDate}),
+		"convert-calendar": fmt.Errorf("x: %w", cf.ErrModelCalendar),
+	}
+	sawOther := false
+	for flag, err := range errs {
+		for _, c := range root.Commands() {
+			h := hintFor(c, err)
+			if c.Flags().Lookup(flag) != nil {
+				if !strings.HasPrefix(h, " (use --"+flag+" ") {
+					t.Errorf("%s has --%s; hint %q", c.Name(), flag, h)
+				}
+				continue
+			}
+			if strings.Contains(h, "use --"+flag) || h != "" && !strings.Contains(h, c.Name()+" has no --"+flag) {
+				t.Errorf("%s has no --%s; hint %q", c.Name(), flag, h)
+			}
+			for _, o := range root.Commands() {
+				if named := strings.Contains(h, " "+o.Name()+" ") || strings.Contains(h, " "+o.Name()+",") ||
+					strings.Contains(h, "dt64 "+o.Name()); named && o != c && o.Flags().Lookup(flag) == nil {
+					t.Errorf("hint for %s %q names %s, which has no --%s", c.Name(), h, o.Name(), flag)
+				}
+			}
+			sawOther = sawOther || h != ""
+		}
+	}
+	inspect, _, _ := root.Find([]string{"inspect"})
+	h := hintFor(inspect, errs["overflow"])
+	if !strings.Contains(h, "inspect has no --overflow") || !strings.Contains(h, "transcode") || !strings.Contains(h, "export") || !sawOther {
+		t.Errorf("inspect's overflow hint %q: want the commands that take --overflow", h)
 	}
 }

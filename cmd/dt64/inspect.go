@@ -177,6 +177,9 @@ type inspectCF struct {
 	Reference string `json:"reference"`
 	Calendar  string `json:"calendar"`
 	Stored    string `json:"stored"`
+	// Unsigned: an _Unsigned attribute reads the array's integers (its
+	// data type) as Stored, of the other signedness.
+	Unsigned  bool   `json:"unsigned,omitempty"`
 	DecodedAs string `json:"decoded_as"`
 	Duration  bool   `json:"duration"`
 	// A model calendar, or one converted by --convert-calendar: the
@@ -223,7 +226,11 @@ func inspectArray(ctx context.Context, dir string, co cf.CalendarOptions) (*insp
 	numpy, fill := "", a.FillValue()
 	if cft != nil {
 		numpy = a.Numeric().NumPy(a.ByteOrder())
-		js, _ = json.Marshal(cft.Stored.String())
+		own := cft.Stored
+		if cft.Unsigned.Kind != 0 {
+			own = cft.Unsigned
+		}
+		js, _ = json.Marshal(own.String())
 	} else {
 		if js, err = d.MarshalJSON(); err != nil {
 			return nil, err
@@ -288,7 +295,7 @@ func inspectArray(ctx context.Context, dir string, co cf.CalendarOptions) (*insp
 		if err != nil {
 			return nil, fmt.Errorf("%w (dt64 validate %s lists every problem)", err, dir)
 		}
-		cfRep := &inspectCF{Units: cft.Units.Text, Reference: cf.FormatInstant(cft.Units.Reference), Calendar: cft.Calendar.String(), Stored: cft.Stored.String(), DecodedAs: to.String()}
+		cfRep := &inspectCF{Units: cft.Units.Text, Reference: cf.FormatInstant(cft.Units.Reference), Calendar: cft.Calendar.String(), Stored: cft.Stored.String(), Unsigned: cft.Unsigned.Kind != 0, DecodedAs: to.String()}
 		if rep.CF != nil { // calendarStats' part
 			cfRep.Reference = cft.Calendar.FormatDate(cft.Units.Reference)
 			cfRep.Conversion, cfRep.SourceMinText, cfRep.SourceMaxText, cfRep.NoDate = rep.CF.Conversion, rep.CF.SourceMinText, rep.CF.SourceMaxText, rep.CF.NoDate
@@ -406,9 +413,13 @@ func (rep *inspectReport) decodedFill(a *zarr.Array, view *cfView) (int64, error
 func (r *inspectReport) writeText(w io.Writer) error {
 	var typeLine string
 	if r.CF != nil {
-		typeLine = fmt.Sprintf("%s  (NumPy %s), CF time: %s, calendar %s; decoded as %s", r.DataType, r.NumPy, r.CF.Units, r.CF.Calendar, r.CF.DecodedAs)
+		readAs := ""
+		if r.CF.Unsigned {
+			readAs = fmt.Sprintf(" read as %s (_Unsigned)", r.CF.Stored)
+		}
+		typeLine = fmt.Sprintf("%s  (NumPy %s)%s, CF time: %s, calendar %s; decoded as %s", r.DataType, r.NumPy, readAs, r.CF.Units, r.CF.Calendar, r.CF.DecodedAs)
 		if r.CF.Duration {
-			typeLine = fmt.Sprintf("%s  (NumPy %s), CF duration: %s; decoded as %s", r.DataType, r.NumPy, r.CF.Units, r.CF.DecodedAs)
+			typeLine = fmt.Sprintf("%s  (NumPy %s)%s, CF duration: %s; decoded as %s", r.DataType, r.NumPy, readAs, r.CF.Units, r.CF.DecodedAs)
 		}
 	} else {
 		var dt dtype.DataType

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ func main() {
 	cmd, err := root.ExecuteContextC(ctx)
 	interrupts.exitIfInterrupted(cmd, os.Args[1:], err)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "dt64:", red.String(oneLine(err)+hint(err)))
+		fmt.Fprintln(os.Stderr, "dt64:", red.String(oneLine(err)+hintFor(cmd, err)))
 		if stack := panicStack(err); stack != nil {
 			fmt.Fprintf(os.Stderr, "dt64: this is a bug in dt64; please report it with the stack of the panic:\n%s", red.String(string(stack)))
 		}
@@ -91,17 +92,23 @@ func (e usageError) Unwrap() error { return e.err }
 
 // hint names the flag that gets past an error, for the errors the library
 // reports without knowing the command line.
-func hint(err error) string {
+func hint(err error) string { return hintFor(nil, err) }
+
+// hintFor is hint for an error of the command cmd (nil: any): a flag cmd
+// does not have is named with the commands that take it, so that the
+// hint never suggests a flag the command would refuse (inspect has no
+// --overflow).
+func hintFor(cmd *cobra.Command, err error) string {
 	var ke *dtype.ElementError
 	var de *transcode.DestinationError
 	var sc *transcode.SourceChangedError
 	switch {
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow:
-		return " (use --overflow nat or clamp to store NaT or saturate)"
+		return flagHint(cmd, "overflow", "--overflow nat or clamp to store NaT or saturate")
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonNoDate:
-		return " (use --calendar-missing nat to store NaT for such dates)"
+		return flagHint(cmd, "calendar-missing", "--calendar-missing nat to store NaT for such dates")
 	case errors.Is(err, cf.ErrModelCalendar):
-		return " (use --convert-calendar date to convert each date to the same date in datetime64's calendar, or year for 360_day's position in the year)"
+		return flagHint(cmd, "convert-calendar", "--convert-calendar date to convert each date to the same date in datetime64's calendar, or year for 360_day's position in the year")
 	case errors.As(err, &sc) && errors.As(err, new(finalizeError)):
 		return " (start over: run without --finalize, with --overwrite)"
 	case errors.As(err, &sc):
@@ -168,6 +175,34 @@ func finalizeRefused(err error) error {
 		return nil
 	}
 	return finalizeError{err}
+}
+
+// flagHint is " (use USE)" when cmd (nil: any command) has the flag,
+// else names the commands that do: " (inspect has no --overflow; dt64
+// cast, export and transcode take --overflow nat or clamp ...)".
+func flagHint(cmd *cobra.Command, flag, use string) string {
+	if cmd == nil || cmd.Flags().Lookup(flag) != nil {
+		return " (use " + use + ")"
+	}
+	var with []string
+	for _, c := range cmd.Root().Commands() {
+		if c.Flags().Lookup(flag) != nil {
+			with = append(with, c.Name())
+		}
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	slices.Sort(with)
+	names := "dt64 " + with[0]
+	if n := len(with); n > 1 {
+		names = "dt64 " + strings.Join(with[:n-1], ", ") + " and " + with[n-1]
+	}
+	verb := "takes"
+	if len(with) > 1 {
+		verb = "take"
+	}
+	return fmt.Sprintf(" (%s has no --%s; %s %s %s)", cmd.Name(), flag, names, verb, use)
 }
 
 // oneLine keeps error output to the one line scripts expect on stderr.

@@ -83,14 +83,20 @@ v3; v2 has no crc32c or sharding.
 
 CF time (xarray's encoding) is read as time: a numeric SRC (int8…int64,
 uint8…uint64, float32, float64) whose units attribute reads "<unit> since
-<date>" is decoded exactly (value = reference + v × unit, a float as the
-exact binary value it is, floored), and DST is a native datetime64 array
-(v3 numpy.datetime64, or <M8[U] with --format 2) without the CF attributes
-(units, calendar, _FillValue, missing_value, scale_factor, add_offset);
-NaN and missing values become NaT. Without --unit the unit is the CF one
-when every value is exact in it (integers, no fractional scale_factor or
-add_offset, a reference that is a whole number of the unit since
-1970-01-01), else ns. A CF duration (units exactly "days", "hours",
+<date>" is decoded (value = reference + v × unit): integers exactly,
+floored to the destination unit; a float, by default (--cf-float
+shortest), as the coarsest instant whose nearest float it is, rounded half
+to even to the unit (the float64 nearest 1/24 in "days since" is
+01:00:00), or with --cf-float exact as the exact binary value it is,
+floored (00:59:59.999999999). _Unsigned "true" reads signed integers as
+unsigned, as xarray does. DST is a native datetime64 array (v3
+numpy.datetime64, or <M8[U] with --format 2) without the CF attributes
+(units, calendar, _FillValue, missing_value, scale_factor, add_offset,
+_Unsigned); NaN, missing values and, in int64, -9223372036854775808
+(NaT's bits, which xarray writes for NaT) become NaT. Without --unit the
+unit is the CF one when every value is exact in it (integers, no
+fractional scale_factor or add_offset, a reference that is a whole number
+of the unit since 1970-01-01), else ns. A CF duration (units exactly "days", "hours",
 "minutes", "seconds", "milliseconds", "microseconds" or "nanoseconds", the
 words xarray decodes) becomes timedelta64 by the same rules, and --cf
 writes timedelta64 back as one (units "hours" etc., no calendar;

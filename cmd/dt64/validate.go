@@ -30,8 +30,11 @@ arrays, numcodecs filters).
 
 Every problem found is reported, not just the first: one line per problem on
 standard output, "KEY: reason", naming the chunk's store key ("metadata" for
-the metadata). A chunk key at which the directory holds something other
-than a regular file (a directory "c/0/" holding files, a named pipe) is a
+the metadata). A chunk that does not decode is one problem (decoding stops
+at the damage); in a CF time array every element that cannot be decoded
+is one, and the first ` + fmt.Sprint(maxNamedElements) + ` of a chunk are named, then one line counts
+the rest. A chunk key at which the directory holds something other than a
+regular file (a directory "c/0/" holding files, a named pipe) is a
 problem too: every reader fails on it. The exit status is then 1. When all
 is well the output is a single line "ok: N chunks (M present) valid" and
 the exit status 0.
@@ -130,8 +133,13 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.Cale
 			return err
 		}
 		check = func(_ int, c zarr.StoredChunk, raw []byte, _ binary.ByteOrder) error {
+			saved := append([]byte(nil), raw[:a.ElementSize()*a.ChunkLen()]...)
 			_, err := view.decode(a, c.Coords, raw)
-			return err
+			var ke *dtype.ElementError
+			if !errors.As(err, &ke) {
+				return err
+			}
+			return view.elementProblems(a, c.Coords, saved, ke)
 		}
 	}
 	errs := a.ReadStored(ctx, files.Chunks, a.StoredReaders(len(files.Chunks)), false, check)
@@ -147,12 +155,23 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.Cale
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 			return fmt.Errorf("%s: stopped after %d problems: %w", dir, problems, ctxErr)
 		}
-		problems++
 		reason := err
 		var ce *zarr.ChunkError
 		if errors.As(err, &ce) {
 			reason = ce.Err
 		}
+		var ep *elementProblems
+		if errors.As(err, &ep) {
+			problems += ep.total
+			for _, e := range ep.named {
+				fmt.Fprintf(out, "%s: %v\n", files.Chunks[i].Key, e)
+			}
+			if more := ep.total - len(ep.named); more > 0 {
+				fmt.Fprintf(out, "%s: %d more elements that cannot be decoded (%d in this chunk, the first %d named)\n", files.Chunks[i].Key, more, ep.total, len(ep.named))
+			}
+			continue
+		}
+		problems++
 		fmt.Fprintf(out, "%s: %v\n", files.Chunks[i].Key, reason)
 	}
 	if problems > 0 {
@@ -160,4 +179,63 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.Cale
 	}
 	fmt.Fprintf(out, "ok: %s (%d present) valid\n", count(a.NumChunks(), "chunk"), len(files.Chunks))
 	return nil
+}
+
+// maxNamedElements is how many elements that cannot be decoded validate
+// names per chunk of a CF time array; it counts the others.
+const maxNamedElements = 10
+
+// elementProblems are the elements of a CF time chunk that cannot be
+// decoded: total of them, the first maxNamedElements named.
+type elementProblems struct {
+	named []error
+	total int
+}
+
+func (e *elementProblems) Error() string {
+	return fmt.Sprintf("%v (and %d more elements that cannot be decoded)", e.named[0], e.total-1)
+}
+
+// elementProblems finds every element of the chunk at coords that cannot
+// be decoded, given the first (first, from decode) and the chunk's stored
+// elements as they were before decode (saved): it decodes on from the
+// element after each failure, so the chunk is decoded once in all, and
+// counts the failures inside the array (not its edge chunk's padding).
+func (v *cfView) elementProblems(a *zarr.Array, coords []int64, saved []byte, first *dtype.ElementError) error {
+	n, z := a.ChunkLen(), a.ElementSize()
+	inside := make([]bool, n)
+	_ = a.Grid().ForEachInside(coords, func(off, k int) error {
+		for i := off; i < off+k; i++ {
+			inside[i] = true
+		}
+		return nil
+	})
+	p := &elementProblems{}
+	dst := make([]byte, 8*n)
+	for e, start := first, 0; ; {
+		e.Index += start
+		if e.Index >= n {
+			break
+		}
+		if inside[e.Index] {
+			if p.total++; len(p.named) < maxNamedElements {
+				p.named = append(p.named, e)
+			}
+		}
+		start = e.Index + 1
+		if start == n {
+			break
+		}
+		_, err := v.dec.Run(dst[8*start:], saved[z*start:z*n], nil)
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &e) {
+			return err
+		}
+	}
+	if p.total == 0 { // only padding failed (it never does: it repeats the first element)
+		return nil
+	}
+	return p
 }

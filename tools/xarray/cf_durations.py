@@ -55,6 +55,9 @@ CASES = {
     # Nanoseconds in int64 with a _FillValue of MinInt64 and NaT.
     "ns_int_fill": (with_nat(steps(np.timedelta64(123456789, "ns"), H), 1),
                     {"units": "nanoseconds", "dtype": "int64", "_FillValue": np.iinfo(np.int64).min}),
+    # int64 hours with NaT and no _FillValue: xarray writes NaT as -2**63
+    # (datetime64's NaT bits), declares nothing, and reads it back as NaT.
+    "hours_int_nat": (with_nat(steps(-5 * H, H), 3, 17), {"units": "hours", "dtype": "int64"}),
     # Quarter hours as float32 hours.
     "hours_float32": (steps(-5 * H, np.timedelta64(15, "m")), {"units": "hours", "dtype": "float32"}),
     # Packing: half hours as int16 hours × 0.5, a NaT through _FillValue.

@@ -43,6 +43,10 @@ CASES = {
     "hourly_int": (hourly(), {}),
     # A NaT and a fraction of a second: xarray picks float64 ns with NaN.
     "nat_float_ns": (with_nat(hourly() + np.timedelta64(123456789, "ns"), 3, 17), {}),
+    # NaT in an int64 encoding without a _FillValue: xarray writes
+    # datetime64's NaT bits, -2**63, declares nothing, and reads them back
+    # as NaT.
+    "ns_int_nat": (with_nat(hourly() + np.timedelta64(123456789, "ns"), 3, 17), {"units": "nanoseconds since 2000-01-01", "dtype": "int64"}),
     # Days as float64 since a date before 1582 in the standard calendar.
     "days_float_standard_1500": (hourly(), {"units": "days since 1500-01-01", "calendar": "standard", "dtype": "float64"}),
     # A zone offset in the reference, int64 seconds.
@@ -59,6 +63,26 @@ CASES = {
     "packed_int32_ms": (with_nat(milliseconds(), 5), {"units": "seconds since 2020-01-01", "dtype": "int32", "scale_factor": 0.001, "_FillValue": -2147483648}),
     # A model calendar: dt64 must refuse it.
     "noleap": (hourly(), {"units": "days since 2000-01-01", "calendar": "noleap"}),
+    # Unsigned numbers in a signed type (netCDF's _Unsigned "true", which
+    # xarray writes when the encoding asks): int8 bytes of 0..235 hours,
+    # the NaT as _FillValue 255, stored as the array's fill value -1.
+    "hours_int8_unsigned": (with_nat(pd.date_range("2000-01-01", periods=48, freq="5H").values, 5),
+                            {"units": "hours since 2000-01-01", "dtype": "int8", "_Unsigned": "true", "_FillValue": 255}),
+}
+
+
+def signed_hours():
+    v = (np.arange(48) * 3 - 71).astype("int16").view("uint16")
+    v[7] = 65535
+    return v
+
+
+# Numbers written as they are, with CF attributes xarray's encoder does not
+# write itself (it decodes them): NAME: (numbers, attributes, encoding).
+RAW = {
+    # _Unsigned "false" on uint16: the numbers are int16 (65465 is -71
+    # hours); the fill value 65535 is -1 once xarray converts it.
+    "hours_uint16_signed": (signed_hours(), {"units": "hours since 2000-01-01", "calendar": "standard", "_Unsigned": "false"}, {"_FillValue": 65535}),
 }
 
 
@@ -66,10 +90,12 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     warnings.simplefilter("ignore")
-    for name, (values, encoding) in CASES.items():
+    cases = {name: (xr.Dataset(coords={"time": ("time", values)}), encoding) for name, (values, encoding) in CASES.items()}
+    for name, (numbers, attrs, encoding) in RAW.items():
+        cases[name] = (xr.Dataset(coords={"time": ("time", numbers, attrs)}), encoding)
+    for name, (ds, encoding) in cases.items():
         path = os.path.join(out, name + ".zarr")
         shutil.rmtree(path, ignore_errors=True)
-        ds = xr.Dataset(coords={"time": ("time", values)})
         # Chunks of 20: several chunks, the last one partial.
         ds.to_zarr(path, encoding={"time": {**encoding, "chunks": (20,)}}, consolidated=False)
         attrs = json.load(open(os.path.join(path, "time", ".zattrs")))

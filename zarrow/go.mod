@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261204135422-5e8c397c6477
+	github.com/zarr-dt64/dt64 v0.0.0-20261205090110-0ac9227ae755
 	go.uber.org/goleak v1.3.0
 )
 

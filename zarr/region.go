@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"runtime/debug"
 	"sync"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/panics"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -174,22 +174,11 @@ func (r *regionRead) stored(coords []int64, present bool) {
 func (r *regionRead) guardedChunk(ctx context.Context, coords []int64, buf *[]byte) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: chunk %v: %w", r.a.name, coords, &panicError{value: p, stack: debug.Stack()})
+			err = fmt.Errorf("%s: chunk %v: %w", r.a.name, coords, panics.Recovered(p))
 		}
 	}()
 	return r.chunk(ctx, coords, buf)
 }
-
-// panicError is a panic recovered on a worker goroutine.
-type panicError struct {
-	value any
-	stack []byte
-}
-
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
-
-// PanicStack is the stack of the goroutine that panicked.
-func (e *panicError) PanicStack() []byte { return e.stack }
 
 // chunk copies the part of the box in the chunk at coords into dst. buf
 // is the worker's chunk-sized scratch, allocated on first need.

@@ -1,33 +1,18 @@
 package zarrow
 
-import (
-	"fmt"
-	"runtime/debug"
-)
+import "github.com/zarr-dt64/dt64/internal/panics"
 
 // A panic on a goroutine zarrow starts (a batch read ahead, a chunk
 // converted, a row group encoded) would end the process there, before
 // the caller could clean up after the failed read or export (dt64 export
 // removes its temporary file): each of them recovers it and hands it on
-// as the error of the read or the export, a panicError. A panic is a bug;
-// the error keeps the stack for its report.
-
-// panicError is a panic recovered on one of zarrow's goroutines.
-type panicError struct {
-	value any
-	stack []byte
-}
-
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
-
-// PanicStack is the stack of the goroutine that panicked, as
-// runtime/debug.Stack gives it.
-func (e *panicError) PanicStack() []byte { return e.stack }
+// as the error of the read or the export (internal/panics). A panic is a
+// bug; the error keeps the stack for its report.
 
 // panicked is the error for the value r recovered from a panic; call it
 // in the deferred function that recovered, so that the stack is the
 // panicking goroutine's.
-func panicked(r any) error { return &panicError{value: r, stack: debug.Stack()} }
+func panicked(r any) error { return panics.Recovered(r) }
 
 // guard runs fn on the calling goroutine, returning a panic in it as an
 // error.

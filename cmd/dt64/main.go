@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/panics"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -135,28 +135,16 @@ func hintFor(cmd *cobra.Command, err error) string {
 	return ""
 }
 
-// panicError is a panic recovered on the command's goroutine, returned as
-// the command's error (exit status 1) once the command has cleaned up.
-type panicError struct {
-	value any
-	stack []byte
-}
+// panicked is the error for the value r recovered from a panic on the
+// command's goroutine, returned as the command's error (exit status 1)
+// once the command has cleaned up; call it in the deferred function that
+// recovered.
+func panicked(r any) error { return panics.Recovered(r) }
 
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
-
-// PanicStack is the stack of the goroutine that panicked.
-func (e *panicError) PanicStack() []byte { return e.stack }
-
-// panicked is the error for the value r recovered from a panic; call it
-// in the deferred function that recovered.
-func panicked(r any) error { return &panicError{value: r, stack: debug.Stack()} }
-
-// panicStack is the stack of the panic err reports, nil if it reports
-// none: the command's panicError, and the libraries', which recover the
-// panics on their worker goroutines and return them as errors with a
-// PanicStack method.
+// panicStack is the stack of the panic err reports (the command's, or one
+// the libraries recovered on their worker goroutines), nil if none.
 func panicStack(err error) []byte {
-	var p interface{ PanicStack() []byte }
+	var p *panics.Error
 	if errors.As(err, &p) {
 		return p.PanicStack()
 	}

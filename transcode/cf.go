@@ -336,10 +336,11 @@ func (t *Job) planNative(sm zarr.Metadata, dm *zarr.Metadata, ko kernels.Options
 	if t.conv, err = dtype.NewConversion(sm.DataType, dm.DataType); err != nil {
 		return fmt.Errorf("%w: %w", ErrPlan, err)
 	}
-	fill, fillSt, err := convertFill(t.conv, sm.FillValue, ko.Exact)
+	fill, fillSt, err := convertFill(t.conv, sm.FillValue, ko)
 	if err != nil {
 		return err
 	}
+	t.fillNote = fillNote(t.conv, sm.FillValue, fill, fillSt, ko.Overflow)
 	t.fillSt, dm.FillValue, t.fillSame, t.dstFillNaT = fillSt, fill, true, fill == dtype.NaT
 	ko.From.PutUint64(t.srcFill[:], uint64(sm.FillValue))
 	if t.kern, err = kernels.NewTranscoder(t.conv, ko); err != nil {

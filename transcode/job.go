@@ -35,6 +35,7 @@ type Job struct {
 	dec, enc cfKernel      // a CF source's decoder; a CF destination's encoder
 	srcFill  [8]byte       // a datetime64 source's fill value in source byte order
 	fillSt   kernels.Stats // what the source fill value converts as
+	fillNote string        // what an overflowing fill value became (fillNote)
 	// fillSame: the source's fill value converts to the destination's,
 	// so a region whose source chunks are all missing is all fill.
 	fillSame   bool
@@ -195,6 +196,9 @@ func New(ctx context.Context, src, dst storage.Store, o Options) (*Job, error) {
 	t.cf.src = cft
 	if err := t.planKernels(sm, &dm, o); err != nil {
 		return nil, err
+	}
+	if t.fillNote != "" {
+		notes = append(notes, t.fillNote)
 	}
 	if t.cf.dstUnits != nil && dm.Format == 2 && len(sm.DimensionNames) > 0 && hasAttribute(dm.Attributes, "_ARRAY_DIMENSIONS") {
 		for i, n := range notes {

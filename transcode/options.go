@@ -64,6 +64,8 @@ type Options struct {
 
 	// Overflow is what happens to an element whose converted value does
 	// not fit in an int64: stop the run (default), store NaT, or clamp.
+	// The fill value converts under the same policy (New refuses one that
+	// overflows under the default), since missing chunks hold it.
 	Overflow dtype.OverflowPolicy
 	// Exact makes any loss of precision (a non-zero remainder floored
 	// away) an error.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zarr-dt64/dt64/blosc"
@@ -273,17 +274,52 @@ func metadataDocs(ctx context.Context, m zarr.Metadata) (map[string]string, erro
 	return docs, nil
 }
 
-// convertFill converts the source fill value strictly: it must convert
-// without overflow (whatever the policy) and, in exact mode, exactly.
-func convertFill(conv dtype.Conversion, fill int64, exact bool) (int64, kernels.Stats, error) {
-	tc, err := kernels.NewTranscoder(conv, kernels.Options{Overflow: dtype.OverflowError, Exact: exact})
+// convertFill converts the source fill value as the values convert: under
+// the overflow policy ko.Overflow (missing chunks read as the fill value,
+// so a fill that overflows is as much an overflow as a stored one) and, in
+// exact mode, exactly. Under OverflowError an overflowing fill is refused
+// with the kernel's *dtype.ElementError wrapped, so callers can offer the
+// policies.
+func convertFill(conv dtype.Conversion, fill int64, ko kernels.Options) (int64, kernels.Stats, error) {
+	tc, err := kernels.NewTranscoder(conv, kernels.Options{Overflow: ko.Overflow, Exact: ko.Exact})
 	if err != nil {
 		return 0, kernels.Stats{}, err
 	}
 	v := []int64{fill}
 	st, err := tc.RunInt64(v, v, nil)
+	var ke *dtype.ElementError
+	if errors.As(err, &ke) {
+		return 0, st, fillError{ke}
+	}
 	if err != nil {
-		return 0, st, planErr("the fill value %d (%s) does not convert to %s: %v", fill, conv.From, conv.To, err)
+		return 0, st, fmt.Errorf("%w: the fill value %d (%s) does not convert to %s: %w", ErrPlan, fill, conv.From, conv.To, err)
 	}
 	return v[0], st, nil
+}
+
+// fillError is an ErrPlan for a fill value the conversion refuses; it
+// wraps the kernel's element error (its reason, its value) but does not
+// call the fill value an element.
+type fillError struct{ ke *dtype.ElementError }
+
+func (e fillError) Error() string {
+	typ, val := e.ke.Describe()
+	if e.ke.Reason == dtype.ReasonLoss {
+		return fmt.Sprintf("%v: the fill value %s (%s) cannot be represented exactly in %s (a non-zero remainder would be dropped)", ErrPlan, val, typ, e.ke.To)
+	}
+	return fmt.Sprintf("%v: the fill value %s (%s) overflows int64 when converted to %s", ErrPlan, val, typ, e.ke.To)
+}
+
+func (e fillError) Unwrap() []error { return []error{ErrPlan, e.ke} }
+
+// fillNote says what an overflowing fill value became, or "".
+func fillNote(conv dtype.Conversion, from, to int64, st kernels.Stats, policy dtype.OverflowPolicy) string {
+	if st.Overflowed == 0 {
+		return ""
+	}
+	became := strconv.FormatInt(to, 10)
+	if to == dtype.NaT {
+		became = "NaT"
+	}
+	return fmt.Sprintf("the fill value %d (%s) overflows %s: under the overflow policy %s it becomes %s, as do the elements of chunks the source does not store", from, conv.From, conv.To, policy, became)
 }

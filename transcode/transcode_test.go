@@ -549,3 +549,86 @@ func TestCancel(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestFillOverflowPolicy: a fill value that overflows the destination
+// unit converts under the overflow policy, as the values do (the
+// elements of missing chunks are the fill value): refused with the
+// kernel's element error by default, NaT or saturated on request, counted
+// as overflowed and named in a note.
+func TestFillOverflowPolicy(t *testing.T) {
+	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
+	ns := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}
+	const fill = math.MaxInt64 / 10 // a sentinel, far beyond ns's range
+	// Three chunks of 4 (the last one an edge chunk of 2): the first
+	// stored, the second missing, the third stored with fill padding.
+	vals := []int64{1, 2, fill, 4, fill, fill, fill, fill, 9, fill}
+	src := storage.NewMemory()
+	writeArray(t, src, zarr.Metadata{Format: 3, DataType: sec, Shape: []int64{10}, ChunkShape: []int64{4}, FillValue: fill},
+		vals, func(c []int64) bool { return c[0] == 1 })
+
+	_, err := transcode.New(ctx, src, storage.NewMemory(), transcode.Options{Unit: dtype.Nanosecond})
+	var oe *dtype.ElementError
+	if !errors.Is(err, transcode.ErrPlan) || !errors.As(err, &oe) || oe.Reason != dtype.ReasonOverflow || !strings.Contains(err.Error(), "fill value 922337203685477580") {
+		t.Fatalf("default policy: got %v, want ErrPlan wrapping an overflow of the fill value", err)
+	}
+
+	for pol, wantFill := range map[dtype.OverflowPolicy]int64{dtype.OverflowNaT: dtype.NaT, dtype.OverflowClamp: math.MaxInt64} {
+		dst := storage.NewMemory()
+		job, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Nanosecond, Overflow: pol})
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		note := false
+		for _, n := range job.Plan().Notes {
+			note = note || strings.Contains(n, "fill value 922337203685477580") && strings.Contains(n, pol.String())
+		}
+		if !note {
+			t.Errorf("%s: no note on the fill value in %q", pol, job.Plan().Notes)
+		}
+		sum, err := job.Run(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", pol, err)
+		}
+		// 6 elements are the fill value: 1 stored in chunk 0, 4 of the
+		// missing chunk, 1 stored in the edge chunk; the padding is not
+		// counted.
+		if sum.Elements != 10 || sum.Overflowed != 6 {
+			t.Errorf("%s: %d elements, %d overflowed; want 10 and 6", pol, sum.Elements, sum.Overflowed)
+		}
+		if wantNaT := map[dtype.OverflowPolicy]int64{dtype.OverflowNaT: 6}[pol]; sum.NaT != wantNaT {
+			t.Errorf("%s: NaT %d, want %d", pol, sum.NaT, wantNaT)
+		}
+		a, got := readArray(t, dst)
+		if a.Metadata().FillValue != wantFill {
+			t.Errorf("%s: destination fill %d, want %d", pol, a.Metadata().FillValue, wantFill)
+		}
+		want := expected(t, sec, ns, vals, pol)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: element %d = %d, want %d", pol, i, got[i], want[i])
+			}
+		}
+		if err := job.Verify(ctx); err != nil {
+			t.Errorf("%s: verify: %v", pol, err)
+		}
+		// A run that continues a part's work recounts the units the part
+		// wrote (here the first chunk) and counts the rest.
+		dst2 := storage.NewMemory()
+		for _, o := range []transcode.Options{
+			{Unit: dtype.Nanosecond, Overflow: pol, Part: transcode.Part{Index: 0, Count: 3}},
+			{Unit: dtype.Nanosecond, Overflow: pol, Resume: true},
+		} {
+			job, err := transcode.New(ctx, src, dst2, o)
+			if err != nil {
+				t.Fatalf("%s: %+v: %v", pol, o, err)
+			}
+			sum, err = job.Run(ctx)
+			if err != nil {
+				t.Fatalf("%s: %+v: %v", pol, o, err)
+			}
+		}
+		if sum.Resumed != 1 || sum.Overflowed != 6 {
+			t.Errorf("%s: resumed run: %d units resumed, %d overflowed; want 1 and 6", pol, sum.Resumed, sum.Overflowed)
+		}
+	}
+}

@@ -317,6 +317,7 @@ func (t *Job) doUnit(ctx context.Context, b *buffers, u int64, resume bool) (uni
 		us.elements = inside
 		us.nat = inside * int64(t.fillSt.NaT)
 		us.lossy = inside * int64(t.fillSt.Lossy)
+		us.overflowed = inside * int64(t.fillSt.Overflowed)
 		_ = g.chunksIn(origin, g.dstChunk, g.dstGrid, func([]int64) error { us.chunks++; return nil })
 		return us, nil
 	}
@@ -379,6 +380,7 @@ func (t *Job) recount(ctx context.Context, b *buffers, origin []int64, us *unitS
 	if !r.present && t.fillSame {
 		_, inside, _ := t.geo.extent(origin)
 		us.lossy = inside * int64(t.fillSt.Lossy)
+		us.overflowed = inside * int64(t.fillSt.Overflowed)
 		return nil
 	}
 	st, err = t.convertRegion(t.kernel(), b, origin, st)

@@ -73,7 +73,8 @@ done). With --part, a DST holding the same plan is joined, not refused.
 --overflow says what happens to a value that does not fit in 64 bits after
 conversion: error (stop, naming the chunk, the element and the value; the
 default), nat (store NaT) or clamp (saturate); both of the latter are
-counted. --exact makes any loss of precision an error.
+counted. The fill value converts the same way, since the chunks the source
+does not store hold it. --exact makes any loss of precision an error.
 
 Options that are not given keep the source's setting (the unit, scale,
 byte order, compressor, sharding and format). --shard-chunks N,... makes

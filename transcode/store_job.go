@@ -57,7 +57,7 @@ type StoreJob struct {
 	srcListing []string
 	// bounds are the CF bounds arrays read with their coordinate's units
 	// and calendar (store_bounds.go).
-	bounds map[string]inherited
+	bounds map[string]zarr.Bounds
 	doc    storePlanDoc
 	plan   StorePlan
 }
@@ -222,7 +222,7 @@ func NewStore(ctx context.Context, src, dst storage.Store, o StoreOptions) (*Sto
 	if nodes[0].Kind != zarr.GroupNode {
 		return nil, planErr("the source is an array, not a group")
 	}
-	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format, bounds: boundsOf(nodes)}
+	s := &StoreJob{opts: o, src: src, dst: dst, format: nodes[0].Format, bounds: zarr.CFBounds(nodes)}
 	if unlisted {
 		s.srcListing = srcKeys
 	}
@@ -384,12 +384,12 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 	var src storage.Store = sv
 	boundsNote := ""
 	if in, ok := s.bounds[n.Path]; ok {
-		docs, err := withAttributes(n, in.attrs)
+		docs, err := withAttributes(n, in.Attributes)
 		if err != nil {
-			return nil, fmt.Errorf("the CF bounds of %s, which take its units: reading their attributes: %w", in.of, err)
+			return nil, fmt.Errorf("%v: reading their attributes: %w", in, err)
 		}
 		src = &boundsView{arrayView: sv, docs: docs}
-		boundsNote = fmt.Sprintf("CF bounds of %s without units of their own: read with its units and calendar, as xarray reads them (CF 7.1)", in.of)
+		boundsNote = in.String() + ", as xarray reads them (CF 7.1)"
 	}
 	a, openErr := zarr.Open(ctx, src)
 	note := ""

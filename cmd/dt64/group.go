@@ -120,11 +120,12 @@ func inspectGroup(ctx context.Context, arg string, co cf.CalendarOptions) (*grou
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
 	}
+	bounds := zarr.CFBounds(nodes)
 	for _, n := range nodes {
 		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: pyjson.Strict(n.Attributes)}
 		if n.Kind == zarr.ArrayNode {
 			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
-			if err := describeGroupArray(ctx, store, arg, n, &nr, co); err != nil {
+			if err := describeGroupArray(ctx, store, arg, n, bounds, &nr, co); err != nil {
 				return nil, err
 			}
 		}
@@ -133,7 +134,10 @@ func inspectGroup(ctx context.Context, arg string, co cf.CalendarOptions) (*grou
 	return rep, nil
 }
 
-func describeGroupArray(ctx context.Context, store storage.Store, arg string, n zarr.Node, nr *nodeReport, co cf.CalendarOptions) error {
+// describeGroupArray describes array node n; CF bounds without units or calendar
+// (among bounds) are described with their coordinate's units and calendar,
+// as transcode converts them and xarray decodes them.
+func describeGroupArray(ctx context.Context, store storage.Store, arg string, n zarr.Node, bounds map[string]zarr.Bounds, nr *nodeReport, co cf.CalendarOptions) error {
 	sub := subArg(arg, n.Path)
 	s, err := storage.Sub(store, n.Path)
 	if err != nil {
@@ -146,8 +150,15 @@ func describeGroupArray(ctx context.Context, store storage.Store, arg string, n 
 	}
 	codecs, text := describeCodecs(a.Metadata().Codecs)
 	nr.Codecs, nr.codecText = codecs, text
+	b, isBounds := bounds[n.Path]
+	if isBounds {
+		if a, err = a.WithAttributes(b.Attributes); err != nil {
+			return err
+		}
+		nr.Note = b.String()
+	}
 	if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // native or CF time
-		r, err := inspectArray(ctx, sub, co)
+		r, err := inspectArray(ctx, sub, co, b.Attributes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Path, err)
 		}
@@ -226,6 +237,7 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 		fmt.Fprintf(out, "metadata: %s\n", warning)
 	}
 	var unchecked []string
+	bounds := zarr.CFBounds(nodes)
 	for _, n := range nodes {
 		if n.Kind != zarr.ArrayNode {
 			continue
@@ -251,10 +263,19 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 			fmt.Fprintf(out, "%s: metadata: %v\n", n.Path, err)
 			continue
 		}
+		b, isBounds := bounds[n.Path]
+		if isBounds {
+			if a, err = a.WithAttributes(b.Attributes); err != nil {
+				return err
+			}
+		}
 		if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // a CF time array decodes as validate decodes it alone
 			fmt.Fprintf(out, "%s: ", n.Path)
+			if isBounds {
+				fmt.Fprintf(out, "(%s) ", b.String())
+			}
 			var pe *problemsError
-			if err := runValidate(ctx, cmd, sub, co); errors.As(err, &pe) {
+			if err := runValidate(ctx, cmd, sub, co, b.Attributes); errors.As(err, &pe) {
 				problems += pe.n
 			} else if err != nil {
 				return err

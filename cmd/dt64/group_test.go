@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -261,4 +262,57 @@ func runAndKill(t *testing.T, rng *rand.Rand, args []string, dst string, files i
 		return true, when, nil
 	}
 	return false, when, err
+}
+
+// TestGroupCFBounds: inspect and validate of a group read CF bounds that
+// lack units or a calendar with their coordinate's, as transcode converts
+// them and as xarray decodes them (testdata/xarray-bounds: time_bnds
+// without units, jtime_bnds with units but not jtime's julian calendar).
+func TestGroupCFBounds(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "xarray-bounds")
+	raw, err := os.ReadFile(filepath.Join(dir, "bounds.values.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xr map[string][]int64
+	if err := json.Unmarshal(raw, &xr); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "bounds.zarr")
+	out, _, err := run(t, nil, "inspect", "--json", src)
+	var rep struct {
+		Nodes []struct {
+			Path string `json:"path"`
+			Note string `json:"note"`
+			Time *struct {
+				MinText string `json:"min_text"`
+				MaxText string `json:"max_text"`
+			} `json:"time"`
+		} `json:"nodes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("inspect --json: %v\n%s", err, out)
+	}
+	day := func(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02") }
+	checked := 0
+	for _, n := range rep.Nodes {
+		coord, isBounds := map[string]string{"time_bnds": "time", "jtime_bnds": "jtime"}[n.Path]
+		if !isBounds {
+			continue
+		}
+		checked++
+		w := xr[n.Path]
+		if n.Time == nil || !strings.HasPrefix(n.Note, "CF bounds of "+coord) ||
+			!strings.HasPrefix(n.Time.MinText, day(slices.Min(w))) || !strings.HasPrefix(n.Time.MaxText, day(slices.Max(w))) {
+			t.Errorf("%s: note %q, time %+v; want the bounds of %s from %s to %s, as xarray decodes them", n.Path, n.Note, n.Time, coord, day(slices.Min(w)), day(slices.Max(w)))
+		}
+	}
+	if checked != 2 {
+		t.Errorf("inspect lists %d of the 2 bounds arrays:\n%s", checked, out)
+	}
+	out, _, err = run(t, nil, "validate", src)
+	if err != nil || !strings.Contains(out, "time_bnds: (CF bounds of time: read with its units and calendar) ok") ||
+		!strings.Contains(out, "jtime_bnds: (CF bounds of jtime: read with its calendar) ok") {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
 }

@@ -122,7 +122,7 @@ them, in this order:
 			if isGroupDir(ctx, args[0]) {
 				rep, err = inspectGroup(ctx, args[0], co)
 			} else {
-				rep, err = inspectArray(ctx, args[0], co)
+				rep, err = inspectArray(ctx, args[0], co, nil)
 			}
 			if err != nil {
 				return err
@@ -203,8 +203,10 @@ type codecJSON struct {
 	Configuration map[string]any `json:"configuration,omitempty"`
 }
 
-func inspectArray(ctx context.Context, dir string, co cf.CalendarOptions) (*inspectReport, error) {
-	a, store, err := openArrayDir(ctx, dir)
+// inspectArray describes the array in dir, read with attrs added to its
+// attributes (the coordinate's units of CF bounds; nil for none).
+func inspectArray(ctx context.Context, dir string, co cf.CalendarOptions, attrs map[string]json.RawMessage) (*inspectReport, error) {
+	a, store, err := openArrayDir(ctx, dir, attrs)
 	if err != nil {
 		return nil, err
 	}
@@ -585,8 +587,10 @@ func describeCodecs(cs []zarr.Codec) ([]codecJSON, string) {
 
 // ---- shared by inspect and validate ----
 
-// openArrayDir opens the array in directory dir. The caller closes the store.
-func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, error) {
+// openArrayDir opens the array in directory dir, with attrs (nil for
+// none) added to its attributes as read (zarr.Array.WithAttributes). The
+// caller closes the store.
+func openArrayDir(ctx context.Context, dir string, attrs map[string]json.RawMessage) (*zarr.Array, arrayStore, error) {
 	store, err := openArrayStore(ctx, dir) // a directory or an object store (stores.go)
 	if err != nil {
 		return nil, nil, err
@@ -603,6 +607,12 @@ func openArrayDir(ctx context.Context, dir string) (*zarr.Array, arrayStore, err
 		}
 		store.Close()
 		return nil, nil, err
+	}
+	if attrs != nil {
+		if a, err = a.WithAttributes(attrs); err != nil {
+			store.Close()
+			return nil, nil, err
+		}
 	}
 	if !a.IsTime() {
 		t, err := a.CFTime()

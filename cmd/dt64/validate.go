@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -64,7 +65,7 @@ calendar lacks is a problem (unless --calendar-missing nat).`,
 			if err != nil {
 				return err
 			}
-			return runValidate(ctx, cmd, args[0], co)
+			return runValidate(ctx, cmd, args[0], co, nil)
 		},
 	}
 	cal.add(cmd.Flags())
@@ -85,12 +86,15 @@ func (e *problemsError) Error() string {
 	return fmt.Sprintf("%s: %d problem%s found", e.path, e.n, s)
 }
 
-func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.CalendarOptions) error {
+// runValidate validates the array or group in dir; an array is read with
+// attrs added to its attributes (the coordinate's units of CF bounds; nil
+// for none).
+func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.CalendarOptions, attrs map[string]json.RawMessage) error {
 	if isGroupDir(ctx, dir) {
 		return validateGroup(ctx, cmd, dir, co)
 	}
 	out, warn := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	a, store, err := openArrayDir(ctx, dir)
+	a, store, err := openArrayDir(ctx, dir, attrs)
 	if err != nil {
 		// A missing directory is a mistake in the command, not a damaged
 		// array; anything else is a metadata problem to report like the rest.

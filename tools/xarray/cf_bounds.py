@@ -12,10 +12,17 @@ coordinate's, CMOR (CMIP data) writes them so, and xarray writes them so
 when it writes a dataset it opened with decode_times=False. A second
 time-like variable, other_bnds, has its own units: a bounds variable
 that says its units keeps them.
+A second coordinate, jtime, int64 "days since 2000-01-01" in the julian
+calendar, has bounds jtime_bnds with units of their own and no calendar:
+xarray gives bounds each of units and calendar they lack
+(conventions._update_bounds_attributes, setdefault), so they are julian
+dates too.
 
 The JSON has what xarray 2023.01 decodes from the store (open_zarr,
 default decoding), as int64 nanoseconds since the epoch per array,
-flattened in C order. Deterministic.
+flattened in C order; julian dates, which xarray decodes to cftime
+objects, as the instants they stand for (their Julian day number, the
+same in every calendar, less 1970-01-01's). Deterministic.
 """
 import json
 import os
@@ -45,6 +52,10 @@ def main():
         },
         coords={"time": ("time", mid, {"units": "days since 1850-01-01", "calendar": "standard", "bounds": "time_bnds"})},
     )
+    jstart = np.array([0, 31, 60, 91], dtype="i8")  # 2000's months, julian
+    jend = np.array([31, 60, 91, 121], dtype="i8")
+    ds["jtime_bnds"] = (("jtime", "bnds"), np.stack([jstart, jend], 1), {"units": "days since 2000-01-01"})
+    ds = ds.assign_coords(jtime=("jtime", jstart + 14, {"units": "days since 2000-01-01", "calendar": "julian", "bounds": "jtime_bnds"}))
     ds.to_zarr(path, consolidated=True)
     back = xr.open_zarr(path)
     doc = {}
@@ -52,6 +63,11 @@ def main():
         v = back[name].values
         assert v.dtype == np.dtype("M8[ns]"), (name, v.dtype)
         doc[name] = [int(x) for x in v.ravel().astype("i8")]
+    unix_jdn = 2440588  # 1970-01-01's Julian day number
+    for name in ("jtime", "jtime_bnds"):
+        v = back[name].values.ravel()
+        assert all(type(d).__name__ == "DatetimeJulian" for d in v), (name, v)
+        doc[name] = [(d.toordinal() - unix_jdn) * 86400 * 10**9 for d in v]
     with open(os.path.join(out, "bounds.values.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -112,5 +117,51 @@ func TestHintOnlyFlagsTheCommandHas(t *testing.T) {
 	h := hintFor(inspect, errs["overflow"])
 	if !strings.Contains(h, "inspect has no --overflow") || !strings.Contains(h, "transcode") || !strings.Contains(h, "export") || !sawOther {
 		t.Errorf("inspect's overflow hint %q: want the commands that take --overflow", h)
+	}
+}
+
+// TestHintCoarserUnit: CF floats decode to nanoseconds unless --unit says
+// otherwise, so float times before 1677 overflow by default; the hint
+// offers a coarser --unit first (--overflow nat would make every such
+// value NaT). With --unit given, the hint is the overflow policy's.
+func TestHintCoarserUnit(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "f1500.zarr")
+	a, err := zarr.Create(ctx, storage.NewDir(dir), zarr.Metadata{
+		Format: 2, Shape: []int64{4}, ChunkShape: []int64{4},
+		Numeric:    zarr.NumericType{Kind: zarr.Float, Size: 8},
+		Attributes: json.RawMessage(`{"units":"days since 1500-01-01"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 32)
+	for i, v := range []float64{0, 1.0 / 24, 0.5, 36500.25} {
+		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(v))
+	}
+	if _, err := a.WriteChunkRaw(ctx, []int64{0}, raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteMetadata(ctx); err != nil {
+		t.Fatal(err)
+	}
+	root := newRootCmd()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"transcode", dir, filepath.Join(t.TempDir(), "o.zarr"), "-q"}, "--unit us, ms or s"},
+		{[]string{"export", dir, filepath.Join(t.TempDir(), "o.arrow"), "-q"}, "--unit us, ms or s"},
+		{[]string{"transcode", dir, filepath.Join(t.TempDir(), "o.zarr"), "--unit", "ns", "-q"}, "(use --overflow nat or clamp"},
+	} {
+		_, _, err := run(t, nil, c.args...)
+		cmd, _, _ := root.Find(c.args[:1])
+		_ = cmd.ParseFlags(c.args[1:])
+		if h := hintFor(cmd, err); err == nil || !strings.Contains(h, c.want) {
+			t.Errorf("%v: %v, hint %q; want %q", c.args, err, h, c.want)
+		}
+	}
+	if _, _, err := run(t, nil, "transcode", dir, filepath.Join(t.TempDir(), "s.zarr"), "--unit", "s", "-q"); err != nil {
+		t.Errorf("--unit s: %v", err)
 	}
 }

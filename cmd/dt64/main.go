@@ -103,6 +103,9 @@ func hintFor(cmd *cobra.Command, err error) string {
 	var de *transcode.DestinationError
 	var sc *transcode.SourceChangedError
 	switch {
+	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow && defaultUnitTooFine(cmd, ke):
+		return " (the values reach beyond datetime64[ns]'s 1677-09-21 .. 2262-04-11, the unit CF floats decode to unless told: " +
+			"choose a coarser one with --unit us, ms or s; --overflow nat or clamp would store NaT or saturate them)"
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow:
 		return flagHint(cmd, "overflow", "--overflow nat or clamp to store NaT or saturate")
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonNoDate:
@@ -191,6 +194,19 @@ func flagHint(cmd *cobra.Command, flag, use string) string {
 		verb = "take"
 	}
 	return fmt.Sprintf(" (%s has no --%s; %s %s %s)", cmd.Name(), flag, names, verb, use)
+}
+
+// defaultUnitTooFine reports whether ke is a CF value that overflowed the
+// nanoseconds cmd decoded it to by default (no --unit given): CF floats,
+// and integers packed or with a reference between two of their unit,
+// decode to nanoseconds (cf.Time.DefaultType), which end in 1677 and
+// 2262, while a coarser unit holds them.
+func defaultUnitTooFine(cmd *cobra.Command, ke *dtype.ElementError) bool {
+	if cmd == nil || ke.Source == "" || ke.To.Unit != dtype.Nanosecond {
+		return false
+	}
+	f := cmd.Flags().Lookup("unit")
+	return f != nil && !f.Changed
 }
 
 // oneLine keeps error output to the one line scripts expect on stderr.

@@ -39,7 +39,10 @@ IN and OUT default to standard input and output ('-' also means them).
 An output file is written under a temporary name, flushed to disk (unless
 --no-sync) and renamed into place only when every element converted, so a
 failed cast leaves nothing behind and a crash leaves the old OUT or the
-whole new one. It gets the permissions cp would give it. OUT must not be IN.
+whole new one. It gets the permissions cp would give it. As with cp, a
+symbolic link is written through and a FIFO or device is written into
+(without the temporary name). OUT must not be IN. An interrupt leaves no
+OUT, even one that waits on its input.
 
 Overflow policies: error (stop and name the element), nat (store NaT),
 clamp (saturate). --exact makes any loss of precision an error.`,
@@ -123,6 +126,13 @@ clamp (saturate). --exact makes any loss of precision an error.`,
 // and its directory after it, so a crash leaves the old OUT or the whole
 // new one. The source is only read.
 func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName string, noSync bool) (kernels.Stats, error) {
+	special := false
+	if outName != "-" {
+		var err error
+		if outName, special, err = castTarget(outName); err != nil {
+			return kernels.Stats{}, err
+		}
+	}
 	var in io.Reader = cmd.InOrStdin()
 	var size int64 // of a regular input file, else 0
 	if inName != "-" {
@@ -151,10 +161,26 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 	if outName == "-" {
 		return castStream(cmdContext(cmd), tc, in, dataWriter(cmd.OutOrStdout()), inName)
 	}
+	if special {
+		// A FIFO, a device or a socket: written into, as cp does; there
+		// is nothing to rename into place.
+		f, err := os.OpenFile(outName, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return kernels.Stats{}, err
+		}
+		st, err := castStream(cmdContext(cmd), tc, in, f, inName)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("writing %s: %w", outName, cerr)
+		}
+		return st, err
+	}
 	if _, err := removeStaleTemps(outName); err != nil {
 		return kernels.Stats{}, err
 	}
 	tmp, err := createTemp(outName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return kernels.Stats{}, fmt.Errorf("cannot write %s: directory %s does not exist", outName, filepath.Dir(outName))
+	}
 	if err != nil {
 		return kernels.Stats{}, err
 	}
@@ -184,6 +210,38 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 	}
 	return st, nil
+}
+
+// castTarget is the file cast writes for OUT name, as cp treats a
+// destination: a symbolic link is written through (its target replaced,
+// the link kept; a dangling one refused, as cp refuses it), and special
+// reports a FIFO, device or socket, which is written into rather than
+// replaced (it used to be replaced by a regular file: /dev/null too). A
+// directory is refused: OUT names a file.
+func castTarget(name string) (target string, special bool, err error) {
+	fi, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return name, false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	target = name
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(name); err != nil {
+			return "", false, fmt.Errorf("OUT %s is a symbolic link that leads nowhere (%w); cast does not write through it", name, err)
+		}
+		if fi, err = os.Stat(target); err != nil {
+			return "", false, err
+		}
+	}
+	switch {
+	case fi.IsDir():
+		return "", false, usageError{fmt.Errorf("OUT %s is a directory; cast writes a file: name one", name)}
+	case !fi.Mode().IsRegular():
+		return target, true, nil
+	}
+	return target, false, nil
 }
 
 // fsync is (*os.File).Sync; tests replace it to make it fail.

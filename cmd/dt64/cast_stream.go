@@ -148,7 +148,7 @@ func convertBlocks(ctx context.Context, tc *kernels.Transcoder, src source, full
 		if cap(buf) < castBlock && base > 0 { // the small first one: the input is large
 			buf = make([]byte, castBlock)
 		}
-		in, rerr := src.next(buf[:cap(buf)])
+		in, rerr := nextOrDone(ctx, src, buf[:cap(buf)])
 		if rerr != nil && rerr != io.EOF {
 			return total, fmt.Errorf("reading %s: %w", inName, rerr)
 		}
@@ -166,8 +166,35 @@ func convertBlocks(ctx context.Context, tc *kernels.Transcoder, src source, full
 			return total, fmt.Errorf("%s: length is not a multiple of 8 bytes: %d trailing bytes after element %d", inName, len(in)-whole, base)
 		}
 		if rerr == io.EOF {
-			return total, nil
+			// An interrupt while the last block converted: the output
+			// must not be published.
+			return total, ctx.Err()
 		}
+	}
+}
+
+// nextOrDone is src.next, but an interrupt ends a read that waits on its
+// input (a pipe with nothing to read, perhaps forever) at once: ctx's
+// error is returned and the read is left to finish into buf, which the
+// caller, stopping, never uses again. A mapped file never waits.
+func nextOrDone(ctx context.Context, src source, buf []byte) ([]byte, error) {
+	if _, ok := src.(*readSource); !ok {
+		return src.next(buf)
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := src.next(buf)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

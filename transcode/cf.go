@@ -28,6 +28,26 @@ import (
 // from a decoded destination, replaced in a CF one.
 var cfAttributes = []string{"units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "_Unsigned"}
 
+// valueAttributes state values in the stored encoding (CF 2.5.1's valid
+// range, and the common actual_range): once the encoding changes they
+// mean other instants (readers that honour valid_* would hide every
+// value), so they are dropped with the encoding, and a note says so.
+var valueAttributes = []string{"actual_range", "valid_max", "valid_min", "valid_range"}
+
+// droppedValuesNote names the valueAttributes of src that dst lacks, or "".
+func droppedValuesNote(src, dst json.RawMessage) string {
+	var gone []string
+	for _, k := range valueAttributes {
+		if hasAttribute(src, k) && !hasAttribute(dst, k) {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("attributes %s are not copied: they state values in the source's encoding, which the destination does not have", strings.Join(gone, ", "))
+}
+
 // cfReference is the reference date of a CF destination when
 // Options.CFUnits is empty: the epoch, so the stored numbers are the
 // datetime64 counts themselves.
@@ -131,7 +151,8 @@ func describeCF(t *cf.Time) string {
 }
 
 // editAttributes returns the attributes attrs (a JSON object, or empty)
-// without the CF encoding attributes, and with set added.
+// without the CF encoding attributes and the values stated in that
+// encoding, and with set added.
 func editAttributes(attrs json.RawMessage, set map[string]any) (json.RawMessage, error) {
 	obj := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(attrs)) > 0 {
@@ -140,6 +161,9 @@ func editAttributes(attrs json.RawMessage, set map[string]any) (json.RawMessage,
 		}
 	}
 	for _, k := range cfAttributes {
+		delete(obj, k)
+	}
+	for _, k := range valueAttributes {
 		delete(obj, k)
 	}
 	for k, v := range set {

@@ -588,3 +588,46 @@ func TestCFResumeCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestCFValueAttributes: attributes that state values in the source's
+// encoding (valid_min, valid_max, valid_range, actual_range) are not
+// copied when the encoding changes, decoded or re-encoded with --cf, and
+// a note names them: kept, they would state other instants (a reader
+// honouring valid_* would hide every value). Other attributes stay.
+func TestCFValueAttributes(t *testing.T) {
+	attrs := `{"units": "hours since 2000-01-01", "actual_range": [0, 20], "valid_min": 0, "valid_max": 20, "valid_range": [0, 20], "long_name": "time"}`
+	src := cfSource(t, attrs, false, 3, 3, map[string][]uint64{"0": {0, 10, 20}})
+	for _, o := range []transcode.Options{{}, {CF: true}, {CF: true, CFUnits: "seconds since 2000-01-01"}} {
+		dst := storage.NewMemory()
+		job, err := transcode.New(ctx, src, dst, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := false
+		for _, n := range job.Plan().Notes {
+			noted = noted || strings.Contains(n, "attributes actual_range, valid_max, valid_min, valid_range are not copied")
+		}
+		if !noted {
+			t.Errorf("%+v: notes %q name no dropped attributes", o, job.Plan().Notes)
+		}
+		if _, err := job.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.Open(ctx, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(a.Metadata().Attributes, &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"actual_range", "valid_min", "valid_max", "valid_range"} {
+			if _, ok := got[k]; ok {
+				t.Errorf("%+v: %s kept: %s", o, k, a.Metadata().Attributes)
+			}
+		}
+		if _, ok := got["long_name"]; !ok {
+			t.Errorf("%+v: long_name lost: %s", o, a.Metadata().Attributes)
+		}
+	}
+}

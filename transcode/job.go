@@ -200,6 +200,9 @@ func New(ctx context.Context, src, dst storage.Store, o Options) (*Job, error) {
 	if t.fillNote != "" {
 		notes = append(notes, t.fillNote)
 	}
+	if n := droppedValuesNote(sm.Attributes, dm.Attributes); n != "" {
+		notes = append(notes, n)
+	}
 	if t.cf.dstUnits != nil && dm.Format == 2 && len(sm.DimensionNames) > 0 && hasAttribute(dm.Attributes, "_ARRAY_DIMENSIONS") {
 		for i, n := range notes {
 			if strings.HasPrefix(n, "dimension_names") {

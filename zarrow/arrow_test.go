@@ -296,6 +296,19 @@ func TestWriteRoundTrip(t *testing.T) {
 	if _, err := Write(ctx, storage.NewMemory(), b.NewArray(), WriteOptions{}); err == nil || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("a valid -2^63: %v, want a refusal naming row 1", err)
 	}
+	// An empty column (a builder's has no value buffer) is an array of
+	// shape [0]; it used to panic.
+	for _, format := range []int{2, 3} {
+		empty := array.NewTimestampBuilder(memory.DefaultAllocator, &arrow.TimestampType{Unit: arrow.Second}).NewArray()
+		store := storage.NewMemory()
+		if _, err := Write(ctx, store, empty, WriteOptions{Format: format}); err != nil {
+			t.Fatalf("v%d, an empty column: %v", format, err)
+		}
+		a, err := zarr.Open(ctx, store)
+		if err != nil || len(a.Shape()) != 1 || a.Shape()[0] != 0 {
+			t.Errorf("v%d, an empty column: %v, %v; want shape [0]", format, a, err)
+		}
+	}
 }
 
 // A group's 1-D arrays along the time coordinate's dimension stream as

@@ -68,8 +68,11 @@ func Write(ctx context.Context, store storage.Store, col arrow.Array, o WriteOpt
 	if err != nil {
 		return nil, err
 	}
-	data := col.Data()
-	values := data.Buffers()[1].Bytes()[8*data.Offset():]
+	var values []byte
+	if n > 0 { // an empty column may have no value buffer at all
+		data := col.Data()
+		values = data.Buffers()[1].Bytes()[8*data.Offset():]
+	}
 	buf := make([]int64, chunk)
 	for lo := int64(0); lo < n; lo += chunk {
 		m := min(chunk, n-lo)

@@ -49,11 +49,11 @@ func (s *S3) GetRange(ctx context.Context, key string, off, n int64) ([]byte, er
 	missing := false
 	err = s.do(ctx, "get", key, func(ctx context.Context) error {
 		r, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key), Range: aws.String(rng)})
-		switch s3Status(err) {
-		case http.StatusNotFound:
+		switch {
+		case missingKey(err):
 			missing = true
 			return nil
-		case http.StatusRequestedRangeNotSatisfiable:
+		case s3Status(err) == http.StatusRequestedRangeNotSatisfiable:
 			return rangeShort(key, off, n, -1)
 		}
 		if err != nil {

@@ -110,6 +110,11 @@ func OpenS3(ctx context.Context, u string, o S3Options) (*S3, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: AWS configuration: %w", RedactURL(u), err)
 	}
+	if cfg.Region == "" {
+		// AWS's endpoints need one; the SDK would say "Invalid region:
+		// region was not a valid DNS name" at the first request.
+		return nil, fmt.Errorf("%s: no AWS region: set AWS_REGION (or a region in the AWS_PROFILE's configuration), or AWS_ENDPOINT_URL_S3 for an S3-compatible server", RedactURL(u))
+	}
 	// Checksums only when an operation requires one: over HTTPS, TLS
 	// guards the bytes, and over plain HTTP the SigV4 signature covers a
 	// SHA-256 of the payload; the aws-chunked trailers of the default are
@@ -160,6 +165,26 @@ func s3Status(err error) int {
 	return 0
 }
 
+// missingKey reports whether err says the key does not exist: a 404 for
+// the key itself (NoSuchKey; a HEAD's 404 has no body, so no code, and
+// the SDK names it NotFound). A 404 with another code, NoSuchBucket or a
+// server's unknown user, is an error about the store, reported as such,
+// not "no array here".
+func missingKey(err error) bool {
+	if s3Status(err) != http.StatusNotFound {
+		return false
+	}
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return true
+	}
+	switch ae.ErrorCode() {
+	case "NoSuchKey", "NotFound", "":
+		return true
+	}
+	return false
+}
+
 func (s *S3) do(ctx context.Context, op, key string, f func(ctx context.Context) error) error {
 	return s.retry.do(ctx, s.name, op, key, s3Permanent, f)
 }
@@ -181,7 +206,7 @@ func (s *S3) GetInto(ctx context.Context, key string, buf []byte, limit int) ([]
 	err := s.do(ctx, "get", key, func(ctx context.Context) error {
 		r, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
 		if err != nil {
-			if s3Status(err) == http.StatusNotFound {
+			if missingKey(err) {
 				missing = true
 				return nil
 			}
@@ -278,7 +303,7 @@ func (s *S3) Version(ctx context.Context, key string) (string, error) {
 	var etag string
 	err := s.do(ctx, "head", key, func(ctx context.Context) error {
 		r, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
-		if s3Status(err) == http.StatusNotFound {
+		if missingKey(err) {
 			etag = ""
 			return nil
 		}
@@ -298,7 +323,7 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	}
 	return s.do(ctx, "delete", key, func(ctx context.Context) error {
 		_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.prefix + key)})
-		if s3Status(err) == http.StatusNotFound {
+		if missingKey(err) {
 			return nil
 		}
 		return err

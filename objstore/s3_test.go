@@ -170,3 +170,49 @@ func TestS3ErrorsNameKeyNotSecret(t *testing.T) {
 		t.Errorf("error holds the secret: %v", err)
 	}
 }
+
+// TestS3MissingBucket: a 404 about the bucket (NoSuchBucket) or the
+// caller (versitygw's unknown access key) is an error naming it, not a
+// missing key: reading a mistyped bucket said "no Zarr array here".
+func TestS3MissingBucket(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	r := objstore.Retry{Attempts: 1}
+	s := openS3(t, srv, "s3://no-such-bucket-"+bucket+"/a.zarr", r)
+	for name, get := range map[string]func() error{
+		"Get":      func() error { _, err := s.Get(ctx, "zarr.json"); return err },
+		"GetRange": func() error { _, err := s.GetRange(ctx, "zarr.json", 0, 4); return err },
+	} {
+		if err := get(); err == nil || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "NoSuchBucket") {
+			t.Errorf("%s from a missing bucket: %v, want an error naming NoSuchBucket", name, err)
+		}
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "nobody")
+	s, err := objstore.OpenS3(ctx, "s3://"+bucket+"/a.zarr", objstore.S3Options{Retry: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "zarr.json"); err == nil || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Get with an unknown access key: %v, want an error, not a missing key", err)
+	}
+}
+
+// TestS3NoRegion: without a region, and without a custom endpoint (which
+// defaults it), OpenS3 says so instead of the SDK's "Invalid region:
+// region was not a valid DNS name" at the first request.
+func TestS3NoRegion(t *testing.T) {
+	for _, k := range []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	_, err := objstore.OpenS3(context.Background(), "s3://b/a.zarr", objstore.S3Options{})
+	if err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION") || !strings.Contains(err.Error(), "s3://b/a.zarr") {
+		t.Errorf("OpenS3 without a region: %v", err)
+	}
+	t.Setenv("AWS_REGION", "eu-west-1")
+	if _, err := objstore.OpenS3(context.Background(), "s3://b/a.zarr", objstore.S3Options{}); err != nil {
+		t.Errorf("OpenS3 with a region: %v", err)
+	}
+}

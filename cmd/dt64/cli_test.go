@@ -39,6 +39,15 @@ func TestUnknownCommandIsUsage(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Available Commands") {
 		t.Errorf("dt64 alone: %v, %q", err, out)
 	}
+	// help of a topic that is no command is one too (cobra's exits 0).
+	if _, _, err := run(t, nil, "help", "transcod"); !isUsage(err) || !strings.Contains(err.Error(), `"transcod"`) || !strings.Contains(err.Error(), "did you mean transcode") {
+		t.Errorf("help of an unknown topic: %v, want a usage error naming it", err)
+	}
+	for _, args := range [][]string{{"help"}, {"help", "cast"}} {
+		if out, _, err := run(t, nil, args...); err != nil || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v: %v, %q", args, err, out)
+		}
+	}
 }
 
 // A mistyped command or flag is answered with the name meant, and

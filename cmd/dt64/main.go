@@ -74,6 +74,26 @@ command line.`,
 		return nil
 	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	// help TOPIC for a topic that is no command is a usage error too
+	// (cobra's help prints the root's usage and exits 0).
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				msg := fmt.Sprintf("unknown help topic %q", strings.Join(args, " "))
+				if len(args) > 0 {
+					if s := c.Root().SuggestionsFor(args[0]); len(s) > 0 {
+						msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+					}
+				}
+				return usageError{errors.New(msg + " (see dt64 --help)")}
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	})
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd())
 	}

@@ -190,7 +190,7 @@ func writePlot(o benchOptions, all []bench.Result) error {
 	if err := bench.Plot(&buf, format, title, all); err != nil {
 		return err
 	}
-	tmp, err := createTemp(o.plot)
+	tmp, err := createTemp(o.plot, 0o666)
 	if err != nil {
 		return err
 	}

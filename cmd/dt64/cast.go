@@ -134,7 +134,9 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		}
 	}
 	var in io.Reader = cmd.InOrStdin()
-	var size int64 // of a regular input file, else 0
+	var size int64               // of a regular input file, else 0
+	inPerm := os.FileMode(0o666) // what cp gives a new file made from in
+
 	if inName != "-" {
 		f, err := os.Open(inName)
 		if err != nil {
@@ -147,7 +149,7 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 			return kernels.Stats{}, err
 		}
 		if fi.Mode().IsRegular() {
-			size = fi.Size()
+			size, inPerm = fi.Size(), fi.Mode().Perm()
 		}
 		if outName != "-" {
 			if err := notSameFile(fi, outName); err != nil {
@@ -177,7 +179,7 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 	if _, err := removeStaleTemps(outName); err != nil {
 		return kernels.Stats{}, err
 	}
-	tmp, err := createTemp(outName)
+	tmp, err := createTemp(outName, inPerm)
 	if errors.Is(err, fs.ErrNotExist) {
 		return kernels.Stats{}, fmt.Errorf("cannot write %s: directory %s does not exist", outName, filepath.Dir(outName))
 	}
@@ -274,13 +276,14 @@ func notSameFile(in os.FileInfo, outName string) error {
 }
 
 // createTemp creates an empty file beside name, for writing name's new
-// contents. It has the permissions cp gives a file it creates, 0666 minus
-// the umask (os.CreateTemp's would be 0600), or those of the file it will
-// replace, as cp keeps them when it overwrites one. It is locked until
+// contents. It has the permissions of the file it will replace, as cp
+// keeps them when it overwrites one, or else perm minus the umask, as cp
+// creates one (perm: the source file's, or 0666 for a file made from
+// other input; os.CreateTemp's would be 0600). It is locked until
 // closed, which tells a live write from one a killed process left behind
 // (removeStaleTemps).
-func createTemp(name string) (*os.File, error) {
-	perm, keep := os.FileMode(0o666), false
+func createTemp(name string, perm os.FileMode) (*os.File, error) {
+	keep := false
 	if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
 		perm, keep = fi.Mode().Perm(), true
 	}

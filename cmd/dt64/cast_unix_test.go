@@ -17,16 +17,33 @@ import (
 	"time"
 )
 
-// castMode casts a small file into out under umask mask and returns the
-// output's permissions.
-func castMode(t *testing.T, mask int, out string) os.FileMode {
+// castMode casts a small file of mode inMode (0: from standard input)
+// into out under umask mask and returns the output's permissions.
+func castMode(t *testing.T, mask int, inMode os.FileMode, out string) os.FileMode {
 	t.Helper()
 	in := filepath.Join(t.TempDir(), "in.bin")
-	if err := os.WriteFile(in, encode(binary.LittleEndian, 1, 2), 0o644); err != nil {
+	if err := os.WriteFile(in, encode(binary.LittleEndian, 1, 2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out}
+	var stdin *os.File
+	if inMode == 0 {
+		f, err := os.Open(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		stdin, args[5] = f, "-"
+	} else if err := os.Chmod(in, inMode); err != nil {
 		t.Fatal(err)
 	}
 	old := syscall.Umask(mask)
-	_, _, err := run(t, nil, "cast", "--from", "<M8[s]", "--to", "<M8[ms]", in, out)
+	var err error
+	if stdin != nil {
+		_, _, err = run(t, stdin, args...)
+	} else {
+		_, _, err = run(t, nil, args...)
+	}
 	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)
@@ -38,17 +55,19 @@ func castMode(t *testing.T, mask int, out string) os.FileMode {
 	return fi.Mode().Perm()
 }
 
-// A new output file gets 0666 minus the umask, as cp gives it; an
-// existing one keeps its permissions, as cp keeps them.
+// A new output file gets the input file's permissions minus the umask
+// (0666 minus the umask from standard input), as cp gives it; an existing
+// one keeps its permissions, as cp keeps them.
 func TestCastOutputMode(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
-		mask int
-		want os.FileMode
-	}{{0o022, 0o644}, {0o002, 0o664}, {0o077, 0o600}} {
-		out := filepath.Join(dir, fmt.Sprintf("new-%03o.bin", c.mask))
-		if got := castMode(t, c.mask, out); got != c.want {
-			t.Errorf("umask %03o: new output has mode %03o, want %03o", c.mask, got, c.want)
+		mask   int
+		inMode os.FileMode
+		want   os.FileMode
+	}{{0o022, 0, 0o644}, {0o002, 0, 0o664}, {0o077, 0, 0o600}, {0o022, 0o751, 0o751}, {0o002, 0o644, 0o644}, {0o077, 0o644, 0o600}} {
+		out := filepath.Join(dir, fmt.Sprintf("new-%03o-%03o.bin", c.mask, c.inMode))
+		if got := castMode(t, c.mask, c.inMode, out); got != c.want {
+			t.Errorf("umask %03o, input mode %03o: new output has mode %03o, want %03o", c.mask, c.inMode, got, c.want)
 		}
 	}
 	for _, keep := range []os.FileMode{0o640, 0o666, 0o604} {
@@ -59,7 +78,7 @@ func TestCastOutputMode(t *testing.T) {
 		if err := os.Chmod(out, keep); err != nil {
 			t.Fatal(err)
 		}
-		if got := castMode(t, 0o022, out); got != keep {
+		if got := castMode(t, 0o022, 0o644, out); got != keep {
 			t.Errorf("replacing a file of mode %03o: output has mode %03o", keep, got)
 		}
 	}

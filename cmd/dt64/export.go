@@ -195,7 +195,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 	if _, err := removeStaleTemps(out); err != nil {
 		return err
 	}
-	tmp, err := createTemp(out)
+	tmp, err := createTemp(out, 0o666)
 	if err != nil {
 		return err
 	}

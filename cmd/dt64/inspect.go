@@ -502,6 +502,12 @@ func nonNilInts(v []int64) []int64 {
 // formatValueText shows a value of d: ISO 8601 for datetimes, a count of the unit
 // for timedeltas.
 func formatValueText(v int64, d dtype.DataType) string {
+	if d.Unit == dtype.Generic && v != dtype.NaT {
+		// NumPy refuses to print one ("Cannot convert a NumPy datetime
+		// value other than NaT with generic units"); FormatISO's "NaT"
+		// would read as a missing value.
+		return "(no date: generic unit)"
+	}
 	if d.Kind == dtype.Timedelta {
 		return dtype.FormatTimedelta(v, d)
 	}

@@ -430,3 +430,22 @@ func TestInspectWrittenArray(t *testing.T) {
 		t.Errorf("empty array: %v\n%s", err, out)
 	}
 }
+
+// TestInspectGenericUnit: a valid value of the generic unit has no date
+// (NumPy refuses to print one); inspect says so instead of printing "NaT",
+// which read as a missing value.
+func TestInspectGenericUnit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "g.zarr")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"<M8","compressor":null,"fill_value":null,"order":"C","filters":null}`
+	chunk := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 5), 1<<63) // NaT
+	if os.WriteFile(filepath.Join(dir, ".zarray"), []byte(meta), 0o644) != nil || os.WriteFile(filepath.Join(dir, "0"), chunk, 0o644) != nil {
+		t.Fatal("writing the array")
+	}
+	out, _, err := run(t, nil, "inspect", dir)
+	if err != nil || !strings.Contains(out, "1 valid, 1 NaT") || !strings.Contains(out, "min:         5  (no date: generic unit)") {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
+}

@@ -92,6 +92,10 @@ func TestCFDurationGroup(t *testing.T) {
 	if got, want := readNanoseconds(t, filepath.Join(dst, "step")), durationWritten(t, "hours_int")[:6]; !slices.Equal(got, want) {
 		t.Errorf("step: %v, want %v", got, want)
 	}
+	// inspect's tree calls it a duration (it printed an empty calendar).
+	if out, _, err := run(t, nil, "inspect", src); err != nil || !regexp.MustCompile(`CF duration "hours", \d+ NaT`).MatchString(out) {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
 	_, _, err = run(t, nil, "transcode", src, filepath.Join(t.TempDir(), "m.zarr"), "--unit", "M")
 	if err == nil || !strings.Contains(err.Error(), "step: a time array that cannot be converted") || !strings.Contains(err.Error(), "timedelta64[M]") {
 		t.Errorf("--unit M: %v, want an error naming step", err)

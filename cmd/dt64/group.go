@@ -194,7 +194,10 @@ func (r *groupReport) writeText(w io.Writer) error {
 		}
 		if t := n.Time; t != nil {
 			kind := t.NumPy
-			if t.CF != nil {
+			switch {
+			case t.CF != nil && t.CF.Duration:
+				kind = fmt.Sprintf("CF duration %q", t.CF.Units)
+			case t.CF != nil:
 				kind = fmt.Sprintf("CF %q, %s", t.CF.Units, t.CF.Calendar)
 			}
 			line += fmt.Sprintf("\n%-24s        %s, %d NaT", "", kind, t.NaT)

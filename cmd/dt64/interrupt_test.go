@@ -121,6 +121,10 @@ func TestInterruptTranscode(t *testing.T) {
 		if err != nil || !regexp.MustCompile(`\(\d+ units? already done, skipped\)`).MatchString(out) {
 			t.Fatalf("%v: continuing: %v\n%s", c.sig, err, out)
 		}
+		// Its elements include the skipped units, its bytes do not: no ratio.
+		if !strings.Contains(out, "compression - -> -") {
+			t.Errorf("%v: the resumed run's summary gives compression ratios:\n%s", c.sig, out)
+		}
 		if _, _, err := run(t, nil, "validate", dst); err != nil {
 			t.Errorf("validate after the resume: %v", err)
 		}

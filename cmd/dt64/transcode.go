@@ -437,7 +437,9 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	}
 	decoded := float64(s.Elements * 8)
 	ratio := func(n int64) string {
-		if n == 0 {
+		// A resumed run's elements include the units it skipped, its
+		// bytes do not: a ratio of the two would mean nothing.
+		if n == 0 || s.Resumed > 0 {
 			return "-"
 		}
 		return fmt.Sprintf("%.2f", decoded/float64(n))

@@ -146,13 +146,14 @@ func TestHintCoarserUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := newRootCmd()
+	nsOut := filepath.Join(t.TempDir(), "ns.zarr")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"transcode", dir, filepath.Join(t.TempDir(), "o.zarr"), "-q"}, "--unit us, ms or s"},
 		{[]string{"export", dir, filepath.Join(t.TempDir(), "o.arrow"), "-q"}, "--unit us, ms or s"},
-		{[]string{"transcode", dir, filepath.Join(t.TempDir(), "o.zarr"), "--unit", "ns", "-q"}, "(use --overflow nat or clamp"},
+		{[]string{"transcode", dir, nsOut, "--unit", "ns", "-q"}, "(use --overflow nat or clamp to store NaT or saturate, with --overwrite to start over)"},
 	} {
 		_, _, err := run(t, nil, c.args...)
 		cmd, _, _ := root.Find(c.args[:1])
@@ -163,5 +164,9 @@ func TestHintCoarserUnit(t *testing.T) {
 	}
 	if _, _, err := run(t, nil, "transcode", dir, filepath.Join(t.TempDir(), "s.zarr"), "--unit", "s", "-q"); err != nil {
 		t.Errorf("--unit s: %v", err)
+	}
+	// The hint's command works where the stopped run left its state.
+	if _, _, err := run(t, nil, "transcode", dir, nsOut, "--unit", "ns", "--overflow", "nat", "--overwrite", "-q"); err != nil {
+		t.Errorf("following the hint: %v", err)
 	}
 }

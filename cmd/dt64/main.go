@@ -126,6 +126,10 @@ func hintFor(cmd *cobra.Command, err error) string {
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow && defaultUnitTooFine(cmd, ke):
 		return " (the values reach beyond datetime64[ns]'s 1677-09-21 .. 2262-04-11, the unit CF floats decode to unless told: " +
 			"choose a coarser one with --unit us, ms or s; --overflow nat or clamp would store NaT or saturate them)"
+	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow && cmd != nil && cmd.Name() == "transcode":
+		// The stopped run's plan says "error": another policy is another
+		// plan, which --resume refuses.
+		return " (use --overflow nat or clamp to store NaT or saturate, with --overwrite to start over)"
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow:
 		return flagHint(cmd, "overflow", "--overflow nat or clamp to store NaT or saturate")
 	case errors.As(err, &ke) && ke.Reason == dtype.ReasonNoDate:

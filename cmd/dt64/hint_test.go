@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/zarr-dt64/dt64/cf"
@@ -168,5 +170,14 @@ func TestHintCoarserUnit(t *testing.T) {
 	// The hint's command works where the stopped run left its state.
 	if _, _, err := run(t, nil, "transcode", dir, nsOut, "--unit", "ns", "--overflow", "nat", "--overwrite", "-q"); err != nil {
 		t.Errorf("following the hint: %v", err)
+	}
+}
+
+// A full disk stops a transcode resumably; the hint says how to go on.
+func TestHintDiskFull(t *testing.T) {
+	transcodeCmd, _, _ := newRootCmd().Find([]string{"transcode"})
+	full := fmt.Errorf("writing the destination: %w", &fs.PathError{Op: "write", Path: "d/c/0", Err: syscall.ENOSPC})
+	if h := hintFor(transcodeCmd, full); !strings.Contains(h, "--resume") {
+		t.Errorf("hint for a full disk: %q", h)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -140,6 +141,8 @@ func hintFor(cmd *cobra.Command, err error) string {
 		return " (start over: run without --finalize, with --overwrite)"
 	case errors.As(err, &sc):
 		return " (start over with --overwrite)"
+	case errors.Is(err, syscall.ENOSPC) && cmd != nil && cmd.Name() == "transcode":
+		return " (make room, then run the same command with --resume: the work done is kept)"
 	case errors.Is(err, zarr.ErrUntranslatable):
 		return " (--recode-all with --codec re-encodes the arrays dt64 reads instead of translating their metadata)"
 	case errors.As(err, &de):

@@ -236,7 +236,8 @@ func (r *reader) timeOfDay() (*big.Rat, error) {
 		return nil, err
 	}
 	if r.peek() != ':' {
-		return nil, fmt.Errorf("expected \":\" and the minutes after the hour, at %q", r.s[r.i:])
+		// "2000-01-01 10": pandas (xarray) reads 10:00, cftime midnight.
+		return nil, fmt.Errorf("expected \":\" and the minutes after the hour, at %q (an hour alone is read as that hour by xarray and as midnight by cftime: write hh:mm)", r.s[r.i:])
 	}
 	r.i++
 	m, err := r.number(2, "minutes")

@@ -2,6 +2,8 @@ package zarr
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -63,5 +65,39 @@ func TestCFBounds(t *testing.T) {
 	after, err := storage.NewDir(root).Get(ctx, "time_bnds/.zattrs")
 	if err != nil || string(after) != string(before) {
 		t.Errorf("WithAttributes wrote to the store: %v", err)
+	}
+}
+
+// TestCFTimeFillValueOverridesAttribute: the array's fill value is the
+// _FillValue (xarray's Zarr backend sets the attribute to it), so an
+// attribute that disagrees masks nothing: xarray 2023.01 decodes float64
+// [0, 1, 2, 3] "days since 2000-01-01" with fill_value 0, _FillValue 1
+// and missing_value 2 as [NaT, 2000-01-02, NaT, 2000-01-04]. With a null
+// fill value the attribute is the _FillValue.
+func TestCFTimeFillValueOverridesAttribute(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		fillNull bool
+		missing  []float64
+	}{{false, []float64{0, 2}}, {true, []float64{1, 2}}} {
+		s := storage.NewMemory()
+		a, err := Create(ctx, s, Metadata{Format: 2, Shape: []int64{4}, ChunkShape: []int64{4}, Numeric: NumericType{Kind: Float, Size: 8},
+			FillNull:   c.fillNull,
+			Attributes: json.RawMessage(`{"units": "days since 2000-01-01", "_FillValue": 1.0, "missing_value": 2.0}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, err := a.CFTime()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []float64
+		for _, m := range ct.MissingValues() {
+			got = append(got, math.Float64frombits(m))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.missing) {
+			t.Errorf("fill value null %v: missing values %v, want %v", c.fillNull, got, c.missing)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package zarr
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -37,7 +39,14 @@ func (a *Array) CFTime() (*cf.Time, error) {
 		stored.Kind = cf.StoredFloat
 	}
 	// A bare NaN missing_value (Python's) reads as "NaN", which cf takes.
-	t, err := cf.ParseAttributes(pyjson.Strict(a.meta.Attributes), stored)
+	attrs := pyjson.Strict(a.meta.Attributes)
+	if !a.meta.FillNull {
+		// The array's fill value is the _FillValue: xarray's Zarr backend
+		// sets the attribute to it, so an attribute that says otherwise
+		// masks nothing there, nor here.
+		attrs = withoutAttribute(attrs, "_FillValue")
+	}
+	t, err := cf.ParseAttributes(attrs, stored)
 	if t == nil || err != nil {
 		if ae, ok := err.(*cf.AttributeError); ok && stored.Kind == 0 {
 			ae.Reason = fmt.Sprintf("a %s array: %s", nt, ae.Reason)
@@ -58,4 +67,25 @@ func (a *Array) CFTime() (*cf.Time, error) {
 		}
 	}
 	return t, nil
+}
+
+// withoutAttribute returns the attributes object attrs without name (attrs
+// itself when it has no such member or is no object).
+func withoutAttribute(attrs json.RawMessage, name string) json.RawMessage {
+	if !bytes.Contains(attrs, []byte(`"`+name+`"`)) {
+		return attrs
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(attrs, &obj) != nil {
+		return attrs
+	}
+	if _, ok := obj[name]; !ok {
+		return attrs
+	}
+	delete(obj, name)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return attrs
+	}
+	return b
 }

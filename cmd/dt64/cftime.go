@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zarr-dt64/dt64/cf"
@@ -47,16 +48,24 @@ func (v *cfView) decode(a *zarr.Array, coords []int64, raw []byte) ([]byte, erro
 
 // cfTypes are the datetime64 types (timedelta64 for a CF duration)
 // inspect shows a CF array in, in order of preference: the transcode
-// default (cf.Time.DefaultType), or the CF unit itself when values
-// overflow that (a float "days since 1500-01-01" array of 16th-century dates has
-// no nanosecond form).
+// default (cf.Time.DefaultType), then, when values overflow that (a float
+// "days since 1500-01-01" array of 16th-century dates has no nanosecond
+// form), microseconds, milliseconds and seconds, which keep the fractions
+// such floats usually hold (the CF unit, days, would floor 06:00 away), and
+// last the CF unit itself.
 func cfTypes(t *cf.Time) []dtype.DataType {
 	def := t.DefaultType()
 	own := dtype.DataType{Kind: t.Units.Kind(), Unit: t.Units.Unit, Scale: 1}
-	if def == own {
-		return []dtype.DataType{def}
+	types := []dtype.DataType{def}
+	if def.Unit == dtype.Nanosecond {
+		for _, u := range []dtype.Unit{dtype.Microsecond, dtype.Millisecond, dtype.Second} {
+			types = append(types, dtype.DataType{Kind: def.Kind, Unit: u, Scale: 1})
+		}
 	}
-	return []dtype.DataType{def, own}
+	if !slices.Contains(types, own) {
+		types = append(types, own)
+	}
+	return types
 }
 
 func isOverflow(err error) bool {

@@ -167,6 +167,11 @@ func TestHintCoarserUnit(t *testing.T) {
 	if _, _, err := run(t, nil, "transcode", dir, filepath.Join(t.TempDir(), "s.zarr"), "--unit", "s", "-q"); err != nil {
 		t.Errorf("--unit s: %v", err)
 	}
+	// inspect shows such values in the finest unit that holds them,
+	// microseconds, keeping the 06:00 the CF unit (days) would floor away.
+	if out, _, err := run(t, nil, "inspect", dir); err != nil || !strings.Contains(out, "decoded as datetime64[us]") || !strings.Contains(out, "1599-12-17T06:00:00.000000") {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
 	// The hint's command works where the stopped run left its state.
 	if _, _, err := run(t, nil, "transcode", dir, nsOut, "--unit", "ns", "--overflow", "nat", "--overwrite", "-q"); err != nil {
 		t.Errorf("following the hint: %v", err)

@@ -149,7 +149,7 @@ func (d *Decoder) Decode(dst []int64, raw []byte, order binary.ByteOrder) (Stats
 			if res == NoDate {
 				if d.missingDate == MissingError {
 					return st, &dtype.ElementError{Reason: dtype.ReasonNoDate, Index: i, Text: d.format(v), To: d.to,
-						Source: fmt.Sprintf("%s %s", d.t.Stored, d.t.Units.Text), Date: d.DateText(model)}
+						Source: d.t.Describe(), Date: d.DateText(model)}
 				}
 				dst[i] = dtype.NaT
 				st.NaT++
@@ -172,7 +172,7 @@ func (d *Decoder) Decode(dst []int64, raw []byte, order binary.ByteOrder) (Stats
 					q = math.MinInt64 + 1
 				}
 			default:
-				return st, &dtype.ElementError{Reason: dtype.ReasonOverflow, Index: i, Text: d.format(v), To: d.to, Source: fmt.Sprintf("%s %s", d.t.Stored, d.t.Units)}
+				return st, &dtype.ElementError{Reason: dtype.ReasonOverflow, Index: i, Text: d.format(v), To: d.to, Source: d.t.Describe()}
 			}
 		}
 		dst[i] = q

@@ -98,6 +98,18 @@ func (t *Time) MissingValues() []uint64 {
 	return m
 }
 
+// Describe names the stored numbers for messages, with the units as the
+// attribute gives them ("float64 days since 1500-01-01"): before 1582 the
+// standard calendar's reference is a Julian date, which Units.String
+// writes as the proleptic Gregorian instant (1500-01-10).
+func (t *Time) Describe() string {
+	u := strings.TrimSpace(t.Units.Text)
+	if u == "" {
+		u = t.Units.String()
+	}
+	return fmt.Sprintf("%s %s", t.Stored, u)
+}
+
 // DefaultType is the datetime64 type (timedelta64 for a duration) t's
 // values decode to unless the caller picks one: its own unit when every
 // value decodes exactly in it (integers, no fractional packing, a

@@ -94,7 +94,7 @@ func NewCFDecoder(t *cf.Time, to dtype.DataType, o Options) (*CFDecoder, error) 
 	k := cfKernel{opts: o, size: t.Stored.Size, srcLittle: isLittle(o.From),
 		swapIn: swapFor(o.From), swapOut: swapFor(o.To), stored: t.Stored, to: to,
 		aff: dec.Affine(), dec: dec, cal: newCFCalendar(dec, o.Calendar.Missing, t.Calendar),
-		source: fmt.Sprintf("%s %s", t.Stored, t.Units)}
+		source: t.Describe()}
 	switch {
 	case t.Stored.Kind == cf.StoredFloat:
 		k.kind = cfFloat

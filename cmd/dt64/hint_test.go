@@ -163,6 +163,11 @@ func TestHintCoarserUnit(t *testing.T) {
 		if h := hintFor(cmd, err); err == nil || !strings.Contains(h, c.want) {
 			t.Errorf("%v: %v, hint %q; want %q", c.args, err, h, c.want)
 		}
+		// The units as the attribute says them: in the standard calendar
+		// 1500-01-01 is a Julian date, 1500-01-10 proleptic Gregorian.
+		if err != nil && !strings.Contains(err.Error(), "float64 days since 1500-01-01 value") {
+			t.Errorf("%v: %v; want the units as given", c.args, err)
+		}
 	}
 	if _, _, err := run(t, nil, "transcode", dir, filepath.Join(t.TempDir(), "s.zarr"), "--unit", "s", "-q"); err != nil {
 		t.Errorf("--unit s: %v", err)

@@ -101,7 +101,8 @@ func coordinatePath(p, dim string) string {
 // of their shape, with a column per dimension coordinate (named like the
 // dimension, broadcast from the 1-D coordinate arrays) and one per
 // variable (named by its path), as xarray's
-// Dataset.to_dataframe().reset_index() lays it out. Time coordinates and
+// ds[vars].to_dataframe().reset_index() lays it out (the whole dataset's
+// to_dataframe orders rows by the dataset's dimensions, which may differ). Time coordinates and
 // variables read as Read does (in Options.Unit, floored, NaT as null).
 //
 // The table streams: each record batch reads one box of every variable

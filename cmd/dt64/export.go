@@ -44,7 +44,8 @@ column names. With --layout long a group gives one row per element of its
 gridded variables (--vars, default every array whose dimensions include
 the time coordinate's and all have coordinate arrays), a column per
 dimension coordinate first, in the row order of xarray's
-to_dataframe().reset_index(). datetime64 arrays become timestamp columns (no time zone),
+ds[vars].to_dataframe().reset_index() (C order of the variables; a whole
+dataset's to_dataframe() may order its dimensions otherwise). datetime64 arrays become timestamp columns (no time zone),
 timedelta64 arrays duration columns, in --unit (default: the coarsest of
 s, ms, us, ns in which every value is exact); NaT becomes null. Parquet
 has no duration type: a duration column is INT64 counts there, its unit

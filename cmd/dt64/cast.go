@@ -34,7 +34,8 @@ NumPy's semantics: the exact value, floored; NaT stays NaT; overflow is
 never silent.
 
 SPEC is a NumPy dtype string or a Zarr v3 data_type JSON object; the byte
-order comes from the NumPy string's '<' or '>' (little endian when absent).
+order comes from the NumPy string's '<' or '>' (little endian without one:
+none, '=' or '|', whatever the machine).
 IN and OUT default to standard input and output ('-' also means them).
 An output file is written under a temporary name, flushed to disk (unless
 --no-sync) and renamed into place only when every element converted, so a

@@ -34,6 +34,8 @@ func TestDtypeCommandRejects(t *testing.T) {
 		{`{"name":"numpy.datetime64","configuration":{"unit":"s"}}`, "scale_factor"},
 		{`"numpy.datetime64"`, "numpy.datetime64"},
 		{"int64", "int64"},
+		{" M8[s]", "M8[s]"}, // NumPy refuses white space around a dtype string
+		{"M8[s] ", "M8[s]"},
 	} {
 		out, _, err := run(t, nil, "dtype", tc.spec)
 		if err == nil {

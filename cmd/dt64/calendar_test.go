@@ -49,7 +49,7 @@ func TestCalendarCommands(t *testing.T) {
 
 	arr := filepath.Join(group, "time_6h")
 	out, _, err = run(t, nil, "inspect", arr)
-	if err != nil || !strings.Contains(out, "in calendar: 2001-02-25T00:00:00 .. 2004-03-04T18:00:00 (360_day)") || !strings.Contains(out, "converted:   no") {
+	if err != nil || !strings.Contains(out, "in calendar: 2001-02-25T00:00:00 .. 2004-03-04T18:00:00 (360_day)") || !strings.Contains(out, "converted:   no") || !strings.Contains(out, "; decodes to datetime64[h] once converted") {
 		t.Fatalf("inspect: %v\n%s", err, out)
 	}
 	out, _, err = run(t, nil, "inspect", "--json", "--convert-calendar", "date", arr)

@@ -419,7 +419,11 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		if r.CF.Unsigned {
 			readAs = fmt.Sprintf(" read as %s (_Unsigned)", r.CF.Stored)
 		}
-		typeLine = fmt.Sprintf("%s  (NumPy %s)%s, CF time: %s, calendar %s; decoded as %s", r.DataType, r.NumPy, readAs, r.CF.Units, r.CF.Calendar, r.CF.DecodedAs)
+		decoded := "decoded as " + r.CF.DecodedAs
+		if r.CF.Conversion == "" && r.CF.SourceMinText != nil {
+			decoded = "decodes to " + r.CF.DecodedAs + " once converted" // a model calendar, not converted
+		}
+		typeLine = fmt.Sprintf("%s  (NumPy %s)%s, CF time: %s, calendar %s; %s", r.DataType, r.NumPy, readAs, r.CF.Units, r.CF.Calendar, decoded)
 		if r.CF.Duration {
 			typeLine = fmt.Sprintf("%s  (NumPy %s)%s, CF duration: %s; decoded as %s", r.DataType, r.NumPy, readAs, r.CF.Units, r.CF.DecodedAs)
 		}

@@ -2,6 +2,7 @@ package transcode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -158,6 +159,26 @@ func timeJob(ctx context.Context, a *zarr.Array, src, dst storage.Store, o Optio
 	// Its numbers (or values) and attributes go over as they are, so
 	// xarray still decodes them as before.
 	return nil, fmt.Sprintf("not converted (unconvertible time arrays are skipped), carried over as it is: %v", err), nil
+}
+
+// looksLikeTime reports whether array node n holds time by its metadata
+// alone (for an array that does not open): a datetime64 or timedelta64
+// data type, or CF units "<unit> since <date>" (xarray's test, "since" in
+// the units).
+func looksLikeTime(n zarr.Node) bool {
+	dt := strings.TrimLeft(n.DataType, "<>|=")
+	if strings.HasPrefix(dt, "M8") || strings.HasPrefix(dt, "m8") || strings.HasPrefix(dt, "datetime64") || strings.HasPrefix(dt, "timedelta64") ||
+		n.DataType == "numpy.datetime64" || n.DataType == "numpy.timedelta64" {
+		return true
+	}
+	var attrs struct {
+		Units any `json:"units"`
+	}
+	if json.Unmarshal(n.Attributes, &attrs) != nil {
+		return false
+	}
+	u, ok := attrs.Units.(string)
+	return ok && strings.Contains(u, "since")
 }
 
 // UnconvertibleError is a time array of a hierarchy (native or CF) that
@@ -393,6 +414,14 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 	}
 	a, openErr := zarr.Open(ctx, src)
 	note := ""
+	if openErr != nil && looksLikeTime(n) {
+		// A time array dt64 cannot even open (a codec it lacks, say):
+		// copying it would leave it unconverted without a word.
+		if !s.opts.SkipUnconvertible {
+			return nil, &UnconvertibleError{Err: openErr}
+		}
+		note = fmt.Sprintf("not converted (unconvertible time arrays are skipped), carried over as it is: %v", openErr)
+	}
 	if openErr == nil {
 		j, why, err := timeJob(ctx, a, src, dv, jo, s.opts.SkipUnconvertible)
 		if err != nil {

@@ -58,6 +58,12 @@ func eraGroup(t *testing.T) storage.Store {
 func TestStoreUnconvertibleFails(t *testing.T) {
 	shard := func(c ...int64) transcode.Sharding { return transcode.Sharding{Mode: transcode.ShardAdd, Chunks: c} }
 	noleap := storage.NewDir(filepath.Join("..", "testdata", "xarray", "noleap.zarr"))
+	// A CF time array with a compressor dt64 does not decode: it does not
+	// even open, and used to be copied as numbers without a word.
+	bz2 := eraGroup(t)
+	if err := bz2.Set(ctx, "time/.zarray", []byte(`{"zarr_format": 2, "shape": [40], "chunks": [10], "dtype": "<i8", "compressor": {"id": "bz2", "level": 1}, "fill_value": null, "filters": null, "order": "C"}`)); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name    string
 		src     storage.Store
@@ -71,6 +77,7 @@ func TestStoreUnconvertibleFails(t *testing.T) {
 		{"unit Y", eraGroup(t), transcode.Options{Unit: dtype.Year}, []string{"time", "valid_time"}, "datetime64[Y]"},
 		{"scale 7", eraGroup(t), transcode.Options{Scale: 7}, []string{"time", "valid_time"}, "scale"},
 		{"noleap", noleap, transcode.Options{}, []string{"time"}, `calendar "noleap"`},
+		{"codec bz2", bz2, transcode.Options{Unit: dtype.Millisecond}, []string{"time"}, `compressor "bz2"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := transcode.NewStore(ctx, c.src, storage.NewMemory(), transcode.StoreOptions{Options: c.o})

@@ -70,3 +70,38 @@ func TestStoreCFBounds(t *testing.T) {
 		t.Errorf("CF output: time_bnds units %q, time's %q; want time's", b, u)
 	}
 }
+
+// TestStoreImplicitGroup: an array below a path with no group metadata
+// (a/b/t with no a/.zgroup, as zarr 2.13 writes an array at a nested path
+// whose groups it then loses, and still reads by its path) is carried
+// over, with an empty group made above it and a warning; it was left out
+// without a word.
+func TestStoreImplicitGroup(t *testing.T) {
+	src := storage.NewMemory()
+	for k, v := range map[string]string{".zgroup": `{"zarr_format": 2}`, "a/b/.zgroup": `{"zarr_format": 2}`} {
+		if err := src.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub, _ := storage.Sub(src, "a/b/t")
+	sec := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Second, Scale: 1}
+	writeArray(t, sub, zarr.Metadata{Format: 2, DataType: sec, Shape: []int64{2}, ChunkShape: []int64{2}, FillValue: dtype.NaT}, []int64{1, 2}, nil)
+	dst := storage.NewMemory()
+	j, err := transcode.NewStore(ctx, src, dst, transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(j.Plan().Warnings, "\n"); !strings.Contains(w, "a: no group metadata in the source") {
+		t.Errorf("warnings %q do not name the implicit group", w)
+	}
+	if _, err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := storage.Sub(dst, "a/b/t")
+	if a, got := readArray(t, out); a.DataType().Unit != dtype.Millisecond || !slices.Equal(got, []int64{1000, 2000}) {
+		t.Errorf("a/b/t: %s %v, want [1000 2000] ms", a.DataType(), got)
+	}
+	if _, err := dst.Get(ctx, "a/.zgroup"); err != nil {
+		t.Errorf("no group made at a: %v", err)
+	}
+}

@@ -267,6 +267,9 @@ func NewStore(ctx context.Context, src, dst storage.Store, o StoreOptions) (*Sto
 	var problems []string
 	var causes []error // what the problems wrap, for errors.Is and errors.As
 	for _, n := range nodes {
+		if n.Implicit {
+			s.warnings = append(s.warnings, fmt.Sprintf("%s: no group metadata in the source (an implicit group, which zarr-python does not list, though it reads what is below it): the destination gets an empty group there, so that nothing below it is lost", n.Path))
+		}
 		if n.Kind == zarr.GroupNode {
 			g, err := s.groupDocs(n)
 			if err != nil {

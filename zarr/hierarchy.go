@@ -71,6 +71,12 @@ type Node struct {
 	// when absent. xarray's v2 dimension names are the _ARRAY_DIMENSIONS
 	// attribute.
 	DimensionNames []string
+
+	// Implicit marks a group with no metadata document in the store, above
+	// a node that has one (an array written at a nested path without its
+	// groups): Walk makes it, with the document an empty group would have,
+	// so that nothing below it is left out.
+	Implicit bool
 }
 
 // docSource reads metadata document key ("zarr.json", ".zattrs") of the
@@ -158,9 +164,11 @@ var ErrConflict = errors.New("conflicting metadata")
 // root, root first, then depth first with children in byte order of their
 // names: "", "lat", "sub", "sub/stamp", "time". The root's format is the
 // hierarchy's (a zarr.json, or a .zgroup or .zarray); a child is a path
-// holding that format's metadata whose parent is a group of the walk, so
-// nothing under an array (its chunks) is a node, nor are metadata
-// documents with no group above them, as zarr-python does not see them.
+// holding that format's metadata below a group of the walk and no array,
+// so nothing under an array (its chunks) is a node. Paths between a group
+// and such a child that hold no document are implicit groups
+// (Node.Implicit): zarr-python does not list them, but reads what is
+// below them by its path, so a copy of the hierarchy must not lose it.
 // A store with no metadata at its root gives an error satisfying
 // errors.Is(err, fs.ErrNotExist).
 //
@@ -214,9 +222,11 @@ func parentPath(p string) string {
 }
 
 // assemble builds the nodes from the documents present at each path,
-// read through get. With strict set (consolidated metadata, which lists
-// nodes rather than keys), a listed node that is not reachable from the
-// root is an error instead of being left out.
+// read through get. A node whose parent has no document gets implicit
+// groups above it (Node.Implicit); one inside an array is left out. With
+// strict set (consolidated metadata, which lists nodes rather than keys)
+// either is an error, except implicit groups in v2, whose consolidated
+// metadata (zarr 2.13's) lists every document of the store.
 func assemble(ctx context.Context, name string, p present, get docSource, strict bool) ([]Node, error) {
 	rootBits, ok := p[""]
 	if !ok || rootBits == hasZattrs {
@@ -229,7 +239,7 @@ func assemble(ctx context.Context, name string, p present, get docSource, strict
 		}
 	}
 	slices.SortFunc(paths, comparePaths)
-	groups := map[string]bool{}
+	groups, arrays := map[string]bool{}, map[string]bool{}
 	var nodes []Node
 	format := 0
 	for _, q := range paths {
@@ -238,10 +248,31 @@ func assemble(ctx context.Context, name string, p present, get docSource, strict
 		}
 		bits := p[q]
 		if q != "" && !groups[parentPath(q)] {
-			if strict {
+			if underArray(q, arrays) {
+				if strict {
+					return nil, &HierarchyError{name, q, fmt.Errorf("listed, but inside the array %q", parentPath(q))}
+				}
+				continue // an array's chunk or a stray document inside it
+			}
+			if strict && format == 3 {
+				// zarr-python 3 consolidates what it walks, which has no
+				// implicit groups: such a member means the document is
+				// not the hierarchy's.
 				return nil, &HierarchyError{name, q, fmt.Errorf("listed, but %q is not a group of the hierarchy", parentPath(q))}
 			}
-			continue // under an array, or with no group above it
+			// Ancestors without documents (paths come parents first, so
+			// any with one is a node by now): implicit groups, as zarr
+			// 2.13 reads g["a/b/t"] through them (and consolidates what is
+			// below them); left out, the array below would be lost from
+			// every copy of the hierarchy.
+			var missing []string
+			for a := parentPath(q); a != "" && !groups[a]; a = parentPath(a) {
+				missing = append(missing, a)
+			}
+			for _, a := range slices.Backward(missing) {
+				nodes = append(nodes, implicitGroup(a, format))
+				groups[a] = true
+			}
 		}
 		f, err := nodeFormat(bits)
 		if err != nil {
@@ -258,10 +289,32 @@ func assemble(ctx context.Context, name string, p present, get docSource, strict
 		}
 		if n.Kind == GroupNode {
 			groups[q] = true
+		} else {
+			arrays[q] = true
 		}
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
+}
+
+// underArray reports whether a proper ancestor of q is an array.
+func underArray(q string, arrays map[string]bool) bool {
+	for a := parentPath(q); a != ""; a = parentPath(a) {
+		if arrays[a] {
+			return true
+		}
+	}
+	return false
+}
+
+// implicitGroup is the node of a group with no document at path q: an
+// empty group's, in the hierarchy's format.
+func implicitGroup(q string, format int) Node {
+	doc := `{"zarr_format": 2}`
+	if format == 3 {
+		doc = `{"zarr_format": 3, "node_type": "group", "attributes": {}}`
+	}
+	return Node{Path: q, Kind: GroupNode, Format: format, Metadata: []byte(doc), Attributes: json.RawMessage("{}"), Implicit: true}
 }
 
 // nodeFormat tells a node's format from the documents at its path.

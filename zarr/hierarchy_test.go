@@ -220,9 +220,16 @@ func TestWalkRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"", "lat", "obs_count", "qc_flag", "sub", "sub/obs_time", "sub/pressure", "sub/stamp", "sub-2", "temp", "time"}
+		// orphan has no document: an implicit group, so that orphan/x
+		// (which zarr-python reads by its path) is not lost.
+		want := []string{"", "lat", "obs_count", "orphan", "orphan/x", "qc_flag", "sub", "sub/obs_time", "sub/pressure", "sub/stamp", "sub-2", "temp", "time"}
 		if got := nodePaths(nodes); !slices.Equal(got, want) {
 			t.Errorf("walk %q, want %q", got, want)
+		}
+		for _, n := range nodes {
+			if n.Implicit != (n.Path == "orphan") || n.Implicit && (n.Kind != GroupNode || string(n.Attributes) != "{}") {
+				t.Errorf("%q: implicit %v, kind %v, attributes %s", n.Path, n.Implicit, n.Kind, n.Attributes)
+			}
 		}
 	})
 	t.Run("conflict", func(t *testing.T) {

@@ -102,6 +102,7 @@ type nodeReport struct {
 	DimNames   []string        `json:"dimension_names,omitempty"`
 	Codecs     []codecJSON     `json:"codecs,omitempty"`
 	Note       string          `json:"note,omitempty"`
+	Implicit   bool            `json:"implicit,omitempty"` // a group without metadata (zarr.Node.Implicit)
 	Time       *inspectReport  `json:"time,omitempty"`
 	codecText  string
 }
@@ -122,7 +123,7 @@ func inspectGroup(ctx context.Context, arg string, co cf.CalendarOptions) (*grou
 	}
 	bounds := zarr.CFBounds(nodes)
 	for _, n := range nodes {
-		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: pyjson.Strict(n.Attributes)}
+		nr := nodeReport{Path: n.Path, Kind: n.Kind.String(), Attributes: pyjson.Strict(n.Attributes), Implicit: n.Implicit}
 		if n.Kind == zarr.ArrayNode {
 			nr.DataType, nr.Shape, nr.ChunkShape, nr.DimNames = n.DataType, n.Shape, n.ChunkShape, n.DimensionNames
 			if err := describeGroupArray(ctx, store, arg, n, bounds, &nr, co); err != nil {
@@ -179,7 +180,11 @@ func (r *groupReport) writeText(w io.Writer) error {
 	for _, n := range r.Nodes {
 		name := "/" + n.Path
 		if n.Kind == "group" {
-			fmt.Fprintf(w, "%-24s group\n", name)
+			implicit := ""
+			if n.Implicit {
+				implicit = "  (implicit: no group metadata; zarr-python does not list it)"
+			}
+			fmt.Fprintf(w, "%-24s group%s\n", name, implicit)
 			continue
 		}
 		line := fmt.Sprintf("%-24s array  %-18s shape %s chunks %s", name, n.DataType, formatInts(n.Shape), formatInts(n.ChunkShape))

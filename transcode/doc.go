@@ -44,7 +44,8 @@
 // (.dt64-transcode.json: source, the fingerprint of its metadata, the
 // destination metadata, the overflow policy), the versions of the source
 // chunks each part reads (.dt64-sources/), a marker per finished part
-// (.dt64-parts/), and, while it finalizes, the summed summary
+// (.dt64-parts/), a lease per running process (.dt64-live/, live.go)
+// and, while it finalizes, the summed summary
 // (.dt64-finalize.json). On a store that is a storage.Syncer every marker is
 // written only after what it vouches for is durable, so the same holds
 // after a machine crash (see Run).
@@ -56,7 +57,9 @@
 // chunk keys and a run's state; a group, another program's files or
 // metadata that does not parse are refused before anything is deleted,
 // and the deletion records its intent first, so a run killed midway is
-// finished by the next. A finalize killed midway is finished by any later
+// finished by the next. Nor does it start over while another run renews
+// its lease there (ErrRunning); a run that finds its destination taken
+// over all the same stops with ErrTakenOver (live.go). A finalize killed midway is finished by any later
 // part, Resume or Finalize. A run killed at any moment and run again with
 // Resume ends with a destination identical byte for byte to an
 // uninterrupted run's: chunks are encoded deterministically, units whose

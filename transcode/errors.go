@@ -28,6 +28,13 @@ var (
 	// the runs of one job: kills and resumes, parts) was reading the
 	// source.
 	ErrSourceChanged = errors.New("the source changed")
+	// ErrRunning marks an overwrite refused because a run is writing the
+	// destination (its lease is renewed: live.go).
+	ErrRunning = errors.New("a transcode is running on this destination")
+	// ErrTakenOver marks a run that stopped because its destination was
+	// no longer its own (another run started over there): it wrote
+	// nothing more, and what it wrote is the other run's to delete.
+	ErrTakenOver = errors.New("the destination was taken over by another run (an overwrite?)")
 )
 
 func planErr(format string, args ...any) error {
@@ -56,7 +63,7 @@ func (e *VerifyError) Unwrap() error { return ErrVerify }
 type DestinationError struct {
 	Destination string // its location
 	Holds       string // what it holds, e.g. "an interrupted transcode of this plan"
-	Err         error  // ErrDestinationExists or ErrPlanMismatch
+	Err         error  // ErrDestinationExists, ErrPlanMismatch or ErrRunning
 	Resume      bool
 	Overwrite   bool
 }

@@ -316,7 +316,7 @@ func TestResumeCounts(t *testing.T) {
 		if err != nil || want.Overflowed == 0 || want.Lossy == 0 {
 			t.Fatalf("%s: uninterrupted run: %+v, %v (want overflowed and lossy elements)", pol, want, err)
 		}
-		for _, after := range []int64{3, 9, 17} {
+		for _, after := range []int64{4, 9, 17} { // after the plan, the lease and the sources: 1 chunk or more
 			dst := filepath.Join(t.TempDir(), "d")
 			tr, _ := transcode.New(ctx, storage.NewDir(srcDir), &failStore{Store: storage.NewDir(dst), after: after}, o)
 			if _, err := tr.Run(ctx); err == nil {

@@ -179,7 +179,7 @@ func (t *Job) cleanup(ctx context.Context) error {
 		return err
 	}
 	if dir, ok := localDir(t.dstStore); ok {
-		for _, d := range []string{partsPrefix, sourcesPrefix} {
+		for _, d := range []string{partsPrefix, sourcesPrefix, livePrefix} {
 			_ = os.Remove(filepath.Join(dir, strings.TrimSuffix(d, "/"))) // empty now
 		}
 	}

@@ -44,8 +44,12 @@ type Job struct {
 	// value, so the chunks it does not store have no values: they
 	// become NaT (nullfill.go), never what their zero bits decode to.
 	nullFill bool
-	lo, hi   int64             // this part's work units
-	sources  map[string]string // versions of this part's source chunks (sources.go)
+	// inStore: a Job of a StoreJob, which holds the lease (live.go);
+	// lease is this Job's own while Run runs (nil otherwise).
+	inStore bool
+	lease   *lease
+	lo, hi  int64             // this part's work units
+	sources map[string]string // versions of this part's source chunks (sources.go)
 
 	bufs chan *buffers // the pool: at most InFlight sets ever exist
 	nbuf atomic.Int64

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zarr-dt64/dt64/blosc"
 	"github.com/zarr-dt64/dt64/cf"
@@ -92,8 +93,14 @@ type Options struct {
 	// destination (or starts one in an empty destination).
 	Resume bool
 	// Overwrite deletes an existing destination array (or interrupted
-	// run) first. A directory holding anything else is never deleted.
+	// run) first. A directory holding anything else is never deleted,
+	// nor one a run is writing (its lease is renewed: live.go).
 	Overwrite bool
+	// LeaseInterval is how often the run renews its lease on the
+	// destination and checks that the destination is still its own; 0
+	// means DefaultLeaseInterval. An overwrite that finds a lease waits
+	// about two and a half intervals to tell whether it is renewed.
+	LeaseInterval time.Duration
 }
 
 // Compression is the destination's compressor, parsed once: Codec is a

@@ -201,6 +201,11 @@ type planDoc struct {
 	Overflow             string            `json:"overflow"`
 	Exact                bool              `json:"exact"`
 	Units                int64             `json:"units"`
+	// Run identifies the run that wrote the marker (and the parts and
+	// resumes that go on with it): a running job checks that the marker
+	// is still there with its id (live.go). Not part of the plan:
+	// mismatch ignores it.
+	Run string `json:"run,omitempty"`
 }
 
 const planVersion = 1

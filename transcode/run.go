@@ -19,6 +19,10 @@ import (
 // before the state is removed; so after a machine crash at any moment the
 // destination is complete only with all its data, and otherwise holds a
 // run that Resume finishes.
+//
+// While it works the run holds a lease on the destination (live.go): an
+// overwrite refuses to start over under it, and a run that finds its
+// destination taken over all the same stops with ErrTakenOver.
 func (t *Job) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Units: t.hi - t.lo, Parts: t.opts.Part.count()}
@@ -31,6 +35,23 @@ func (t *Job) Run(ctx context.Context) (Summary, error) {
 		done.Elapsed = time.Since(start)
 		return done, nil
 	}
+	if t.inStore { // a StoreJob holds the lease of the whole hierarchy
+		return t.run(ctx, mode, start)
+	}
+	l, lctx, err := startLease(ctx, t.dstStore, t.doc.Run, t.opts.Part, t.opts.leaseInterval(), t.owned)
+	if err != nil {
+		return sum, err
+	}
+	t.lease = l
+	sum, err = t.run(lctx, mode, start)
+	t.lease = nil
+	return sum, l.end(ctx, err)
+}
+
+// run is Run past prepare, under the lease.
+func (t *Job) run(ctx context.Context, mode startMode, start time.Time) (Summary, error) {
+	sum := Summary{Units: t.hi - t.lo, Parts: t.opts.Part.count()}
+	var err error
 	resume := mode == startResume
 	partDone := false
 	if resume {
@@ -49,6 +70,13 @@ func (t *Job) Run(ctx context.Context) (Summary, error) {
 	fin, err := t.finalize(ctx, false)
 	sum.PartsDone = fin.PartsDone
 	sum.Elapsed = time.Since(start)
+	if errors.Is(err, ErrIncomplete) && t.opts.Part.count() == 1 {
+		// This run was every part: its plan or part marker went away
+		// after its last check (or lease-less, in a StoreJob).
+		if owned, oerr := t.owned(ctx); oerr == nil && !owned {
+			return sum, takeoverErr(t.dstStore)
+		}
+	}
 	if errors.Is(err, ErrIncomplete) {
 		return sum, nil // other parts still running: the last one finalizes
 	}
@@ -91,6 +119,10 @@ func (t *Job) runUnits(ctx context.Context, resume bool, start time.Time) (Summa
 	}
 	// The part's chunks durable before the marker that says they are done.
 	if err := t.sync(ctx); err != nil {
+		return sum, err
+	}
+	// Still this run's destination: its marker may go there.
+	if err := t.lease.confirm(ctx); err != nil {
 		return sum, err
 	}
 	p := partDoc{Part: t.opts.Part.Index, Parts: t.opts.Part.count(), FirstUnit: t.lo, EndUnit: t.hi, Summary: sum}

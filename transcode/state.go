@@ -25,6 +25,8 @@ import (
 //	finalKey     every part is done, the metadata is being written (with
 //	             the summed summary); after it, the state is removed
 //	wipeKey      an overwrite is deleting the array it names
+//	liveKey      a process is running on the destination (its lease, renewed
+//	             while it runs: live.go)
 const (
 	statePrefix   = ".dt64-"
 	planKey       = ".dt64-transcode.json"
@@ -41,6 +43,9 @@ const (
 func isStateKey(key string) bool {
 	switch key {
 	case planKey, finalKey, wipeKey, storePlanKey, storeWipeKey:
+		return true
+	}
+	if isLiveKey(key) {
 		return true
 	}
 	for _, dir := range []string{partsPrefix, sourcesPrefix, copySourcesPrefix, storePartsPrefx} {
@@ -112,6 +117,7 @@ func (t *Job) prepare(ctx context.Context) (startMode, Summary, error) {
 			}
 			return 0, Summary{}, t.destErr(ErrPlanMismatch, "an interrupted transcode with another plan ("+diff+")", false, true)
 		}
+		t.doc.Run = stored.Run // a resume, or another part: that run's
 	}
 	_, same, err := t.storedMetadata(ctx)
 	if err != nil {
@@ -165,6 +171,8 @@ func (t *Job) destErr(err error, holds string, resume, overwrite bool) error {
 }
 
 func (t *Job) writePlan(ctx context.Context) error {
+	t.doc.Run = ""
+	t.doc.Run = planRunID(&t.doc, t.opts.Part)
 	if err := t.writeState(ctx, planKey, &t.doc); err != nil {
 		return err
 	}
@@ -196,6 +204,13 @@ func (t *Job) readState(ctx context.Context, key string, doc any) (found bool, e
 		return true, fmt.Errorf("%s/%s: unreadable dt64 state (%v)", storage.Name(t.dstStore), key, err)
 	}
 	return true, nil
+}
+
+// owned reports whether the destination is still this run's: its plan
+// marker there, with its run id (the lease's check: live.go).
+func (t *Job) owned(ctx context.Context) (bool, error) {
+	p, err := t.storedPlan(ctx)
+	return p != nil && p.Run == t.doc.Run, err
 }
 
 func (t *Job) storedPlan(ctx context.Context) (*planDoc, error) {

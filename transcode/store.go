@@ -95,6 +95,12 @@ func (s *ioStore) GetInto(ctx context.Context, key string, buf []byte, limit int
 }
 
 func (s *ioStore) Set(ctx context.Context, key string, value []byte) error {
+	if ctx.Err() != nil {
+		// A stopped run (interrupted, or its destination taken over:
+		// live.go) writes nothing more, even to a store that does not
+		// look at the context.
+		return context.Cause(ctx)
+	}
 	t := pause(ctx)
 	err := s.Store.Set(ctx, key, value)
 	if err == nil {

@@ -431,6 +431,7 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 			return nil, err
 		}
 		if j != nil {
+			j.inStore = true
 			if boundsNote != "" {
 				j.plan.Notes = append(j.plan.Notes, boundsNote)
 			}

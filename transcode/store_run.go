@@ -40,6 +40,9 @@ func (s *StoreJob) Progress() Progress {
 // each made durable before the next, then the run's state is removed. A
 // run killed at any moment is finished by Resume, byte for byte as an
 // uninterrupted one.
+//
+// While it works the run holds a lease on the destination, as a Job's does
+// (live.go).
 func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 	start := time.Now()
 	sum := StoreSummary{Summary: Summary{Parts: s.opts.Part.count()}}
@@ -52,6 +55,18 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 		sum.PartsDone = sum.Parts
 		return sum, nil
 	}
+	l, lctx, err := startLease(ctx, s.dst, s.doc.Run, s.opts.Part, s.opts.leaseInterval(), s.owned)
+	if err != nil {
+		return sum, err
+	}
+	sum, err = s.run(lctx, mode, start, l)
+	return sum, l.end(ctx, err)
+}
+
+// run is Run past prepare, under the lease l.
+func (s *StoreJob) run(ctx context.Context, mode startMode, start time.Time, l *lease) (StoreSummary, error) {
+	sum := StoreSummary{Summary: Summary{Parts: s.opts.Part.count()}}
+	var err error
 	if mode == startResume {
 		if err := s.cleanCopyTemps(ctx); err != nil {
 			return sum, err
@@ -102,12 +117,23 @@ func (s *StoreJob) Run(ctx context.Context) (StoreSummary, error) {
 	if err := s.sync(ctx); err != nil {
 		return sum, err
 	}
+	// Still this run's destination: its marker may go there.
+	if err := l.confirm(ctx); err != nil {
+		return sum, err
+	}
 	if err := s.writeDoc(ctx, storePartsPrefx+partName(s.opts.Part), &partDoc{Part: s.opts.Part.Index, Parts: s.opts.Part.count()}); err != nil {
 		return sum, err
 	}
 	done, err := s.finalize(ctx)
 	sum.PartsDone = done
 	sum.Elapsed = time.Since(start)
+	if errors.Is(err, ErrIncomplete) && s.opts.Part.count() == 1 {
+		// This run was every part: its plan or part marker went away
+		// after its last check.
+		if owned, oerr := s.owned(ctx); oerr == nil && !owned {
+			return sum, takeoverErr(s.dst)
+		}
+	}
 	if errors.Is(err, ErrIncomplete) {
 		return sum, nil
 	}

@@ -27,6 +27,8 @@ type storePlanDoc struct {
 	Consolidate          bool              `json:"consolidate"`
 	Arrays               map[string]string `json:"arrays"` // path: what is done to it
 	Groups               []string          `json:"groups"`
+	// Run identifies the run, as planDoc.Run does.
+	Run string `json:"run,omitempty"`
 }
 
 const (
@@ -142,6 +144,7 @@ func (s *StoreJob) prepare(ctx context.Context) (startMode, error) {
 			}
 			return 0, s.destErr(ErrPlanMismatch, "an interrupted transcode of a hierarchy with another plan ("+diff+")", false, true)
 		}
+		s.doc.Run = stored.Run // a resume, or another part: that run's
 		switch {
 		case s.opts.Overwrite:
 			return s.startOver(ctx)
@@ -181,10 +184,20 @@ func (s *StoreJob) prepare(ctx context.Context) (startMode, error) {
 }
 
 func (s *StoreJob) writePlan(ctx context.Context) error {
+	s.doc.Run = ""
+	s.doc.Run = planRunID(&s.doc, s.opts.Part)
 	if err := s.writeDoc(ctx, storePlanKey, &s.doc); err != nil {
 		return err
 	}
 	return s.sync(ctx)
+}
+
+// owned reports whether the destination is still this run's: its plan
+// marker there, with its run id (the lease's check: live.go).
+func (s *StoreJob) owned(ctx context.Context) (bool, error) {
+	var p storePlanDoc
+	found, err := s.readDoc(ctx, storePlanKey, &p)
+	return found && p.Run == s.doc.Run, err
 }
 
 // completeHere reports whether the destination holds exactly what this
@@ -372,7 +385,13 @@ func (s *StoreJob) cleanup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range keys {
+	// The leases too: those of killed runs (a live one is renewed, and
+	// deleted by its run as it ends).
+	leases, err := s.dst.List(ctx, livePrefix)
+	if err != nil {
+		return err
+	}
+	for _, k := range append(keys, leases...) {
 		if !isStateKey(k) {
 			continue // not dt64's
 		}
@@ -382,6 +401,7 @@ func (s *StoreJob) cleanup(ctx context.Context) error {
 	}
 	if dir, ok := localDir(s.dst); ok {
 		removeEmptyDir(dir, storePartsDir)
+		removeEmptyDir(dir, strings.TrimSuffix(livePrefix, "/"))
 	}
 	// The rest of the state durably gone before the plan marker: a store
 	// without it is complete, and nothing cleans it up any more.

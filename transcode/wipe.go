@@ -34,6 +34,9 @@ type wipeDoc struct {
 // startOver removes the array described by docs (nil: the metadata the
 // destination holds) and starts a fresh run.
 func (t *Job) startOver(ctx context.Context, docs map[string]string) (startMode, Summary, error) {
+	if err := checkLive(ctx, t.dstStore, t.opts.leaseInterval()); err != nil {
+		return 0, Summary{}, err
+	}
 	if docs == nil {
 		var err error
 		if docs, err = t.storedDocs(ctx); err != nil {

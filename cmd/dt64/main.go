@@ -145,6 +145,8 @@ func hintFor(cmd *cobra.Command, err error) string {
 		return " (make room, then run the same command with --resume: the work done is kept)"
 	case errors.Is(err, zarr.ErrUntranslatable):
 		return " (--recode-all with --codec re-encodes the arrays dt64 reads instead of translating their metadata)"
+	case errors.Is(err, transcode.ErrRunning), errors.Is(err, transcode.ErrTakenOver):
+		return "" // the error says what to do: nothing was deleted, or nothing more written
 	case errors.As(err, &de):
 		var hints []string
 		if de.Resume {

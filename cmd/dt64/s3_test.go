@@ -431,3 +431,74 @@ func TestS3SourceChangedMidRun(t *testing.T) {
 		t.Fatalf("a source chunk rewritten mid-run: %v\n%s", err, stderr.String())
 	}
 }
+
+// TestS3OverwriteWhileRunning is the race a tester found: run A writes
+// seconds into S3, run B starts over there with --overwrite in
+// milliseconds. B used to delete A's work and finish while A went on
+// writing seconds into B's array (1000× too small, validate passing).
+// Now B is refused while A's lease is renewed, A finishes the reference
+// result, and B may start over afterwards. A run whose plan marker is
+// removed under it stops with exit status 1 and says so.
+func TestS3OverwriteWhileRunning(t *testing.T) {
+	f := newS3Fixture(t)
+	env := []string{"DT64_TRANSCODE_TEST_DELAY=20ms", "DT64_TRANSCODE_TEST_LEASE=100ms"}
+	ref := filepath.Join(t.TempDir(), "ref.zarr")
+	if _, _, err := run(t, nil, "transcode", f.src, ref, "--unit", "s", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	// startA starts run A on prefix and waits for its first chunk (its
+	// lease is written before).
+	startA := func(prefix string) (*exec.Cmd, *strings.Builder) {
+		a := dt64Subprocess(env, "transcode", f.srcURL, f.url(prefix), "--unit", "s", "--workers", "1", "-q")
+		var out strings.Builder
+		a.Stdout, a.Stderr = &out, &out
+		if err := a.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+			if chunkFiles(f.path(prefix)) > 0 {
+				break
+			}
+			if time.Since(start) > 30*time.Second {
+				_ = a.Process.Kill()
+				t.Fatalf("run A wrote no chunk:\n%s", out.String())
+			}
+		}
+		return a, &out
+	}
+
+	a, aOut := startA("r.zarr")
+	b, err := dt64Subprocess(env, "transcode", f.srcURL, f.url("r.zarr"), "--unit", "ms", "--overwrite", "-q").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(b), "a transcode is running on this destination") ||
+		!strings.Contains(string(b), "stop it first") {
+		t.Errorf("--overwrite while a run writes the destination: %v\n%s", err, b)
+	}
+	if err := a.Wait(); err != nil {
+		t.Fatalf("run A: %v\n%s", err, aOut.String())
+	}
+	if chunkFiles(f.path("r.zarr")) == 0 {
+		t.Fatal("run A wrote nothing")
+	}
+	sameDirs(t, ref, f.path("r.zarr")) // no B chunk, no state left
+	if out, err := dt64Subprocess(env, "transcode", f.srcURL, f.url("r.zarr"), "--unit", "ms", "--overwrite", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("--overwrite once run A ended: %v\n%s", err, out)
+	}
+
+	// The destination taken over under a run (its plan marker gone, as an
+	// overwrite that judged its lease stale would delete it).
+	a, aOut = startA("t.zarr")
+	if err := os.Remove(f.path("t.zarr/.dt64-transcode.json")); err != nil {
+		t.Fatal(err)
+	}
+	err = a.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(aOut.String(), "taken over by another run") ||
+		strings.Contains(aOut.String(), "parts finished") {
+		t.Errorf("a run whose destination was taken over: %v\n%s", err, aOut.String())
+	}
+	if hasMetadata(f.path("t.zarr")) {
+		t.Error("the run taken over wrote the metadata")
+	}
+	if _, err := os.Stat(f.path("t.zarr/.dt64-parts")); err == nil {
+		t.Error("the run taken over wrote its part marker")
+	}
+}

@@ -28,6 +28,10 @@ func init() { subcommands = append(subcommands, newTranscodeCmd) }
 // down so a run can be killed mid-way). nil in the real command.
 var transcodeStores func(src, dst storage.Store) (storage.Store, storage.Store)
 
+// leaseInterval is how often a run renews its lease on the destination
+// (0: the library's default); the tests shorten it.
+var leaseInterval time.Duration
+
 // progressEvery is how often progress lines are printed when stderr is not
 // a terminal.
 var progressEvery = 5 * time.Second
@@ -253,6 +257,7 @@ func (f *transcodeFlags) options(cmd *cobra.Command) (transcode.Options, error) 
 		return o, usageError{errors.New("--finalize takes neither --part nor --overwrite")}
 	}
 	o.Resume, o.Overwrite = f.resume, f.overwrite
+	o.LeaseInterval = leaseInterval
 	if f.cfUnits != "" && (f.unit != "" || cmd.Flags().Changed("scale")) {
 		return o, usageError{errors.New("--cf-units sets the unit of a CF destination: leave out --unit and --scale")}
 	}

@@ -45,6 +45,9 @@ func TestTranscodeHelperProcess(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("DT64_TRANSCODE_TEST_PROGRESS")); err == nil {
 		progressEvery = d
 	}
+	if d, err := time.ParseDuration(os.Getenv("DT64_TRANSCODE_TEST_LEASE")); err == nil {
+		leaseInterval = d
+	}
 	if n, err := strconv.ParseUint(os.Getenv("DT64_TEST_FSIZE"), 10, 64); err == nil {
 		// A write past n bytes fails partway through the file, like a disk
 		// filling up (limitFileSize).

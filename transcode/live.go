@@ -1,0 +1,377 @@
+package transcode
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zarr-dt64/dt64/storage"
+)
+
+// A running job holds a lease on its destination: a small state document
+// of its own (liveKey, one per process, so per part too) that it rewrites
+// every lease interval with a counter that changes each time, and deletes
+// when it ends, however it ends short of a kill. An overwrite first looks
+// for leases and refuses to start over while one is renewed (checkLive):
+// without that, a run started over would go on writing chunks of its plan
+// into the new run's array. Liveness is decided without comparing clocks
+// of different machines: a lease of a process of this host that is not
+// running is stale at once; any other is read, read again after a bit more
+// than two of its intervals, and live if it changed.
+//
+// The lease is also where a running job checks, at every renewal, that the
+// destination is still its own (its plan marker there, with its run id):
+// a run whose destination was taken over anyway (by an overwrite that
+// judged it stale while it stalled, or by hand) stops at once with
+// ErrTakenOver, writing no further chunk, part marker or metadata.
+
+// livePrefix holds the leases: livePrefix + <16 hex digits> + ".json".
+const livePrefix = ".dt64-live/"
+
+// DefaultLeaseInterval is how often a running job renews its lease when
+// Options.LeaseInterval is 0; an overwrite finding a lease waits about
+// two and a half intervals (of its own or the lease's, the longer) to
+// tell whether it is renewed.
+const DefaultLeaseInterval = 5 * time.Second
+
+// maxLeaseInterval bounds the interval a lease claims, so that a
+// damaged one cannot make an overwrite wait for ever.
+const maxLeaseInterval = 10 * time.Minute
+
+func liveKey(id string) string { return livePrefix + id + ".json" }
+
+// isLiveKey reports whether key names a lease.
+func isLiveKey(key string) bool {
+	id, ok := strings.CutPrefix(key, livePrefix)
+	if !ok {
+		return false
+	}
+	id, ok = strings.CutSuffix(id, ".json")
+	return ok && isRunID(id)
+}
+
+// newRunID is a random id for a run's plan marker and for a lease.
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// planRunID is the run id of a plan marker: random, so that a run started
+// over with the same plan is told from the one it replaced; but for a
+// partitioned run the same for every part (of the plan doc, with Run
+// unset, and the part count), since parts starting at once each write
+// the marker and must all find their own there.
+func planRunID(doc any, part Part) string {
+	if part.count() == 1 {
+		return newRunID()
+	}
+	b, _ := json.Marshal(doc)
+	h := sha256.Sum256(fmt.Appendf(b, "\x00%d parts", part.count()))
+	return hex.EncodeToString(h[:8])
+}
+
+func isRunID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// leaseDoc is a lease as stored. Seq changes on every renewal; the rest
+// names the process for an error of the run it stops starting over.
+type leaseDoc struct {
+	Tool string `json:"tool"`
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	// Run is the run id of the plan marker the process works for, Part
+	// its share ("0-of-1").
+	Run        string `json:"run"`
+	Part       string `json:"part"`
+	IntervalMS int64  `json:"interval_ms"`
+	Seq        int64  `json:"seq"`
+}
+
+func (o Options) leaseInterval() time.Duration {
+	if o.LeaseInterval > 0 {
+		return o.LeaseInterval
+	}
+	return DefaultLeaseInterval
+}
+
+// running holds the keys of this process's leases while their runs run:
+// of a lease with this process's host and pid, it tells at once whether
+// it is live (a run of this process that ended without deleting its
+// lease, on a store that failed, left a stale one).
+var running sync.Map
+
+// lease is a running job's lease: renewed by a goroutine until stop.
+type lease struct {
+	store storage.Store
+	key   string
+	doc   leaseDoc
+	every time.Duration
+	// owned reports whether the destination is still this run's; checked
+	// at every renewal while guard is set (until the run's part marker).
+	owned  func(ctx context.Context) (bool, error)
+	cancel context.CancelCauseFunc
+	stopc  chan struct{}
+	done   chan struct{}
+
+	mu    sync.Mutex
+	guard bool
+	lost  error // the takeover, once noticed
+}
+
+// startLease writes a lease for the run id run in st and renews it until
+// stop. The context returned is ctx, cancelled with an ErrTakenOver error
+// as soon as owned says the destination is no longer this run's.
+func startLease(ctx context.Context, st storage.Store, run string, part Part, every time.Duration, owned func(context.Context) (bool, error)) (*lease, context.Context, error) {
+	host, _ := os.Hostname()
+	l := &lease{
+		store: st, key: liveKey(newRunID()), every: every, owned: owned,
+		doc:   leaseDoc{Tool: "dt64 transcode", Host: host, PID: os.Getpid(), Run: run, Part: strings.TrimSuffix(partName(part), ".json"), IntervalMS: every.Milliseconds()},
+		stopc: make(chan struct{}), done: make(chan struct{}), guard: true,
+	}
+	if err := l.write(ctx); err != nil {
+		return nil, ctx, fmt.Errorf("writing the run's lease %s/%s: %w", storage.Name(st), l.key, err)
+	}
+	running.Store(l.key, true)
+	rctx, cancel := context.WithCancelCause(ctx)
+	l.cancel = cancel
+	// Taken over before the first renewal: an overwrite that did not wait
+	// for a lease (there was none yet) started over after this run's plan.
+	if err := l.check(ctx); err != nil {
+		close(l.done)
+		_ = l.stop(ctx)
+		return nil, ctx, err
+	}
+	go l.renew(ctx)
+	return l, rctx, nil
+}
+
+func (l *lease) write(ctx context.Context) error {
+	l.doc.Seq++
+	b, err := json.MarshalIndent(&l.doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return l.store.Set(ctx, l.key, append(b, '\n'))
+}
+
+// renew rewrites the lease every interval, first checking that the
+// destination is still this run's. A failed write or check is tried again
+// at the next interval: a store that stays unreachable fails the run's
+// own writes too.
+func (l *lease) renew(ctx context.Context) {
+	defer close(l.done)
+	tick := time.NewTicker(l.every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-l.stopc:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if err := l.check(ctx); err != nil {
+			return // the run stops; stop deletes the lease
+		}
+		_ = l.write(ctx)
+	}
+}
+
+// check cancels the run when the destination is found not to be its own
+// while guarded, and returns the takeover error.
+func (l *lease) check(ctx context.Context) error {
+	l.mu.Lock()
+	guard := l.guard
+	l.mu.Unlock()
+	if !guard {
+		return nil
+	}
+	owned, err := l.owned(ctx)
+	if err != nil || owned {
+		return nil // an unreadable marker is not a takeover: see next time
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.guard {
+		return nil // the run reached its part marker meanwhile (confirm)
+	}
+	l.lost = takeoverErr(l.store)
+	l.cancel(l.lost)
+	return l.lost
+}
+
+// takeoverErr is the error of a run that found st taken over.
+func takeoverErr(st storage.Store) error {
+	return fmt.Errorf("%w: %s: this run stopped; its work there is discarded", ErrTakenOver, storage.Name(st))
+}
+
+// confirm ends the ownership checks, before the run writes its part
+// marker (after it, another part finalizing may remove the plan marker),
+// with one last check: the takeover error if the destination is not the
+// run's, or its context's error. On a nil lease (a Job of a StoreJob, whose
+// lease is the StoreJob's) it returns the context's error only.
+func (l *lease) confirm(ctx context.Context) error {
+	if ctx.Err() != nil {
+		if l != nil && l.takenOver() != nil {
+			return l.takenOver()
+		}
+		return context.Cause(ctx)
+	}
+	if l == nil {
+		return nil
+	}
+	if err := l.check(ctx); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.guard = false
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *lease) takenOver() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lost
+}
+
+// stop ends the renewals and deletes the lease, even when ctx is
+// cancelled (an interrupted run deletes it too). It returns the error of
+// the deletion: a lease left behind makes the next overwrite wait.
+func (l *lease) stop(ctx context.Context) error {
+	select {
+	case <-l.stopc:
+	default:
+		close(l.stopc)
+	}
+	<-l.done
+	running.Delete(l.key)
+	ctx = context.WithoutCancel(ctx)
+	err := l.store.Delete(ctx, l.key)
+	if dir, ok := localDir(l.store); ok {
+		removeEmptyDir(dir, strings.TrimSuffix(livePrefix, "/"))
+	}
+	if l.cancel != nil {
+		l.cancel(nil)
+	}
+	if err != nil {
+		return fmt.Errorf("deleting the run's lease %s/%s: %w", storage.Name(l.store), l.key, err)
+	}
+	return nil
+}
+
+// end is the run's error once its lease is stopped: the takeover once
+// noticed (the run's own error is then only the cancellation it caused),
+// else the run's error, else the lease's.
+func (l *lease) end(ctx context.Context, err error) error {
+	serr := l.stop(ctx)
+	if lost := l.takenOver(); lost != nil {
+		return lost
+	}
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+// leaseOf is one lease as read by checkLive.
+type leaseOf struct {
+	key string
+	raw []byte
+	doc leaseDoc // zero when it does not parse
+}
+
+// checkLive refuses to start over on st while a run holds a live lease
+// there (see the top of this file); stale leases are left for the
+// overwrite to delete with the rest. every is this run's lease interval.
+func checkLive(ctx context.Context, st storage.Store, every time.Duration) error {
+	keys, err := st.List(ctx, livePrefix)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	var watch []leaseOf
+	wait := every
+	for _, k := range keys {
+		if !isLiveKey(k) {
+			continue
+		}
+		b, err := st.Get(ctx, k)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // that run just ended
+		}
+		if err != nil {
+			return err
+		}
+		l := leaseOf{key: k, raw: b}
+		_ = json.Unmarshal(b, &l.doc) // unreadable: watched all the same
+		if host != "" && l.doc.Host == host && l.doc.PID == os.Getpid() {
+			if _, live := running.Load(k); live {
+				return liveErr(st, l)
+			}
+			continue // a run of this process that has ended
+		}
+		if host != "" && l.doc.Host == host && l.doc.PID > 0 && !pidRunning(l.doc.PID) {
+			continue // its process is gone: stale
+		}
+		if d := time.Duration(l.doc.IntervalMS) * time.Millisecond; d > wait {
+			wait = min(d, maxLeaseInterval)
+		}
+		watch = append(watch, l)
+	}
+	if len(watch) == 0 {
+		return nil
+	}
+	select {
+	case <-time.After(2*wait + wait/2):
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	for _, l := range watch {
+		b, err := st.Get(ctx, l.key)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(b, l.raw) {
+			return liveErr(st, l)
+		}
+	}
+	return nil
+}
+
+// liveErr is the error of an overwrite refused for the live lease l.
+func liveErr(st storage.Store, l leaseOf) error {
+	who := "a process"
+	if l.doc.Host != "" || l.doc.PID != 0 {
+		who = fmt.Sprintf("host %s, pid %d", l.doc.Host, l.doc.PID)
+	}
+	if l.doc.Part != "" && l.doc.Part != "0-of-1" {
+		who += ", part " + l.doc.Part
+	}
+	return &DestinationError{
+		Destination: storage.Name(st), Err: ErrRunning,
+		Holds: fmt.Sprintf("the lease %s of a transcode running there (%s): refusing to start over; stop it first", l.key, who),
+	}
+}

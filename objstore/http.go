@@ -31,8 +31,9 @@ type HTTP struct {
 var (
 	// ErrReadOnly is returned by Set and Delete on an HTTP store.
 	ErrReadOnly = errors.New("an http(s) location is read-only")
-	// ErrNoListing is returned by List on an HTTP store.
-	ErrNoListing = errors.New("an http(s) location cannot be listed")
+	// ErrNoListing is returned by List on an HTTP store; it is
+	// storage.ErrNoListing, which the zarr package knows.
+	ErrNoListing = storage.ErrNoListing
 )
 
 // OpenHTTP returns the store at u. client nil means a client of its own.

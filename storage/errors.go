@@ -11,4 +11,8 @@ var (
 	// this error, so a chunk that is too large to read and one too large
 	// to decode are found by the same errors.Is.
 	ErrTooLarge = errors.New("larger than the chunk allows")
+	// ErrNoListing marks a store that cannot be listed (an http(s)
+	// location, objstore.HTTP): zarr.Walk reads such a hierarchy from its
+	// consolidated metadata instead.
+	ErrNoListing = errors.New("an http(s) location cannot be listed")
 )

@@ -175,8 +175,19 @@ var ErrConflict = errors.New("conflicting metadata")
 // Errors: a document that does not parse is a *MetadataError naming it; a
 // zarr.json and a v2 document at one path, or a child of the other format
 // than the root, is a *HierarchyError wrapping ErrConflict.
+//
+// A store that cannot be listed (storage.ErrNoListing: an http(s)
+// location) is read from its consolidated metadata, as xarray reads it;
+// without any, the error says so.
 func Walk(ctx context.Context, store storage.Store) ([]Node, error) {
 	keys, err := store.List(ctx, "")
+	if errors.Is(err, storage.ErrNoListing) {
+		nodes, cerr := ReadConsolidated(ctx, store)
+		if cerr != nil {
+			return nil, fmt.Errorf("%w, and it has no consolidated metadata to read the hierarchy from (%v)", err, cerr)
+		}
+		return nodes, nil
+	}
 	if err != nil {
 		return nil, err
 	}

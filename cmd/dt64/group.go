@@ -17,7 +17,6 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/internal/pyjson"
-	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -51,17 +50,13 @@ func closeStore(s storage.Store) {
 // (malformed: a member key leaving the hierarchy, say), "" when it is
 // fine or absent.
 func groupNodes(ctx context.Context, store storage.Store) (nodes []zarr.Node, consolidated bool, warning string, err error) {
-	cnodes, cerr := zarr.ReadConsolidated(ctx, store)
+	_, cerr := zarr.ReadConsolidated(ctx, store)
 	if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
 		warning = fmt.Sprintf("consolidated metadata ignored: %v", cerr)
 	}
+	// A store that cannot be listed (http) is walked through its
+	// consolidated metadata: zarr.Walk does that, or says there is none.
 	nodes, err = zarr.Walk(ctx, store)
-	switch {
-	case errors.Is(err, objstore.ErrNoListing) && cerr == nil:
-		return cnodes, true, "", nil
-	case errors.Is(err, objstore.ErrNoListing):
-		err = fmt.Errorf("%w, and it has no consolidated metadata to read the hierarchy from (%v)", err, cerr)
-	}
 	return nodes, cerr == nil, warning, err
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -95,11 +96,25 @@ func TestHTTPGroup(t *testing.T) {
 	if err != nil || !strings.Contains(out, "ok: 3 arrays valid") || !strings.Contains(out, "stamp: ok: 94 chunks (81 present)") {
 		t.Errorf("validate over http: %v\n%s%s", err, out, errOut)
 	}
+	// export walks the group through its consolidated metadata too (it
+	// listed the store, which http cannot): the same file as from the
+	// directory.
+	exDir, exHTTP := filepath.Join(t.TempDir(), "d.arrow"), filepath.Join(t.TempDir(), "h.arrow")
+	for _, c := range [][2]string{{dir, exDir}, {hs.URL, exHTTP}} {
+		if _, errOut, err := run(t, nil, "export", c[0], c[1], "-q"); err != nil {
+			t.Fatalf("export %s: %v\n%s", c[0], err, errOut)
+		}
+	}
+	a, aerr := os.ReadFile(exDir)
+	b, berr := os.ReadFile(exHTTP)
+	if aerr != nil || berr != nil || !bytes.Equal(a, b) {
+		t.Errorf("export over http: %d bytes differ from the directory's %d", len(b), len(a))
+	}
 	// Without consolidated metadata there is no hierarchy to read: said so.
 	if err := os.Remove(filepath.Join(dir, ".zmetadata")); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range [][]string{{"inspect", hs.URL}, {"validate", hs.URL}, {"transcode", hs.URL, filepath.Join(t.TempDir(), "n.zarr")}} {
+	for _, cmd := range [][]string{{"inspect", hs.URL}, {"validate", hs.URL}, {"transcode", hs.URL, filepath.Join(t.TempDir(), "n.zarr")}, {"export", hs.URL, filepath.Join(t.TempDir(), "n.arrow")}} {
 		out, _, err := run(t, nil, cmd...)
 		if msg := fmt.Sprint(err) + out; !strings.Contains(msg, "cannot be listed") || !strings.Contains(msg, "consolidated metadata") {
 			t.Errorf("%s without consolidated metadata over http: %v\n%s", cmd[0], err, out)

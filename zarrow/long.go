@@ -3,6 +3,7 @@ package zarrow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -157,9 +158,14 @@ func OpenLongTable(ctx context.Context, store storage.Store, o LongOptions) (*Ta
 	var vars []longNode
 	var notes []string
 	if o.Vars != nil {
-		for _, p := range o.Vars {
+		if len(o.Vars) == 0 {
+			return nil, errors.New("LongOptions.Vars names no variable (nil picks them)")
+		}
+		for i, p := range o.Vars {
 			n, ok := byPath[p]
 			switch {
+			case slices.Contains(o.Vars[:i], p):
+				return nil, &VariableError{p, "listed twice"}
 			case !ok:
 				return nil, &VariableError{p, "no such array in the group"}
 			case isCoord(n):

@@ -166,12 +166,17 @@ func TestLongTableVars(t *testing.T) {
 		{[]string{"land"}, "land"},
 		{[]string{"nope"}, "nope"},
 		{[]string{"lat"}, "lat"},
+		{[]string{"t2m", "tp", "t2m"}, "t2m"}, // twice: two columns of one name
 	} {
 		_, err := OpenLongTable(ctx, storage.NewDir(dir), LongOptions{Vars: c.vars})
 		var ve *VariableError
 		if !errors.As(err, &ve) || ve.Path != c.bad {
 			t.Errorf("vars %v: %v, want a VariableError naming %q", c.vars, err, c.bad)
 		}
+	}
+	// An empty, non-nil list names nothing: an error, not a panic.
+	if _, err := OpenLongTable(ctx, storage.NewDir(dir), LongOptions{Vars: []string{}}); err == nil {
+		t.Error("vars []: no error")
 	}
 	tab, err := OpenLongTable(ctx, storage.NewDir(dir), LongOptions{Vars: []string{"tp"}})
 	if err != nil {

@@ -139,6 +139,15 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 	if f.rows < 0 || f.rows == 0 && cmd.Flags().Changed("rows") {
 		return usageError{fmt.Errorf("--rows %d: want at least 1", f.rows)}
 	}
+	if f.rowGroup < 1 {
+		return usageError{fmt.Errorf("--row-group %d: want at least 1", f.rowGroup)}
+	}
+	if f.workers < 0 || f.workers == 0 && cmd.Flags().Changed("workers") {
+		return usageError{fmt.Errorf("--workers %d: want at least 1", f.workers)}
+	}
+	if err := f.layoutFlags.check(cmd); err != nil {
+		return err
+	}
 	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows
 	if to.Calendar, err = f.calendar.options(); err != nil {
 		return err
@@ -159,9 +168,6 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 	if err := transcode.CheckOverlap(src, out); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(out); err == nil && !f.overwrite {
-		return &ExistsError{Path: out}
-	}
 	store, err := openStore(ctx, src, true) // a path, file://, s3:// or http(s)://
 	if err != nil {
 		return err
@@ -169,6 +175,11 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 	tab, plan, err := openExportTable(ctx, store, src, &f.layoutFlags, to)
 	if err != nil {
 		return err
+	}
+	// After the arguments and the source are checked: their mistakes are
+	// the ones to report first.
+	if _, err := os.Lstat(out); err == nil && !f.overwrite {
+		return &ExistsError{Path: out}
 	}
 	if err := transcode.CheckSparse(ctx, store, tab.Chunks()); err != nil {
 		return err

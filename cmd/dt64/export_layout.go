@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/zarr-dt64/dt64/storage"
@@ -26,6 +28,29 @@ func addLayoutFlags(fl *pflag.FlagSet, f *layoutFlags) {
 	fl.StringVar(&f.layout, "layout", "", "for a group: wide (its 1-D arrays along --dim, the default) or long (one row per element of its gridded variables, a column per dimension coordinate)")
 	fl.StringSliceVar(&f.vars, "vars", nil, "with --layout long: the data variables, comma-separated (default: every array on the time coordinate's grid)")
 	fl.StringVar(&f.name, "name", "", "for an array: the column's name (default: the array's name without .zarr)")
+}
+
+// check refuses layout flags that cannot mean anything, before the
+// source is opened: --layout other than wide or long, an empty --vars or
+// an empty or repeated name in it.
+func (f *layoutFlags) check(cmd *cobra.Command) error {
+	if f.layout != "" && f.layout != "wide" && f.layout != "long" {
+		return usageError{fmt.Errorf("--layout %q: want wide or long", f.layout)}
+	}
+	if cmd.Flags().Changed("vars") && len(f.vars) == 0 {
+		return usageError{errors.New("--vars: name at least one variable")}
+	}
+	seen := map[string]bool{}
+	for _, v := range f.vars {
+		switch {
+		case v == "":
+			return usageError{fmt.Errorf("--vars %q: an empty name", strings.Join(f.vars, ","))}
+		case seen[v]:
+			return usageError{fmt.Errorf("--vars: %q is listed twice", v)}
+		}
+		seen[v] = true
+	}
+	return nil
 }
 
 // openExportTable plans the table export writes from store, and returns
@@ -48,7 +73,7 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 		}
 		name := f.name
 		if name == "" {
-			name = strings.TrimSuffix(path.Base(strings.TrimRight(src, "/")), ".zarr")
+			name = defaultColumnName(src)
 		}
 		tab, err := zarrow.ArrayTable(a, name, to)
 		return tab, nil, err
@@ -93,4 +118,15 @@ func longPlan(tab *zarrow.Table) []string {
 		plan = append(plan, "note:        "+n)
 	}
 	return plan
+}
+
+// defaultColumnName names an array's column by the last segment of its
+// path, without ".zarr": of a URL, the path alone (a query string may
+// hold a token, and would be written into the file's schema).
+func defaultColumnName(src string) string {
+	p := src
+	if u, err := url.Parse(src); err == nil && u.Scheme != "" && u.Host != "" {
+		p = u.Path
+	}
+	return strings.TrimSuffix(path.Base(strings.TrimRight(p, "/")), ".zarr")
 }

@@ -261,3 +261,37 @@ func TestExportDurationParquet(t *testing.T) {
 		t.Fatalf("DuckDB read %s; want BIGINT 90000", b)
 	}
 }
+
+// The default column of an array is its path's last segment: a URL's
+// query string (perhaps a token) and user information never name it.
+func TestDefaultColumnName(t *testing.T) {
+	for src, want := range map[string]string{
+		"a1.zarr": "a1", "/data/x/stamp/": "stamp", "s3://bucket/ds.zarr/time": "time",
+		"http://bob:pw@127.0.0.1:8765/a1.zarr?tok=SECRET": "a1", "https://h/p/t.zarr/#frag": "t",
+	} {
+		if got := defaultColumnName(src); got != want {
+			t.Errorf("defaultColumnName(%q) = %q, want %q", src, got, want)
+		}
+	}
+}
+
+// TestExportFlagValues: flag values that cannot mean anything are usage
+// errors (exit 2), reported before an existing OUT is (an empty --vars panicked;
+// repeated variables gave two columns of one name; --row-group 0 and
+// --workers 0 were taken as the defaults).
+func TestExportFlagValues(t *testing.T) {
+	src := exportGroup(t)
+	out := filepath.Join(t.TempDir(), "exists.parquet")
+	if err := os.WriteFile(out, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--layout", "long", "--vars="}, {"--layout", "long", "--vars", "a,a"}, {"--layout", "long", "--vars", "a,"},
+		{"--row-group", "0"}, {"--row-group", "-1"}, {"--workers", "0"}, {"--workers", "-3"}, {"--layout", "LONG"},
+	} {
+		_, _, err := run(t, nil, append([]string{"export", src, out}, args...)...)
+		if !isUsage(err) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+}

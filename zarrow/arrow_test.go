@@ -619,3 +619,42 @@ func TestReadStoredChunks(t *testing.T) {
 		t.Fatalf("overflow at element 36389 of the array, %d of the range: %v", 36389-8, err)
 	}
 }
+
+// A numeric column whose attributes ask xarray to decode it (CF packing,
+// xarray's bool encoding) holds its stored numbers, and the table's notes
+// say so, naming the attributes; a plain one and the time column do not.
+func TestTableEncodedNotes(t *testing.T) {
+	ctx := context.Background()
+	store := storage.NewMemory()
+	if err := store.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group","attributes":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(p string, m zarr.Metadata) {
+		sub, _ := storage.Sub(store, p)
+		m.Format, m.Shape, m.ChunkShape, m.DimensionNames = 3, []int64{4}, []int64{4}, json.RawMessage(`["time"]`)
+		a, err := zarr.Create(ctx, sub, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.WriteMetadata(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("time", zarr.Metadata{DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Hour, Scale: 1}, FillValue: dtype.NaT})
+	mk("t2m", zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Int, Size: 2}, Attributes: json.RawMessage(`{"scale_factor": 0.01, "add_offset": 273.15}`)})
+	mk("land", zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Int, Size: 1}, Attributes: json.RawMessage(`{"dtype": "bool"}`)})
+	mk("plain", zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Float, Size: 4}, Attributes: json.RawMessage(`{"long_name": "x"}`)})
+	tab, err := OpenTable(ctx, store, TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(tab.Notes(), "\n")
+	for _, want := range []string{"t2m: the column holds the stored int16 numbers; xarray decodes them by scale_factor, add_offset", `land: the column holds the stored int8 numbers; xarray decodes them by dtype "bool"`} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	if strings.Contains(notes, "plain") || strings.Contains(notes, "time:") {
+		t.Errorf("notes %q name a column with nothing to decode", notes)
+	}
+}

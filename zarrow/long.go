@@ -453,12 +453,49 @@ func (t *Table) Shape() []int64 {
 	return slices.Clone(t.long.shape)
 }
 
-// Notes say which arrays of the group a long table leaves out, and why.
+// Notes say which arrays of the group a long table leaves out, and why,
+// and which numeric columns hold numbers xarray would decode (encodedNote).
 func (t *Table) Notes() []string {
-	if t.long == nil {
-		return nil
+	cols := t.cols
+	var notes []string
+	if t.long != nil {
+		notes = append(notes, t.long.notes...)
+		cols = append(slices.Clone(t.long.coords), t.long.vars...)
 	}
-	return t.long.notes
+	for _, c := range cols {
+		if n := encodedNote(c); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
+}
+
+// encodedNote says, for a numeric column whose attributes ask xarray to
+// decode its numbers (CF packing, missing values, xarray's bool or
+// unsigned encodings), that the column holds the stored numbers; "" for
+// any other column. A time column is decoded (CF time) and says nothing.
+func encodedNote(c tableColumn) string {
+	if c.time {
+		return ""
+	}
+	var attrs map[string]json.RawMessage
+	if json.Unmarshal(c.array.Metadata().Attributes, &attrs) != nil {
+		return ""
+	}
+	var found []string
+	for _, k := range []string{"scale_factor", "add_offset", "_FillValue", "missing_value", "_Unsigned"} {
+		if _, ok := attrs[k]; ok {
+			found = append(found, k)
+		}
+	}
+	var dt string
+	if json.Unmarshal(attrs["dtype"], &dt) == nil && dt == "bool" {
+		found = append(found, `dtype "bool"`)
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: the column holds the stored %s numbers; xarray decodes them by %s (dt64 decodes only time)", c.name, c.array.Numeric(), strings.Join(found, ", "))
 }
 
 // MemoryBound is about the most memory a RecordReader of the table

@@ -55,7 +55,9 @@ values are floored to the unit as NumPy does (Arrow's own casts truncate
 toward zero). A CF time array decodes as transcode's default decodes it:
 integers floored to the unit, floats to the coarsest instant each stands
 for, rounded half to even to the unit. Numeric arrays become columns of
-their type. A CF time array in a model calendar needs --convert-calendar
+their type, holding the stored numbers: packed ones (scale_factor,
+add_offset), missing values and xarray's bool encoding are not decoded,
+and a note names each such column. A CF time array in a model calendar needs --convert-calendar
 (see transcode --help); a converted column's field metadata records
 source_calendar and calendar_conversion.
 

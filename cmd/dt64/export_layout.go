@@ -76,7 +76,10 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 			name = defaultColumnName(src)
 		}
 		tab, err := zarrow.ArrayTable(a, name, to)
-		return tab, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return tab, notesPlan(tab), nil
 	}
 	if _, gerr := zarr.OpenGroup(ctx, store); gerr != nil {
 		return nil, nil, err // the array's error says what is there
@@ -90,7 +93,7 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
 		}
-		return tab, longPlan(tab), nil
+		return tab, append(longPlan(tab), notesPlan(tab)...), nil
 	}
 	tab, err := zarrow.OpenTable(ctx, store, to)
 	if err != nil {
@@ -103,7 +106,7 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 			plan = append(plan, fmt.Sprintf("plan:        wide layout: skips the N-D arrays %s (--layout long would include them, one row per element)", strings.Join(long.Variables(), ", ")))
 		}
 	}
-	return tab, plan, nil
+	return tab, append(plan, notesPlan(tab)...), nil
 }
 
 // longPlan describes a long table: its grid and batches.
@@ -114,6 +117,12 @@ func longPlan(tab *zarrow.Table) []string {
 	}
 	plan := []string{fmt.Sprintf("plan:        long layout: %d rows = %s (variables %s); batches of at most %d rows, coordinates broadcast from their 1-D arrays",
 		tab.Rows(), strings.Join(grid, " × "), strings.Join(tab.Variables(), ", "), tab.BatchRows())}
+	return plan
+}
+
+// notesPlan are the table's notes as plan lines.
+func notesPlan(tab *zarrow.Table) []string {
+	var plan []string
 	for _, n := range tab.Notes() {
 		plan = append(plan, "note:        "+n)
 	}

@@ -478,8 +478,16 @@ func marshalNoEscape(v any, indent string) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-func (w *docWriter) bytes() ([]byte, error) {
+// bytes ends the document. Python's bare NaN and Infinity tokens in
+// attributes (pyjson's placeholders) are written back as Python wrote
+// them in a v2 document; in a v3 one, which must be JSON, as the strings
+// "NaN", "Infinity" and "-Infinity", as zarr-python 3 writes them
+// (_replace_special_floats).
+func (w *docWriter) bytes(v3 bool) ([]byte, error) {
 	w.buf.WriteString("\n}\n")
+	if v3 {
+		return pyjson.Strict(w.buf.Bytes()), w.err
+	}
 	return pyjson.ToPython(w.buf.Bytes()), w.err
 }
 
@@ -525,7 +533,7 @@ func marshalV3(m *Metadata) ([]byte, error) {
 		}
 		w.raw(k, m.Extensions[k])
 	}
-	return w.bytes()
+	return w.bytes(true)
 }
 
 // ---- v2 ----
@@ -777,7 +785,7 @@ func marshalV2(m *Metadata) ([]byte, error) {
 			w.raw(k, m.Extensions[k])
 		}
 	}
-	return w.bytes()
+	return w.bytes(false)
 }
 
 // setBloscTypeSize sets blosc codecs' unset TypeSize to elem (the index

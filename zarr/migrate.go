@@ -99,6 +99,7 @@ func MigrateV2Array(n Node) ([]byte, error) {
 		dimNames = *dims
 		attrs.Remove("_ARRAY_DIMENSIONS")
 	}
+	attrs.StrictFloats() // v3 is JSON: NaN as "NaN", as zarr-python 3 writes it
 	out.Add("attributes", attrs)
 	if hasDims {
 		out.Add("dimension_names", dimNames)
@@ -256,6 +257,7 @@ func MigrateV2Group(n Node) ([]byte, error) {
 		}
 	}
 	out := pyjson.NewObject()
+	attrs.StrictFloats() // v3 is JSON: NaN as "NaN", as zarr-python 3 writes it
 	out.Add("attributes", attrs)
 	out.Add("zarr_format", pyjson.Node{Kind: 'n', Text: "3"})
 	out.Add("consolidated_metadata", pyjson.NewLiteral("null"))

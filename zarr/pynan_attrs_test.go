@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -50,6 +51,29 @@ func TestPythonNaNAttributes(t *testing.T) {
 		all := string(za) + string(zj)
 		if !strings.Contains(all, "NaN") || !strings.Contains(all, "-Infinity") || strings.Contains(all, `\u0000`) || !strings.Contains(all, `"NaN"`) {
 			t.Errorf("v%d documents: %s", format, all)
+		}
+		// v2 as Python writes it (bare tokens); v3 must be JSON, with the
+		// strings zarr-python 3 writes ("NaN", "-Infinity").
+		if format == 3 && (!json.Valid(zj) || !strings.Contains(string(zj), `"calibration": "NaN"`) || !strings.Contains(string(zj), `"bad": "-Infinity"`)) {
+			t.Errorf("v3 zarr.json is not JSON with the strings zarr-python 3 writes:\n%s", zj)
+		}
+		if format == 2 && !strings.Contains(string(za), `"calibration": NaN`) {
+			t.Errorf("v2 .zattrs not as Python writes it:\n%s", za)
+		}
+	}
+	// Migrated (non-time arrays and groups) the same way.
+	for _, n := range nodes {
+		var doc []byte
+		var err error
+		if n.Kind == GroupNode {
+			doc, err = MigrateV2Group(n)
+		} else {
+			n.DataType = "<i8" // migration is for numbers; the attributes are what matter here
+			n.Metadata = []byte(strings.Replace(string(n.Metadata), "<M8[s]", "<i8", 1))
+			doc, err = MigrateV2Array(n)
+		}
+		if err != nil || !json.Valid(doc) {
+			t.Errorf("%q migrated: %v\n%s", n.Path, err, doc)
 		}
 	}
 	_, doc, err := ConsolidatedDocument(nodes)

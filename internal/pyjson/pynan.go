@@ -187,3 +187,22 @@ func Strict(b []byte) []byte {
 	s := restoreSurrogates(string(b)) // valid JSON text, if not valid Unicode
 	return []byte(strings.ReplaceAll(s, `"`+pyPrefix, `"`))
 }
+
+// StrictFloats turns every bare NaN, Infinity and -Infinity of the tree n
+// (Python's tokens, read as number nodes) into the strings "NaN",
+// "Infinity" and "-Infinity": as Strict does for a document, and as
+// zarr-python 3 writes them in a v3 document, which must be JSON.
+func (n *Node) StrictFloats() {
+	switch n.Kind {
+	case 'n':
+		for _, t := range pyTokens {
+			if n.Text == t.token {
+				n.Kind = '"'
+			}
+		}
+	case '{', '[':
+		for i := range n.Vals {
+			n.Vals[i].StrictFloats()
+		}
+	}
+}

@@ -21,13 +21,16 @@ Usage:
                              unit or encoding of time is no difference: a
                              CF time array and its datetime64 conversion
                              differ only in their encoding attributes).
-  stores.py compare A B --raw
+  stores.py compare A B [--raw] [--json-floats]
                              the same with xarray.open_zarr(mask_and_scale=False)
                              and _FillValue attributes left out: a v2 fill_value
                              is xarray's _FillValue, so an integer or bool array
                              whose fill changed from null to 0 (v2 -> v3 -> v2)
                              masks its zeros when decoded; the stored values
-                             must still be equal.
+                             must still be equal. With --json-floats a float
+                             NaN or ±Infinity attribute equals the string v3
+                             documents hold for it ("NaN"): v2 -> v3 -> v2
+                             brings such attributes back as strings.
   stores.py values STORE FIXTURE.values.json
                              reads STORE (v2) with zarr.open_consolidated and
                              xarray.open_zarr(consolidated=True,
@@ -41,6 +44,7 @@ Usage:
 Both fail when a store has no .zmetadata.
 """
 import json
+import math
 import sys
 
 import numpy as np
@@ -101,9 +105,25 @@ def strip_cf(attrs):
     return {k: v for k, v in attrs.items() if k not in CF_ENCODING}
 
 
+JSON_FLOATS = False  # compare --json-floats
+
+
 def same(x, y):
-    """Attribute dicts equal, NaN equal to NaN (json's text of them)."""
-    dump = lambda d: json.dumps(d, sort_keys=True, default=lambda o: o.item() if hasattr(o, "item") else str(o))
+    """Attribute dicts equal, NaN equal to NaN (json's text of them).
+
+    With --json-floats a float NaN, Infinity or -Infinity also equals the
+    string zarr-python 3 writes for it in a v3 document ("NaN"), as dt64
+    does, since v3 metadata must be JSON: a v2 -> v3 -> v2 round trip
+    brings such attributes back as those strings."""
+    def norm(o):
+        if JSON_FLOATS and isinstance(o, float) and not math.isfinite(o):
+            return "NaN" if math.isnan(o) else ("Infinity" if o > 0 else "-Infinity")
+        if isinstance(o, dict):
+            return {k: norm(v) for k, v in o.items()}
+        if isinstance(o, list):
+            return [norm(v) for v in o]
+        return o
+    dump = lambda d: json.dumps(norm(d), sort_keys=True, default=lambda o: o.item() if hasattr(o, "item") else str(o))
     return dump(x) == dump(y)
 
 
@@ -231,4 +251,5 @@ if __name__ == "__main__":
     elif sys.argv[1] == "values":
         values(sys.argv[2], sys.argv[3])
     else:
+        JSON_FLOATS = "--json-floats" in sys.argv[4:]
         compare(sys.argv[2], sys.argv[3], raw="--raw" in sys.argv[4:])

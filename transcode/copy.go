@@ -3,6 +3,7 @@ package transcode
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,6 +56,7 @@ type copyJob struct {
 
 	srcIO, dstIO *ioStore // src and dst: counting bytes
 	done         atomic.Int64
+	note         string // what the translation changes that a reader would see
 }
 
 func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst storage.Store, format int, rootKeys []string, o Options, recode bool) (*copyJob, error) {
@@ -79,6 +81,14 @@ func newCopyJob(ctx context.Context, n zarr.Node, a *zarr.Array, src, dst storag
 			return nil, err
 		}
 		c.docs = append(c.docs, keyDoc{"zarr.json", doc})
+		var v2 struct {
+			Fill json.RawMessage `json:"fill_value"`
+		}
+		if json.Unmarshal(n.Metadata, &v2) == nil && (v2.Fill == nil || string(v2.Fill) == "null") {
+			// xarray's integers and bools: taken back to v2, the fill is
+			// a number, which xarray reads as a _FillValue to mask.
+			c.note = "the v2 fill value null becomes 0 (v3 has none); back in v2 that fill would be xarray's _FillValue, and its zeros would read as missing"
+		}
 	case !recode: // v3 to v2; a re-encode writes its own v2 metadata (planRecode)
 		c.action = "migrate"
 		v2, err := zarr.MigrateV3Array(n)

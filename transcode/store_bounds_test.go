@@ -105,3 +105,18 @@ func TestStoreImplicitGroup(t *testing.T) {
 		t.Errorf("no group made at a: %v", err)
 	}
 }
+
+// TestStoreNullFillNote: a v2 array with a null fill value (xarray's
+// integers and bools) migrated to v3 gets the fill 0 and a note saying
+// what xarray would make of it back in v2 (a _FillValue masking zeros).
+func TestStoreNullFillNote(t *testing.T) {
+	j, err := transcode.NewStore(ctx, eraGroup(t), storage.NewMemory(), transcode.StoreOptions{Options: transcode.Options{Format: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range j.Plan().Arrays {
+		if a.Path == "t2m" && !strings.Contains(a.Note, "the v2 fill value null becomes 0") {
+			t.Errorf("t2m: note %q", a.Note)
+		}
+	}
+}

@@ -449,6 +449,9 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		}
 		return nil, err
 	}
+	if c.note != "" && note == "" {
+		note = c.note
+	}
 	return &storeArray{path: n.Path, copy: c, note: note}, nil
 }
 

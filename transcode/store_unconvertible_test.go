@@ -128,7 +128,13 @@ func TestStoreUnconvertibleFails(t *testing.T) {
 					}
 				}
 			}
-			if len(notes) != len(c.refused) {
+			skipped := 0 // the other notes say what a migration changes
+			for _, n := range notes {
+				if strings.HasPrefix(n, "not converted") {
+					skipped++
+				}
+			}
+			if skipped != len(c.refused) {
 				t.Errorf("notes %v, want one for each of %v", notes, c.refused)
 			}
 		})

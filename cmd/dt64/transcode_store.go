@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,8 +145,11 @@ func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 		if a.Elements > 0 {
 			counts = fmt.Sprintf("; NaT %d%s, overflowed %d, lossy %d", a.NaT, noDateText(a.NoDate), a.Overflowed, a.Lossy)
 		}
-		if a.Note != "" {
+		switch {
+		case strings.HasPrefix(a.Note, "not converted"):
 			counts += " (not converted, see the note)"
+		case a.Note != "":
+			counts += " (see the note)"
 		}
 		fmt.Fprintf(w, "  %-20s %-9s %s (%d stored, %d already done), read %s, wrote %s%s\n",
 			a.Path, a.Action, count(a.Chunks, "chunk"), a.Stored, a.Resumed, transcodeBytes(a.BytesRead), transcodeBytes(a.BytesWritten), counts)

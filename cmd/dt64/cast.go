@@ -181,9 +181,6 @@ func castFiles(cmd *cobra.Command, tc *kernels.Transcoder, inName, outName strin
 		return kernels.Stats{}, err
 	}
 	tmp, err := createTemp(outName, inPerm)
-	if errors.Is(err, fs.ErrNotExist) {
-		return kernels.Stats{}, fmt.Errorf("cannot write %s: directory %s does not exist", outName, filepath.Dir(outName))
-	}
 	if err != nil {
 		return kernels.Stats{}, err
 	}
@@ -296,6 +293,10 @@ func createTemp(name string, perm os.FileMode) (*os.File, error) {
 		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// Name what the user gave, not the temporary file.
+			return nil, fmt.Errorf("cannot write %s: directory %s does not exist", name, filepath.Dir(name))
 		}
 		if err != nil {
 			return nil, err

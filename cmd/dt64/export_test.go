@@ -295,3 +295,13 @@ func TestExportFlagValues(t *testing.T) {
 		}
 	}
 }
+
+// An OUT in a directory that does not exist is named, not the temporary
+// file export would have written beside it.
+func TestExportMissingDirectory(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "no", "out.parquet")
+	_, _, err := run(t, nil, "export", exportGroup(t), out, "-q")
+	if err == nil || !strings.Contains(err.Error(), "cannot write "+out+": directory") || strings.Contains(err.Error(), ".tmp-") {
+		t.Errorf("export into a missing directory: %v", err)
+	}
+}

@@ -53,7 +53,8 @@ wrap-around), and re-encodes whole Zarr v2 and v3 arrays in one pass over
 memory, with SIMD kernels chosen for this CPU.
 
 Exit status: 0 on success, 1 on any failure, 2 for a mistake on the
-command line.`,
+command line, 130 or 143 when interrupted (SIGINT, SIGTERM); an
+interrupted transcode says how to continue it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -22,6 +22,7 @@ import (
 // (storage.Versioner) are the ETag, else Last-Modified and the length.
 type HTTP struct {
 	base   string // ends in "/"
+	query  string // the URL's query string, sent with every request ("" for none)
 	name   string // base with any user information redacted
 	client *http.Client
 	retry  Retry
@@ -42,6 +43,9 @@ func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 		return nil, fmt.Errorf("%q: want http://HOST/PATH or https://HOST/PATH", RedactURL(u))
 	}
+	// A query string (an access token, say) goes with every key's
+	// request, as it went with the URL; messages show it as xxxxx.
+	query := p.RawQuery
 	p.RawQuery, p.Fragment = "", ""
 	base := strings.TrimSuffix(p.String(), "/") + "/"
 	if client == nil {
@@ -49,7 +53,7 @@ func OpenHTTP(u string, client *http.Client, r Retry) (*HTTP, error) {
 		t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
 		client = &http.Client{Transport: t}
 	}
-	return &HTTP{base: base, name: strings.TrimSuffix(RedactURL(p.String()), "/"), client: client, retry: r, reads: new(storage.ReadVersions)}, nil
+	return &HTTP{base: base, query: query, name: strings.TrimSuffix(RedactURL(p.String()), "/"), client: client, retry: r, reads: new(storage.ReadVersions)}, nil
 }
 
 // RedactURL returns u for messages: any user information and query
@@ -85,7 +89,11 @@ func (h *HTTP) url(key string) string {
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	return h.base + strings.Join(segs, "/")
+	u := h.base + strings.Join(segs, "/")
+	if h.query != "" {
+		u += "?" + h.query
+	}
+	return u
 }
 
 // request sends one method to key and hands a 2xx response to ok; it

@@ -168,3 +168,31 @@ func TestHTTPReadVersions(t *testing.T) {
 		t.Errorf("ReadVersion of a missing key = %q, %v", rv, ok)
 	}
 }
+
+// A URL's query string (an access token, say) goes with every key's
+// request, as it went with the URL (it was dropped, so a server that
+// wants the token refused every request), and never into messages.
+func TestHTTPQueryString(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "zarr.json"), []byte(`{"zarr_format":3}`), 0o644)
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("token") != "s3cr3t-token" {
+			http.Error(w, "no token", http.StatusForbidden)
+			return
+		}
+		http.StripPrefix("/a.zarr", files).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	h, err := objstore.OpenHTTP(srv.URL+"/a.zarr?token=s3cr3t-token", nil, objstore.Retry{Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := h.Get(context.Background(), "zarr.json"); err != nil || string(b) != `{"zarr_format":3}` {
+		t.Fatalf("Get with the URL's token: %q, %v", b, err)
+	}
+	_, err = h.Get(context.Background(), "missing.json")
+	if strings.Contains(h.String(), "s3cr3t") || err != nil && strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("the token is shown: %s, %v", h, err)
+	}
+}

@@ -47,7 +47,9 @@ dimension coordinate first, in the row order of xarray's
 ds[vars].to_dataframe().reset_index() (C order of the variables; a whole
 dataset's to_dataframe() may order its dimensions otherwise). datetime64 arrays become timestamp columns (no time zone),
 timedelta64 arrays duration columns, in --unit (default: the coarsest of
-s, ms, us, ns in which every value is exact); NaT becomes null. Parquet
+s, ms, us, ns in which every value of the data type is exact, so ns for
+CF floats, which may fall anywhere; give --unit for dates before 1677 or
+after 2262); NaT becomes null. Parquet
 has no duration type: a duration column is INT64 counts there, its unit
 kept in the Arrow schema stored with the file, which Arrow's readers
 use and DuckDB does not (it reads BIGINT); see docs/engines.md. Their
@@ -84,7 +86,7 @@ by the next export to the same OUT.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.unit, "unit", "", "time unit of the columns: s, ms, us or ns (default: the coarsest exact one)")
+	fl.StringVar(&f.unit, "unit", "", "time unit of the columns: s, ms, us or ns (default: the coarsest exact for the data type)")
 	fl.StringVar(&f.dim, "dim", "", "for a group: the dimension the columns run along (default: the time coordinate's)")
 	fl.StringVar(&f.compression, "compression", "", "Arrow IPC only: zstd or lz4 (default: none)")
 	fl.StringVar(&f.overflow, "overflow", "error", "a value the unit cannot hold: error, nat (null) or clamp")

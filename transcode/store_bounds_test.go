@@ -120,3 +120,23 @@ func TestStoreNullFillNote(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreDanglingCoordinates: an array whose "coordinates" attribute
+// names an array the selection leaves out gets a warning.
+func TestStoreDanglingCoordinates(t *testing.T) {
+	src := eraGroup(t)
+	if err := src.Set(ctx, "t2m/.zattrs", []byte(`{"_ARRAY_DIMENSIONS": ["time", "step"], "coordinates": "valid_time"}`)); err != nil {
+		t.Fatal(err)
+	}
+	j, err := transcode.NewStore(ctx, src, storage.NewMemory(), transcode.StoreOptions{Exclude: []string{"valid_time"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(j.Plan().Warnings, "\n"); !strings.Contains(w, "t2m: its coordinates attribute names valid_time, which the selection leaves out") {
+		t.Errorf("warnings %q", w)
+	}
+	j, err = transcode.NewStore(ctx, src, storage.NewMemory(), transcode.StoreOptions{})
+	if err != nil || len(j.Plan().Warnings) != 0 {
+		t.Errorf("without a selection: %v, warnings %q", err, j.Plan().Warnings)
+	}
+}

@@ -291,6 +291,7 @@ func NewStore(ctx context.Context, src, dst storage.Store, o StoreOptions) (*Sto
 	if err := unmatched(nodes, o.Include, o.Exclude); err != nil {
 		return nil, err
 	}
+	s.warnings = append(s.warnings, danglingCoordinates(nodes, o.Include, o.Exclude)...)
 	if len(problems) > 0 {
 		err := fmt.Errorf("%w: %d of the hierarchy's nodes cannot be carried over, so nothing was written: %s", ErrPlan, len(problems), strings.Join(problems, "; "))
 		return nil, alsoIs{err, causes}
@@ -324,6 +325,44 @@ func selected(p string, include, exclude []string) bool {
 		return false
 	}
 	return (len(include) == 0 || match(include)) && !match(exclude)
+}
+
+// danglingCoordinates warns of each selected array whose CF "coordinates"
+// attribute names an array of its group that the selection leaves out:
+// the destination's attribute names a variable it lacks, which xarray
+// reports when it opens the dataset.
+func danglingCoordinates(nodes []zarr.Node, include, exclude []string) []string {
+	if len(include)+len(exclude) == 0 {
+		return nil
+	}
+	arrays := map[string]bool{}
+	for _, n := range nodes {
+		if n.Kind == zarr.ArrayNode {
+			arrays[n.Path] = true
+		}
+	}
+	var out []string
+	for _, n := range nodes {
+		if n.Kind != zarr.ArrayNode || !selected(n.Path, include, exclude) {
+			continue
+		}
+		var attrs struct {
+			Coordinates string `json:"coordinates"`
+		}
+		if json.Unmarshal(n.Attributes, &attrs) != nil {
+			continue
+		}
+		var gone []string
+		for _, c := range strings.Fields(attrs.Coordinates) {
+			if p := path.Join(path.Dir(n.Path), c); arrays[p] && !selected(p, include, exclude) {
+				gone = append(gone, c)
+			}
+		}
+		if len(gone) > 0 {
+			out = append(out, fmt.Sprintf("%s: its coordinates attribute names %s, which the selection leaves out", n.Path, strings.Join(gone, ", ")))
+		}
+	}
+	return out
 }
 
 // unmatched refuses a selection pattern that matches no array of the

@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205113904-c713de0a0726
+	github.com/zarr-dt64/dt64 v0.0.0-20261205115834-dbc867d0488f
 	go.uber.org/goleak v1.3.0
 )
 

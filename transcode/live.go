@@ -129,9 +129,55 @@ type lease struct {
 	stopc  chan struct{}
 	done   chan struct{}
 
-	mu    sync.Mutex
-	guard bool
-	lost  error // the takeover, once noticed
+	mu     sync.Mutex
+	guard  bool
+	lost   error     // the takeover, once noticed
+	lastOK time.Time // when the destination was last found the run's (monotonic)
+	// checking serializes the checks writes make (fresh): one at a time
+	// reads the marker, the others then find it fresh.
+	checking sync.Mutex
+}
+
+// guardKey is the context key under which a run's context carries its
+// lease, for the writes to check (ioStore.Set, fresh).
+type guardKey struct{}
+
+// fresh is what every write of the run asks first: nil when the
+// destination was found the run's less than two renewal intervals ago (an
+// overwrite waits at least two and a half to judge a lease stale), else a
+// check now, on the spot. A process stopped (SIGSTOP, a stalled VM) for
+// longer than an overwrite waits has its writes, once it goes on, find
+// the destination taken over before they are made, instead of landing in
+// the new run's array while the renewal that would notice waits its turn.
+func (l *lease) fresh(ctx context.Context) error {
+	l.mu.Lock()
+	guard, lost, ok := l.guard, l.lost, time.Since(l.lastOK) < 2*l.every
+	l.mu.Unlock()
+	switch {
+	case !guard:
+		return nil
+	case lost != nil:
+		return lost
+	case ok:
+		return nil
+	}
+	l.checking.Lock()
+	defer l.checking.Unlock()
+	l.mu.Lock()
+	ok = time.Since(l.lastOK) < 2*l.every
+	l.mu.Unlock()
+	if ok {
+		return nil // another write checked meanwhile
+	}
+	return l.check(ctx)
+}
+
+// freshFor is fresh of the lease ctx carries, nil for a context without.
+func freshFor(ctx context.Context) error {
+	if l, ok := ctx.Value(guardKey{}).(*lease); ok {
+		return l.fresh(ctx)
+	}
+	return nil
 }
 
 // startLease writes a lease for the run id run in st and renews it until
@@ -149,6 +195,7 @@ func startLease(ctx context.Context, st storage.Store, run string, part Part, ev
 	}
 	running.Store(l.key, true)
 	rctx, cancel := context.WithCancelCause(ctx)
+	rctx = context.WithValue(rctx, guardKey{}, l)
 	l.cancel = cancel
 	// Taken over before the first renewal: an overwrite that did not wait
 	// for a lease (there was none yet) started over after this run's plan.
@@ -202,12 +249,24 @@ func (l *lease) check(ctx context.Context) error {
 	if !guard {
 		return nil
 	}
-	owned, err := l.owned(ctx)
-	if err != nil || owned {
-		return nil // an unreadable marker is not a takeover: see next time
+	// The lease itself first: an overwrite deletes it with the rest, and
+	// so does anyone who empties the destination by hand, which a plan
+	// marker written again with the same run id (a part's) would hide.
+	_, err := l.store.Get(ctx, l.key)
+	gone := errors.Is(err, fs.ErrNotExist)
+	owned := false
+	if !gone {
+		var oerr error
+		if owned, oerr = l.owned(ctx); err != nil || oerr != nil {
+			return nil // unreadable is not a takeover: see next time
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if owned {
+		l.lastOK = time.Now()
+		return nil
+	}
 	if !l.guard {
 		return nil // the run reached its part marker meanwhile (confirm)
 	}

@@ -307,13 +307,13 @@ func TestOverwriteRefusedRenewedLease(t *testing.T) {
 	}
 }
 
-// TestTakenOverStops: a run whose plan marker is removed or replaced while
-// it works (its destination taken over) stops with ErrTakenOver at its
-// next lease renewal, writing no chunk after it noticed, and no part
+// TestTakenOverStops: a run whose plan marker is removed or replaced, or
+// whose lease is deleted, while it works (its destination taken over)
+// stops with ErrTakenOver at its next lease renewal, writing no chunk after it noticed, and no part
 // marker, metadata or lease.
 func TestTakenOverStops(t *testing.T) {
 	src := liveSource(t)
-	for _, how := range []string{"removed", "replaced"} {
+	for _, how := range []string{"removed", "replaced", "lease deleted"} {
 		t.Run(how, func(t *testing.T) {
 			mem := storage.NewMemory()
 			gate := newGate(mem, 5)
@@ -321,6 +321,16 @@ func TestTakenOverStops(t *testing.T) {
 			<-gate.reached
 			const plan = ".dt64-transcode.json"
 			switch how {
+			case "lease deleted":
+				// Emptied by hand, and the plan marker written again as
+				// a part's would be, with the same run id: the lease's
+				// absence tells.
+				keys, _ := mem.List(ctx, ".dt64-live/")
+				for _, k := range keys {
+					if err := mem.Delete(ctx, k); err != nil {
+						t.Fatal(err)
+					}
+				}
 			case "removed":
 				if err := mem.Delete(ctx, plan); err != nil {
 					t.Fatal(err)

@@ -101,6 +101,11 @@ func (s *ioStore) Set(ctx context.Context, key string, value []byte) error {
 		// look at the context.
 		return context.Cause(ctx)
 	}
+	// A run that may have been stopped for a while makes sure the
+	// destination is still its own first (lease.fresh).
+	if err := freshFor(ctx); err != nil {
+		return err
+	}
 	t := pause(ctx)
 	err := s.Store.Set(ctx, key, value)
 	if err == nil {

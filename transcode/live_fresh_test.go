@@ -1,0 +1,59 @@
+package transcode
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zarr-dt64/dt64/storage"
+)
+
+// TestLeaseFresh: a write of a run whose last ownership check is older
+// than two renewal intervals (a process stopped, SIGSTOP, longer than an
+// overwrite waits) checks again before it is made and fails when the
+// destination is no longer the run's; a recent check lets writes through
+// without reading anything. The renewals are not running here: this is
+// the stopped process's view.
+func TestLeaseFresh(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	owned, reads := true, 0
+	l := &lease{store: st, key: liveKey("0123456789abcdef"), every: time.Hour, guard: true,
+		owned: func(context.Context) (bool, error) { reads++; return owned, nil }}
+	_, cancel := context.WithCancelCause(ctx)
+	l.cancel = cancel
+	if err := l.write(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx := context.WithValue(ctx, guardKey{}, l)
+	l.lastOK = time.Now()
+	if err := freshFor(wctx); err != nil || reads != 0 {
+		t.Fatalf("a fresh lease: %v after %d reads, want nil without reading", err, reads)
+	}
+	l.lastOK = time.Now().Add(-3 * time.Hour) // stopped for three intervals
+	if err := freshFor(wctx); err != nil || reads != 1 || time.Since(l.lastOK) > time.Minute {
+		t.Fatalf("a stale lease still owned: %v after %d reads", err, reads)
+	}
+	l.lastOK = time.Now().Add(-3 * time.Hour)
+	owned = false // taken over meanwhile
+	if err := freshFor(wctx); !errors.Is(err, ErrTakenOver) {
+		t.Fatalf("a stale lease taken over: %v, want ErrTakenOver", err)
+	}
+	if err := freshFor(wctx); !errors.Is(err, ErrTakenOver) || reads != 2 {
+		t.Fatalf("once noticed: %v after %d reads, want ErrTakenOver without reading", err, reads)
+	}
+	// A lease deleted (an overwrite, or the destination emptied by hand)
+	// is a takeover whatever the marker says.
+	l2 := &lease{store: st, key: liveKey("fedcba9876543210"), every: time.Hour, guard: true,
+		owned: func(context.Context) (bool, error) { return true, nil }, lastOK: time.Now().Add(-3 * time.Hour)}
+	_, l2.cancel = context.WithCancelCause(ctx)
+	if err := l2.fresh(ctx); !errors.Is(err, ErrTakenOver) {
+		t.Errorf("a deleted lease: %v, want ErrTakenOver", err)
+	}
+	// After the part marker (confirm) nothing is checked any more.
+	l3 := &lease{store: st, key: liveKey("00000000000000ff"), every: time.Hour, guard: false, lastOK: time.Now().Add(-3 * time.Hour)}
+	if err := l3.fresh(ctx); err != nil {
+		t.Errorf("unguarded: %v", err)
+	}
+}

@@ -359,6 +359,34 @@ type leaseOf struct {
 	doc leaseDoc // zero when it does not parse
 }
 
+// maybeRunning says what the leases in st suggest, without waiting to
+// judge them: "" when there are none that may be live (of this host with
+// a dead pid, or unreadable, do not count), else ", or still running
+// (lease K of host H, pid P, part N)" for the first, to follow "an
+// interrupted transcode" in a refusal: --resume would run beside it.
+func maybeRunning(ctx context.Context, st storage.Store) string {
+	keys, err := st.List(ctx, livePrefix)
+	if err != nil {
+		return ""
+	}
+	host, _ := os.Hostname()
+	for _, k := range keys {
+		if !isLiveKey(k) {
+			continue
+		}
+		b, err := st.Get(ctx, k)
+		var d leaseDoc
+		if err != nil || json.Unmarshal(b, &d) != nil || d.Host == "" {
+			continue
+		}
+		if d.Host == host && d.PID > 0 && !pidRunning(d.PID) {
+			continue
+		}
+		return fmt.Sprintf(", or still running (lease %s of host %s, pid %d, part %s)", k, d.Host, d.PID, d.Part)
+	}
+	return ""
+}
+
 // checkLive refuses to start over on st while a run holds a live lease
 // there (see the top of this file); stale leases are left for the
 // overwrite to delete with the rest. every is this run's lease interval.

@@ -137,6 +137,15 @@ func TestOverwriteRefusedWhileRunning(t *testing.T) {
 		!strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(err.Error(), "stop it first") {
 		t.Fatalf("an overwrite while a run writes the destination: %v", err)
 	}
+	// A run of the same plan without --resume is refused, saying the run
+	// may still be going (it said "interrupted", inviting a --resume).
+	c, err := transcode.New(ctx, src, mem, transcode.Options{Unit: dtype.Second, LeaseInterval: leaseEvery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(ctx); !errors.Is(err, transcode.ErrDestinationExists) || !strings.Contains(err.Error(), "or still running (lease .dt64-live/") {
+		t.Fatalf("a second run of the plan while one runs: %v", err)
+	}
 	close(gate.release)
 	r := <-done
 	if r.err != nil || !r.sum.Complete {

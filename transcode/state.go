@@ -144,7 +144,7 @@ func (t *Job) prepare(ctx context.Context) (startMode, Summary, error) {
 	case stored != nil && (t.opts.Resume || partMode):
 		return startResume, Summary{}, nil
 	case stored != nil:
-		return 0, Summary{}, t.destErr(ErrDestinationExists, "an interrupted transcode of this plan", true, true)
+		return 0, Summary{}, t.destErr(ErrDestinationExists, "an interrupted transcode of this plan"+maybeRunning(ctx, t.dstStore), true, true)
 	}
 	keys, err := t.dstStore.List(ctx, "")
 	if err != nil {

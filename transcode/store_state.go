@@ -151,7 +151,7 @@ func (s *StoreJob) prepare(ctx context.Context) (startMode, error) {
 		case s.opts.Resume || partMode:
 			return startResume, nil
 		}
-		return 0, s.destErr(ErrDestinationExists, "an interrupted transcode of this hierarchy", true, true)
+		return 0, s.destErr(ErrDestinationExists, "an interrupted transcode of this hierarchy"+maybeRunning(ctx, s.dst), true, true)
 	}
 	keys, err := s.dst.List(ctx, "")
 	if err != nil {

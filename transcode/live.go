@@ -359,30 +359,59 @@ type leaseOf struct {
 	doc leaseDoc // zero when it does not parse
 }
 
-// maybeRunning says what the leases in st suggest, without waiting to
-// judge them: "" when there are none that may be live (of this host with
-// a dead pid, or unreadable, do not count), else ", or still running
-// (lease K of host H, pid P, part N)" for the first, to follow "an
-// interrupted transcode" in a refusal: --resume would run beside it.
-func maybeRunning(ctx context.Context, st storage.Store) string {
+// readLeases reads the leases in st (those that vanish meanwhile, runs
+// that just ended, left out).
+func readLeases(ctx context.Context, st storage.Store) ([]leaseOf, error) {
 	keys, err := st.List(ctx, livePrefix)
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	host, _ := os.Hostname()
+	var out []leaseOf
 	for _, k := range keys {
 		if !isLiveKey(k) {
 			continue
 		}
 		b, err := st.Get(ctx, k)
-		var d leaseDoc
-		if err != nil || json.Unmarshal(b, &d) != nil || d.Host == "" {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if d.Host == host && d.PID > 0 && !pidRunning(d.PID) {
+		if err != nil {
+			return nil, err
+		}
+		l := leaseOf{key: k, raw: b}
+		_ = json.Unmarshal(b, &l.doc) // unreadable: a zero doc, judged by its changes
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// stale reports whether lease l is known dead without waiting: a lease of
+// this process whose run has ended, or of this host whose process is gone.
+// ownLive is set for a lease of a run of this process still running.
+func (l leaseOf) stale(host string) (stale, ownLive bool) {
+	if host == "" || l.doc.Host != host {
+		return false, false
+	}
+	if l.doc.PID == os.Getpid() {
+		_, live := running.Load(l.key)
+		return !live, live
+	}
+	return l.doc.PID > 0 && !pidRunning(l.doc.PID), false
+}
+
+// maybeRunning says what the leases in st suggest, without waiting to
+// judge them: "" when there are none that may be live (known stale, or
+// unreadable), else ", or still running (lease K of host H, pid P, part
+// N)" for the first, to follow "an interrupted transcode" in a refusal:
+// --resume would run beside it.
+func maybeRunning(ctx context.Context, st storage.Store) string {
+	leases, _ := readLeases(ctx, st)
+	host, _ := os.Hostname()
+	for _, l := range leases {
+		if stale, _ := l.stale(host); stale || l.doc.Host == "" {
 			continue
 		}
-		return fmt.Sprintf(", or still running (lease %s of host %s, pid %d, part %s)", k, d.Host, d.PID, d.Part)
+		return fmt.Sprintf(", or still running (lease %s of host %s, pid %d, part %s)", l.key, l.doc.Host, l.doc.PID, l.doc.Part)
 	}
 	return ""
 }
@@ -391,34 +420,20 @@ func maybeRunning(ctx context.Context, st storage.Store) string {
 // there (see the top of this file); stale leases are left for the
 // overwrite to delete with the rest. every is this run's lease interval.
 func checkLive(ctx context.Context, st storage.Store, every time.Duration) error {
-	keys, err := st.List(ctx, livePrefix)
+	leases, err := readLeases(ctx, st)
 	if err != nil {
 		return err
 	}
 	host, _ := os.Hostname()
 	var watch []leaseOf
 	wait := every
-	for _, k := range keys {
-		if !isLiveKey(k) {
+	for _, l := range leases {
+		stale, ownLive := l.stale(host)
+		if ownLive {
+			return liveErr(st, l)
+		}
+		if stale {
 			continue
-		}
-		b, err := st.Get(ctx, k)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // that run just ended
-		}
-		if err != nil {
-			return err
-		}
-		l := leaseOf{key: k, raw: b}
-		_ = json.Unmarshal(b, &l.doc) // unreadable: watched all the same
-		if host != "" && l.doc.Host == host && l.doc.PID == os.Getpid() {
-			if _, live := running.Load(k); live {
-				return liveErr(st, l)
-			}
-			continue // a run of this process that has ended
-		}
-		if host != "" && l.doc.Host == host && l.doc.PID > 0 && !pidRunning(l.doc.PID) {
-			continue // its process is gone: stale
 		}
 		if d := time.Duration(l.doc.IntervalMS) * time.Millisecond; d > wait {
 			wait = min(d, maxLeaseInterval)

@@ -180,17 +180,80 @@ func ParseAttributes(attrs json.RawMessage, stored Stored) (*Time, error) {
 	if err := stored.Validate(); err != nil {
 		return nil, &AttributeError{Attribute: "units", Text: units, Reason: err.Error()}
 	}
+	enc, err := parseEncoding(obj, stored)
+	if err != nil {
+		return nil, err
+	}
+	t.Stored, t.Unsigned, t.Packing, t.Missing = enc.Stored, enc.Unsigned, enc.Packing, enc.Missing
+	return t, nil
+}
+
+// Encoding is how a CF variable's numbers are stored, the attributes
+// xarray's mask-and-scale decoding acts on (its UnsignedIntegerCoder,
+// CFMaskCoder and CFScaleOffsetCoder), and xarray's bool encoding: what
+// a numeric variable needs to be read as xarray shows it.
+type Encoding struct {
+	// Stored is the type the numbers are read as: the variable's own,
+	// or under _Unsigned the integer type of the other signedness, whose
+	// own is then Unsigned (as in Time).
+	Stored, Unsigned Stored
+	// Packing is scale_factor and add_offset as written (nil: absent).
+	Packing Packing
+	// Missing are the stored values that mean "no value" (_FillValue and
+	// missing_value), in Time.Missing's bits; NaN is not listed.
+	Missing []uint64
+	// Bool is xarray's encoding of a bool variable as int8: a "dtype"
+	// attribute "bool".
+	Bool bool
+}
+
+// Decodes reports whether e changes any value: packing, missing values,
+// _Unsigned, or xarray's bool encoding.
+func (e *Encoding) Decodes() bool {
+	return e.Packing.Scale != nil || e.Packing.Offset != nil || len(e.Missing) > 0 || e.Unsigned != (Stored{}) || e.Bool
+}
+
+// ParseEncoding reads the encoding of a variable stored as stored from
+// its attributes (a JSON object; empty means none): _Unsigned,
+// scale_factor, add_offset, _FillValue and missing_value, read as for a
+// CF time (ParseAttributes), and a "dtype" of "bool". Anything that does
+// not parse is an *AttributeError naming the attribute and its text.
+func ParseEncoding(attrs json.RawMessage, stored Stored) (*Encoding, error) {
+	if err := stored.Validate(); err != nil {
+		return nil, err
+	}
+	obj := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(attrs)) > 0 {
+		if err := json.Unmarshal(attrs, &obj); err != nil {
+			return nil, &AttributeError{Attribute: "attributes", Text: shorten(string(attrs)), Reason: "not a JSON object"}
+		}
+	}
+	enc, err := parseEncoding(obj, stored)
+	if err != nil {
+		return nil, err
+	}
+	var dt string
+	if raw, ok := obj["dtype"]; ok && json.Unmarshal(raw, &dt) == nil && dt == "bool" {
+		enc.Bool = true
+	}
+	return enc, nil
+}
+
+// parseEncoding reads _Unsigned, scale_factor, add_offset, _FillValue and
+// missing_value from a variable's attributes.
+func parseEncoding(obj map[string]json.RawMessage, stored Stored) (*Encoding, error) {
+	enc := &Encoding{Stored: stored}
 	readAs, err := unsignedAttr(obj, stored)
 	if err != nil {
 		return nil, err
 	}
 	if readAs != stored {
-		t.Stored, t.Unsigned = readAs, stored
+		enc.Stored, enc.Unsigned = readAs, stored
 	}
-	if t.Packing.Scale, err = packingAttr(obj, "scale_factor"); err != nil {
+	if enc.Packing.Scale, err = packingAttr(obj, "scale_factor"); err != nil {
 		return nil, err
 	}
-	if t.Packing.Offset, err = packingAttr(obj, "add_offset"); err != nil {
+	if enc.Packing.Offset, err = packingAttr(obj, "add_offset"); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"_FillValue", "missing_value"} {
@@ -202,9 +265,9 @@ func ParseAttributes(attrs json.RawMessage, stored Stored) (*Time, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Missing = append(t.Missing, vals...)
+		enc.Missing = append(enc.Missing, vals...)
 	}
-	return t, nil
+	return enc, nil
 }
 
 // isTimeLike reports whether a units text claims to be a CF time: a

@@ -41,6 +41,14 @@ type Options struct {
 	// are refused without it. A converted column's field metadata records
 	// source_calendar and calendar_conversion.
 	Calendar cf.CalendarOptions
+	// MaskAndScale reads numeric columns as xarray decodes them (its
+	// decode_cf mask_and_scale, and its bool encoding): _Unsigned,
+	// _FillValue, missing_value and the Zarr fill value, scale_factor and
+	// add_offset, and a "dtype" attribute of "bool" (decode.go says how,
+	// and where the columns differ from xarray's arrays: nulls for
+	// missing values). Without it they hold the stored numbers, and
+	// Table.Notes names each column xarray would decode.
+	MaskAndScale bool
 	// Parallel is how many chunks are read at once (0 or 1: one).
 	Parallel int
 	// Allocator allocates the columns' buffers; nil is
@@ -141,7 +149,7 @@ func (c thenMS) Run(dst, src, validity []byte) (kernels.Stats, error) {
 // another calendar records it in the field's metadata, as a converted
 // Zarr array does in its attributes.
 func field(name string, at arrow.DataType, col tableColumn, o Options) arrow.Field {
-	f := arrow.Field{Name: name, Type: at, Nullable: col.time}
+	f := arrow.Field{Name: name, Type: at, Nullable: col.time || col.enc != nil}
 	if !col.time || col.array.IsTime() {
 		return f
 	}

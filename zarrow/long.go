@@ -290,8 +290,13 @@ func columnOf(ctx context.Context, store storage.Store, p, name string, o Option
 		}
 		return col, at, nil
 	}
-	if nt, ok := NumericType(a.Numeric()); ok {
-		return col, nt, nil
+	at, enc, ok, err := numericColumn(a, o)
+	if err != nil {
+		return col, nil, fmt.Errorf("array %q: %w", p, err)
+	}
+	if ok {
+		col.enc, col.typ = enc, at
+		return col, at, nil
 	}
 	return col, nil, &VariableError{p, fmt.Sprintf("%s has no Arrow type", a.Numeric())}
 }
@@ -470,34 +475,6 @@ func (t *Table) Notes() []string {
 	return notes
 }
 
-// encodedNote says, for a numeric column whose attributes ask xarray to
-// decode its numbers (CF packing, missing values, xarray's bool or
-// unsigned encodings), that the column holds the stored numbers; "" for
-// any other column. A time column is decoded (CF time) and says nothing.
-func encodedNote(c tableColumn) string {
-	if c.time {
-		return ""
-	}
-	var attrs map[string]json.RawMessage
-	if json.Unmarshal(c.array.Metadata().Attributes, &attrs) != nil {
-		return ""
-	}
-	var found []string
-	for _, k := range []string{"scale_factor", "add_offset", "_FillValue", "missing_value", "_Unsigned"} {
-		if _, ok := attrs[k]; ok {
-			found = append(found, k)
-		}
-	}
-	var dt string
-	if json.Unmarshal(attrs["dtype"], &dt) == nil && dt == "bool" {
-		found = append(found, `dtype "bool"`)
-	}
-	if len(found) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s: the column holds the stored %s numbers; xarray decodes them by %s (dt64 decodes only time)", c.name, c.array.Numeric(), strings.Join(found, ", "))
-}
-
 // MemoryBound is about the most memory a RecordReader of the table
 // holds: the batches it holds at once (the one Next returned and
 // Prefetch read ahead, HeldBytes each) with a decoded chunk per parallel
@@ -607,7 +584,7 @@ func readColumn(ctx context.Context, c tableColumn, start, shape []int64, o Opti
 	if c.time {
 		return Read(ctx, c.array, start, shape, o)
 	}
-	col, err := ReadNumeric(ctx, c.array, start, shape, o)
+	col, err := c.readNumeric(ctx, start, shape, o)
 	return col, kernels.Stats{}, err
 }
 

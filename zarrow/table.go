@@ -55,6 +55,19 @@ type tableColumn struct {
 	name  string
 	array *zarr.Array
 	time  bool
+	enc   *cf.Encoding // Options.MaskAndScale's decoding of a numeric column; nil: stored numbers
+	typ   arrow.DataType
+}
+
+// readNumeric reads a box of a numeric column: its stored numbers, or
+// under Options.MaskAndScale decoded as xarray decodes them.
+func (c tableColumn) readNumeric(ctx context.Context, start, shape []int64, o Options) (arrow.Array, error) {
+	col, err := ReadNumeric(ctx, c.array, start, shape, o)
+	if err != nil || c.enc == nil {
+		return col, err
+	}
+	defer col.Release()
+	return decode(col, c.array.Numeric(), c.enc, c.typ, o.allocator()), nil
 }
 
 // OpenTable plans reading the group in store as a table: it walks the
@@ -151,8 +164,10 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 			if _, _, at, err = timeColumn(a, o.Options); err != nil {
 				return nil, fmt.Errorf("array %q: %w", c.node.Path, err)
 			}
-		} else if nt, ok := NumericType(a.Numeric()); ok {
-			at = nt
+		} else if nt, enc, ok, err := numericColumn(a, o.Options); err != nil {
+			return nil, fmt.Errorf("array %q: %w", c.node.Path, err)
+		} else if ok {
+			at, col.enc, col.typ = nt, enc, nt
 		} else {
 			t.skipped = append(t.skipped, c.node.Path)
 			continue
@@ -191,8 +206,10 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 		if _, _, at, err = timeColumn(a, o.Options); err != nil {
 			return nil, err
 		}
-	} else if nt, ok := NumericType(a.Numeric()); ok {
-		at = nt
+	} else if nt, enc, ok, err := numericColumn(a, o.Options); err != nil {
+		return nil, fmt.Errorf("%s: %w", a, err)
+	} else if ok {
+		at, col.enc, col.typ = nt, enc, nt
 	} else {
 		return nil, fmt.Errorf("%s: %s has no Arrow type", a, a.Numeric())
 	}
@@ -326,7 +343,7 @@ func (t *Table) read(ctx context.Context, lo, n int64) (arrow.RecordBatch, kerne
 			col, s, err = Read(ctx, c.array, start, shape, t.opts.Options)
 			st.Add(s)
 		} else {
-			col, err = ReadNumeric(ctx, c.array, start, shape, t.opts.Options)
+			col, err = c.readNumeric(ctx, start, shape, t.opts.Options)
 		}
 		if err != nil {
 			release()

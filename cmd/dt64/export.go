@@ -22,6 +22,7 @@ func init() { subcommands = append(subcommands, newExportCmd) }
 type exportFlags struct {
 	unit, dim, compression, overflow string
 	exact, noSync, quiet, overwrite  bool
+	maskAndScale                     bool
 	rows, rowGroup                   int64
 	workers                          int
 	calendar                         calendarFlags
@@ -59,7 +60,15 @@ integers floored to the unit, floats to the coarsest instant each stands
 for, rounded half to even to the unit. Numeric arrays become columns of
 their type, holding the stored numbers: packed ones (scale_factor,
 add_offset), missing values and xarray's bool encoding are not decoded,
-and a note names each such column. A CF time array in a model calendar needs --convert-calendar
+and a note names each such column. --mask-and-scale decodes them as
+xarray does (its decode_cf mask_and_scale, the default of
+xarray.open_zarr): _Unsigned, then _FillValue, missing_value and the
+Zarr fill value (unless a v2 null) as missing, then scale_factor and
+add_offset in the float type xarray picks, and a "dtype" attribute of
+"bool". The values are xarray's; a missing value (xarray's NaN) is null,
+a float NaN too, and an integer column masked but not scaled stays
+integers. Like xarray it masks a Zarr fill value of 0 where zarr-python
+wrote one by default. A CF time array in a model calendar needs --convert-calendar
 (see transcode --help); a converted column's field metadata records
 source_calendar and calendar_conversion.
 
@@ -95,6 +104,7 @@ by the next export to the same OUT.`,
 	fl.Int64Var(&f.rows, "rows", 0, "rows per record batch (the memory bound; an N-D array's batches take whole indices of its first dimension, at least one); default: 1 Mi, or with --layout long as many as make about 8 MiB")
 	fl.Int64Var(&f.rowGroup, "row-group", zarrow.DefaultRowGroupRows, "Parquet only: rows per row group")
 	fl.IntVar(&f.workers, "workers", 0, "batches read ahead and row groups encoded at once (default: the number of CPUs)")
+	fl.BoolVar(&f.maskAndScale, "mask-and-scale", false, "decode numeric columns as xarray does: missing values to null, scale_factor and add_offset applied, _Unsigned and bool encodings")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "replace an existing OUT")
 	fl.BoolVar(&f.noSync, "no-sync", false, "do not fsync the output before renaming it into place")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
@@ -153,6 +163,7 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 		return err
 	}
 	to.Overflow, to.Exact, to.Dim, to.BatchRows = pol, f.exact, f.dim, f.rows
+	to.MaskAndScale = f.maskAndScale
 	if to.Calendar, err = f.calendar.options(); err != nil {
 		return err
 	}

@@ -305,3 +305,59 @@ func TestExportMissingDirectory(t *testing.T) {
 		t.Errorf("export into a missing directory: %v", err)
 	}
 }
+
+// export --mask-and-scale decodes packed numeric columns as xarray does
+// (zarrow's TestMaskAndScaleMatchesXarray checks every value against
+// xarray): DuckDB reads the packed int16 t2m as FLOAT kelvins with a
+// NULL where xarray has NaN, the bool encoding as BOOLEAN. Without it
+// the columns are the stored numbers, and a note names the flag.
+func TestExportMaskAndScale(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
+		if testing.Short() {
+			t.Skipf("xarray not available: %v", err)
+		}
+		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
+	}
+	src := filepath.Join(t.TempDir(), "packed.zarr")
+	if out, err := exec.Command(py, "../../tools/xarray/mask_and_scale.py", src).CombinedOutput(); err != nil {
+		t.Fatalf("mask_and_scale.py: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	raw, dec := filepath.Join(dir, "raw.parquet"), filepath.Join(dir, "decoded.parquet")
+	_, stderr, err := run(t, nil, "export", src, raw)
+	if err != nil || !strings.Contains(stderr, "t2m: the column holds the stored int16 numbers; xarray decodes them by scale_factor, add_offset") ||
+		!strings.Contains(stderr, "--mask-and-scale") {
+		t.Fatalf("export: %v; stderr %q, want the note naming --mask-and-scale", err, stderr)
+	}
+	_, stderr, err = run(t, nil, "export", src, dec, "--mask-and-scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr, "holds the stored") {
+		t.Errorf("decoded export still notes stored numbers:\n%s", stderr)
+	}
+	js, _ := filepath.Abs("../../tools/js")
+	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the JavaScript clients are not installed: run make js-deps")
+		}
+		t.Skip("the JavaScript clients are not installed: run make js-deps")
+	}
+	q := func(file string) string {
+		b, err := exec.Command("node", filepath.Join(js, "duckdb_sql.mjs"),
+			"SELECT typeof(t2m) AS t, count(t2m) AS n, round(min(t2m), 1) AS lo, typeof(land) AS l, count(counts) AS c FROM read_parquet('"+file+"') GROUP BY ALL").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// 23 rows: t2m NaN at row 3 (null), counts' zeros and its unwritten
+	// chunk masked by the fill value 0.
+	if got := q(dec); !strings.Contains(got, `"t":"FLOAT"`) || !strings.Contains(got, `"n":"22"`) || !strings.Contains(got, `"l":"BOOLEAN"`) || strings.Contains(got, `"lo":"-`) {
+		t.Errorf("DuckDB read the decoded export as %s; want FLOAT t2m (22 values, kelvins), BOOLEAN land", got)
+	}
+	if got := q(raw); !strings.Contains(got, `"t":"SMALLINT"`) || !strings.Contains(got, `"n":"23"`) || !strings.Contains(got, `"l":"TINYINT"`) {
+		t.Errorf("DuckDB read the plain export as %s; want the stored SMALLINT and TINYINT", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,9 +74,10 @@ type Dir struct {
 	// rename is all there is to do.
 	FlushAhead int
 
-	mu    sync.Mutex
-	root  *os.Root
-	dirfd int // the directory for the direct path (Linux), or -1; valid while root is open
+	mu      sync.Mutex
+	root    *os.Root
+	dirfd   int // the directory for the direct path (Linux), or -1; valid while root is open
+	cleanup runtime.Cleanup
 
 	ahead flushAhead
 	reads ReadVersions // versions of the values GetInto read, once tracked
@@ -87,8 +89,23 @@ type Dir struct {
 var noOpenat2 atomic.Bool
 
 // Dir returns the store rooted at directory path. The directory is opened
-// on first use and created by the first Set.
+// on first use and created by the first Set, and stays open (one or two
+// file descriptors) until Close: a program that opens many stores should
+// Close each when done. An unreachable Dir's descriptors are closed by
+// the garbage collector, whenever it runs.
 func NewDir(path string) *Dir { return &Dir{path: path} }
+
+// dirHandles are what an open Dir holds, closed by Close or, once the Dir
+// is unreachable, by its cleanup.
+type dirHandles struct {
+	root  *os.Root
+	dirfd int
+}
+
+func (h dirHandles) close() {
+	h.root.Close()
+	closeDirect(h.dirfd)
+}
 
 // String returns the directory path; it names the array in errors.
 func (d *Dir) String() string { return d.path }
@@ -101,6 +118,7 @@ func (d *Dir) Close() error {
 	if d.root == nil {
 		return werr
 	}
+	d.cleanup.Stop()
 	err := d.root.Close()
 	d.root = nil
 	closeDirect(d.dirfd)
@@ -128,6 +146,7 @@ func (d *Dir) openRoot(create bool) (*os.Root, error) {
 	}
 	d.root = r
 	d.dirfd = openDirect(d.path)
+	d.cleanup = runtime.AddCleanup(d, dirHandles.close, dirHandles{r, d.dirfd})
 	return r, nil
 }
 

@@ -49,6 +49,9 @@ func (a *Array) docName(key string) string {
 // .zattrs when present). A store holding neither gives an error satisfying
 // errors.Is(err, fs.ErrNotExist).
 func Open(ctx context.Context, store storage.Store) (*Array, error) {
+	if store == nil {
+		return nil, errors.New("zarr.Open: nil store")
+	}
 	a := &Array{store: store, name: storage.Name(store)}
 	b, err := getMetadata(ctx, store, v3MetadataKey)
 	var m Metadata
@@ -60,7 +63,8 @@ func Open(ctx context.Context, store storage.Store) (*Array, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		b, err2 := getMetadata(ctx, store, v2ArrayKey)
 		if errors.Is(err2, fs.ErrNotExist) {
-			return nil, noArrayError(a.name)
+			_, gerr := getMetadata(ctx, store, v2GroupKey)
+			return nil, noArrayError{a.name, gerr == nil}
 		}
 		if err2 != nil {
 			return nil, metadataError(a.docName(v2ArrayKey), err2)
@@ -135,6 +139,9 @@ func getMetadata(ctx context.Context, store storage.Store, key string) ([]byte, 
 // (v2: "."); Codecs bytes little-endian + zstd level 0 (zarr-python 3's
 // default; v2: zstd level 1); v3 Attributes {}.
 func Create(ctx context.Context, store storage.Store, meta Metadata) (*Array, error) {
+	if store == nil {
+		return nil, errors.New("zarr.Create: nil store")
+	}
 	m := meta.Clone()
 	m.withDefaults()
 	a := &Array{store: store, name: storage.Name(store)}

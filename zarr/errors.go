@@ -158,12 +158,18 @@ type DocumentTooLargeError = pyjson.DocumentTooLargeError
 
 // noArrayError is Open's error for a store without array metadata. It
 // says so once ("NAME: no Zarr array here (neither zarr.json nor
-// .zarray)"), and is fs.ErrNotExist for errors.Is, without repeating that
-// error's own words.
-type noArrayError string
+// .zarray)", or that NAME is a v2 group), and is fs.ErrNotExist for
+// errors.Is, without repeating that error's own words.
+type noArrayError struct {
+	name  string
+	group bool // a .zgroup is there
+}
 
 func (e noArrayError) Error() string {
-	return fmt.Sprintf("%s: no Zarr array here (neither %s nor %s)", string(e), v3MetadataKey, v2ArrayKey)
+	if e.group {
+		return fmt.Sprintf("%s: a Zarr v2 group (%s), not an array: open it with OpenGroup", e.name, v2GroupKey)
+	}
+	return fmt.Sprintf("%s: no Zarr array here (neither %s nor %s)", e.name, v3MetadataKey, v2ArrayKey)
 }
 
 func (noArrayError) Is(target error) bool { return target == fs.ErrNotExist }

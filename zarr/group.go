@@ -22,6 +22,9 @@ type Group struct {
 // errors.Is(err, fs.ErrNotExist); an array at the root, or a zarr.json
 // next to a .zgroup, is a *HierarchyError.
 func OpenGroup(ctx context.Context, store storage.Store) (*Group, error) {
+	if store == nil {
+		return nil, errors.New("zarr.OpenGroup: nil store")
+	}
 	name := storage.Name(store)
 	var bits uint8
 	docs := map[string][]byte{}

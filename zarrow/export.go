@@ -100,7 +100,7 @@ func Export(r array.RecordReader, w io.Writer, o ExportOptions) (int64, error) {
 		}
 		return writeBatches(r, "arrow IPC", write, fw.Close)
 	}
-	return 0, fmt.Errorf("export format %d", o.Format)
+	return 0, fmt.Errorf("export format %d: want zarrow.Parquet or zarrow.IPC", o.Format)
 }
 
 // newParquetWriter is the writer of Export's Parquet files.

@@ -38,7 +38,10 @@ func NumericType(t zarr.NumericType) (arrow.DataType, bool) {
 func ReadNumeric(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (arrow.Array, error) {
 	nt := a.Numeric()
 	at, ok := NumericType(nt)
-	if a.IsTime() || !ok {
+	if a.IsTime() {
+		return nil, fmt.Errorf("%s: a time array (%s): read it with Read", a, a.DataType())
+	}
+	if !ok {
 		return nil, fmt.Errorf("%s: %s has no Arrow numeric type", a, nt)
 	}
 	n := int64(1)

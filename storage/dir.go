@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unicode/utf8"
 )
 
 // tempPrefix starts the name of a value being written by Dir.Set. A
@@ -40,6 +41,21 @@ func isTempName(name string) bool {
 		}
 	}
 	return true
+}
+
+// tempBase is the key's base name as its temporary file's name holds it:
+// cut at a character boundary where the whole would not fit in a file
+// name (255 bytes), so a key of a base name up to 255 bytes can be set;
+// Temps then reports the key so cut.
+func tempBase(base string) string {
+	n := 255 - len(tempPrefix) - 17
+	if len(base) <= n {
+		return base
+	}
+	for n > 0 && !utf8.RuneStart(base[n]) {
+		n--
+	}
+	return base[:n]
 }
 
 // Dir is a Store in a local directory: key "c/0/1" is the file
@@ -361,7 +377,7 @@ func (d *Dir) writeTemp(r *os.Root, key string, value []byte) (tempValue, error)
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	dir, base := path.Split(key)
-	t := tempValue{key: key, tmp: dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + base, fd: -1, dirfd: -1}
+	t := tempValue{key: key, tmp: dir + tempPrefix + hex.EncodeToString(rnd[:]) + "-" + tempBase(base), fd: -1, dirfd: -1}
 	ok, err := d.createDirect(r, &t)
 	if !ok {
 		if dir != "" {

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // A Dir nobody closes releases its descriptors once unreachable: opening
@@ -61,5 +63,27 @@ func TestDirUnreachableReleasesHandles(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if _, err := f.Stat(); err != nil {
 		t.Errorf("a file opened after Close was closed by the store's cleanup: %v", err)
+	}
+}
+
+// A key whose base name is as long as a file name may be (255 bytes) is
+// set and read back: the temporary file's name, which adds a 27-byte
+// prefix, cuts the base name (at a character boundary) instead of
+// failing with "file name too long"; Temps reports the key so cut.
+func TestDirLongBaseName(t *testing.T) {
+	ctx := context.Background()
+	d := NewDir(t.TempDir())
+	defer d.Close()
+	for _, base := range []string{strings.Repeat("k", 255), strings.Repeat("é", 127)} {
+		key := "a/" + base
+		if err := d.Set(ctx, key, []byte("v")); err != nil {
+			t.Fatalf("Set of a %d-byte base name: %v", len(base), err)
+		}
+		if b, err := d.Get(ctx, key); err != nil || string(b) != "v" {
+			t.Fatalf("Get: %q, %v", b, err)
+		}
+		if cut := tempBase(base); !utf8.ValidString(cut) || len(tempPrefix)+17+len(cut) > 255 || !strings.HasPrefix(base, cut) {
+			t.Errorf("tempBase(%d bytes) = %d bytes, valid %v", len(base), len(cut), utf8.ValidString(cut))
+		}
 	}
 }

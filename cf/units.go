@@ -170,6 +170,11 @@ func parseReference(s string, cal Calendar) (*big.Rat, error) {
 		year = -year
 	}
 	if r.peek() != '-' {
+		if r.done() {
+			// xarray (pandas) reads a bare year as its January 1st, cftime
+			// refuses it: say which is meant rather than pick one.
+			return nil, fmt.Errorf("a year without month and day (xarray reads %[1]s as %[1]s-01-01, cftime refuses it); write the whole date", s)
+		}
 		return nil, fmt.Errorf("expected \"-\" and the month after the year, at %q", s[r.i:])
 	}
 	r.i++
@@ -178,6 +183,9 @@ func parseReference(s string, cal Calendar) (*big.Rat, error) {
 		return nil, err
 	}
 	if r.peek() != '-' {
+		if r.done() {
+			return nil, fmt.Errorf("a month without its day (xarray reads %[1]s as %[1]s-01, cftime refuses it); write the whole date", s)
+		}
 		return nil, fmt.Errorf("expected \"-\" and the day after the month, at %q", s[r.i:])
 	}
 	r.i++

@@ -14,6 +14,11 @@ import (
 // format that dt64 can write.
 var ErrUntranslatable = errors.New("no translation to the other Zarr format")
 
+// ErrDataTypeNotMigrated is wrapped, with ErrUntranslatable, by the error
+// for an array whose data type dt64 neither migrates nor reads (strings,
+// bytes, objects, structured types): re-encoding cannot help there.
+var ErrDataTypeNotMigrated = errors.New("a data type dt64 neither migrates nor re-encodes")
+
 // MigrateV2Array translates the v2 array node n (Metadata the .zarray
 // document, AttrsDoc its .zattrs) into a Zarr v3 zarr.json the way
 // zarr-python 3.1's v2 → v3 migration (zarr.metadata.migrate_v3) does, so
@@ -46,7 +51,7 @@ func MigrateV2Array(n Node) ([]byte, error) {
 	}
 	t, order, ok, err := parseNumericV2(n.DataType)
 	if err != nil || !ok {
-		return nil, fail("data type %q is not a numeric type dt64 migrates", n.DataType)
+		return nil, fmt.Errorf("%w: %w", fail("data type %q", n.DataType), ErrDataTypeNotMigrated)
 	}
 	out := pyjson.NewObject()
 	member := func(key string) pyjson.Node {

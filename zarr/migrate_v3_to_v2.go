@@ -74,7 +74,7 @@ func MigrateV3Array(n Node) (V2Array, error) {
 	}
 	t, ok := parseNumericV3(n.DataType)
 	if !ok {
-		return out, fail("data type %q is not a numeric type dt64 migrates", n.DataType)
+		return out, fmt.Errorf("%w: %w", fail("data type %q", n.DataType), ErrDataTypeNotMigrated)
 	}
 	if out.SourceKeys, err = n.KeyEncoding(); err != nil {
 		return out, fmt.Errorf("%q: %w", n.Path, err)

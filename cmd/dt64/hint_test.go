@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -43,6 +44,24 @@ func TestHintNamesRecodeAll(t *testing.T) {
 	err := fmt.Errorf("plan: %w", zarr.ErrUntranslatable)
 	if h := hint(err); !strings.Contains(h, "--recode-all") {
 		t.Errorf("hint for an untranslatable array = %q, want it to name --recode-all", h)
+	}
+	// An array of strings: --recode-all cannot re-encode it either, so
+	// the hint is --exclude.
+	src := filepath.Join(t.TempDir(), "s.zarr")
+	for k, v := range map[string]string{
+		".zgroup":       `{"zarr_format":2}`,
+		"names/.zarray": `{"chunks":[2],"compressor":null,"dtype":"<U5","fill_value":"","filters":null,"order":"C","shape":[2],"zarr_format":2}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, k)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, k), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err = run(t, nil, "transcode", src, filepath.Join(t.TempDir(), "d.zarr"), "--format", "3", "-q")
+	if h := hint(err); !errors.Is(err, zarr.ErrDataTypeNotMigrated) || strings.Contains(h, "--recode-all") || !strings.Contains(h, "--exclude") {
+		t.Errorf("a string array: %v, hint %q; want --exclude, not --recode-all", err, h)
 	}
 }
 

@@ -144,6 +144,8 @@ func hintFor(cmd *cobra.Command, err error) string {
 		return " (start over with --overwrite)"
 	case errors.Is(err, syscall.ENOSPC) && cmd != nil && cmd.Name() == "transcode":
 		return " (make room, then run the same command with --resume: the work done is kept)"
+	case errors.Is(err, zarr.ErrDataTypeNotMigrated):
+		return " (--exclude with its path leaves it out)"
 	case errors.Is(err, zarr.ErrUntranslatable):
 		return " (--recode-all with --codec re-encodes the arrays dt64 reads instead of translating their metadata)"
 	case errors.Is(err, transcode.ErrRunning), errors.Is(err, transcode.ErrTakenOver):

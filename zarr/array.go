@@ -259,7 +259,8 @@ func (a *Array) NumChunks() int64 { return a.grid.NumChunks() }
 func (a *Array) MaxEncodedSize() int { return a.grid.chain.maxEncoded() }
 
 // ChunkCoordsAt returns the coordinates of the i-th chunk in C order
-// (the last dimension varies fastest), 0 <= i < NumChunks().
+// (the last dimension varies fastest), 0 <= i < NumChunks() (Grid.CoordsAt
+// panics for any other i).
 func (a *Array) ChunkCoordsAt(i int64) []int64 { return a.grid.CoordsAt(i) }
 
 // ChunkCoords iterates over every chunk in C order, yielding its index and

@@ -72,8 +72,12 @@ func (g Grid) NumChunks() int64 { return g.numChunks }
 func (g Grid) ChunkLen() int64 { return g.chunkLen }
 
 // CoordsAt returns the coordinates of the i-th chunk in C order,
-// 0 <= i < NumChunks().
+// 0 <= i < NumChunks(); it panics, naming i and the grid, for any other
+// i (whose coordinates would wrap to another chunk's).
 func (g Grid) CoordsAt(i int64) []int64 {
+	if i < 0 || i >= g.numChunks {
+		panic(fmt.Sprintf("zarr: chunk index %d outside the chunk grid %v (0 <= i < %d)", i, g.counts, g.numChunks))
+	}
 	c := make([]int64, len(g.counts))
 	for d := len(c) - 1; d >= 0; d-- {
 		c[d] = i % g.counts[d]
@@ -111,8 +115,12 @@ func (g Grid) Check(coords []int64) error {
 }
 
 // Origin returns the array coordinates of the first element of the chunk
-// at coords.
+// at coords, which must have the grid's dimensions (Check); it panics,
+// naming both, when they do not.
 func (g Grid) Origin(coords []int64) []int64 {
+	if len(coords) != len(g.chunk) {
+		panic(fmt.Sprintf("zarr: chunk coordinates %v have %d dimensions, the grid %d", coords, len(coords), len(g.chunk)))
+	}
 	o := make([]int64, len(coords))
 	for d, c := range coords {
 		o[d] = c * g.chunk[d]

@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -35,5 +36,35 @@ func TestOpenErrors(t *testing.T) {
 	_, err = Open(ctx, m)
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "a Zarr v2 group (.zgroup), not an array: open it with OpenGroup") {
 		t.Errorf("Open(v2 group): %v", err)
+	}
+}
+
+// CoordsAt of an index outside the grid panics naming it, instead of
+// wrapping to another chunk's coordinates ([2 0] for 100 of a 3 × 2
+// grid); Origin of coordinates of the wrong rank names both ranks.
+func TestGridMisuse(t *testing.T) {
+	g, err := NewGrid([]int64{6, 4}, []int64{2, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		f          func()
+	}{
+		{"CoordsAt(100)", "chunk index 100 outside the chunk grid [3 2]", func() { g.CoordsAt(100) }},
+		{"CoordsAt(-1)", "chunk index -1 outside", func() { g.CoordsAt(-1) }},
+		{"Origin([1])", "have 1 dimensions, the grid 2", func() { g.Origin([]int64{1}) }},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), tc.want) {
+					t.Errorf("%s: panic %v, want %q", tc.name, r, tc.want)
+				}
+			}()
+			tc.f()
+		}()
+	}
+	if c := g.CoordsAt(5); c[0] != 2 || c[1] != 1 {
+		t.Errorf("CoordsAt(5) = %v", c)
 	}
 }

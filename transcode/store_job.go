@@ -21,7 +21,8 @@ import (
 type StoreOptions struct {
 	Options
 	// Include and Exclude select arrays by their path in the hierarchy
-	// ("sub/stamp") with path.Match patterns: an array is converted or
+	// ("sub/stamp") with path.Match patterns per "/"-separated segment,
+	// where a segment "**" matches any number of them (matchGlob): an array is converted or
 	// copied when it matches one of Include (or Include is empty) and none
 	// of Exclude. Groups are always kept.
 	Include, Exclude []string
@@ -218,7 +219,7 @@ func NewStore(ctx context.Context, src, dst storage.Store, o StoreOptions) (*Sto
 		return nil, planErr("re-encoding every array needs the compressor to re-encode them with")
 	}
 	for _, g := range append(slices.Clone(o.Include), o.Exclude...) {
-		if _, err := path.Match(g, ""); err != nil {
+		if err := checkGlob(g); err != nil {
 			return nil, planErr("pattern %q: %v", g, err)
 		}
 	}
@@ -318,7 +319,7 @@ func (e alsoIs) Unwrap() []error { return append([]error{e.error}, e.causes...) 
 func selected(p string, include, exclude []string) bool {
 	match := func(globs []string) bool {
 		for _, g := range globs {
-			if ok, _ := path.Match(g, p); ok {
+			if matchGlob(g, p) {
 				return true
 			}
 		}
@@ -376,7 +377,7 @@ func unmatched(nodes []zarr.Node, include, exclude []string) error {
 	for _, g := range append(slices.Clone(include), exclude...) {
 		hit := false
 		for _, n := range nodes {
-			if ok, _ := path.Match(g, n.Path); ok && n.Kind == zarr.ArrayNode {
+			if matchGlob(g, n.Path) && n.Kind == zarr.ArrayNode {
 				hit = true
 				break
 			}

@@ -129,7 +129,8 @@ its metadata translated as zarr-python 3.1's migration does, with
 --format 2 from v3 back to v2, chunks renamed to v2 keys, a sharded or
 crc32c array refused; with --recode-all re-encoded with --codec), groups and attributes are kept, and
 consolidated metadata (when SRC has it, or with --consolidate) is written
-last. --include and --exclude select arrays by a glob on their path.`,
+last. --include and --exclude select arrays by a glob on their path (a "**"
+segment matches any number of levels: 'sub/**', '**/time').`,
 		Example: `  dt64 transcode legacy.zarr new.zarr --unit us --endian little --codec zstd:3 --format 3
   dt64 transcode a.zarr b.zarr --codec zstd --crc32c --shard-chunks 16 --verify
   dt64 transcode a.zarr b.zarr --unit s --overflow nat --resume

@@ -23,7 +23,7 @@ type storeFlags struct {
 }
 
 func addStoreFlags(fl *pflag.FlagSet, f *storeFlags) {
-	fl.StringArrayVar(&f.include, "include", nil, "with a group SRC: only the arrays whose path matches this glob (repeatable; e.g. 'sub/*')")
+	fl.StringArrayVar(&f.include, "include", nil, "with a group SRC: only the arrays whose path matches this glob (repeatable; e.g. 'sub/*'; '**' matches any number of levels: 'sub/**', '**/time')")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "with a group SRC: leave out the arrays whose path matches this glob (repeatable)")
 	fl.BoolVar(&f.recodeAll, "recode-all", false, "with a group SRC: re-encode the arrays that are not time arrays with --codec (and --endian, --crc32c) too")
 	fl.BoolVar(&f.consolidate, "consolidate", false, "with a group SRC: write consolidated metadata even when SRC has none")

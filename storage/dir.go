@@ -213,7 +213,7 @@ func (d *Dir) GetInto(ctx context.Context, key string, buf []byte, limit int) ([
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d.ahead.waitKey(key)
+	d.ahead.waitKey(ctx, key)
 	r, err := d.openRoot(false)
 	if err != nil {
 		return nil, notExist(err)
@@ -324,8 +324,9 @@ func (d *Dir) Set(ctx context.Context, key string, value []byte) error {
 	if err != nil {
 		return err
 	}
+	check := publishCheckOf(ctx)
 	if d.FlushAhead <= 0 || d.NoSync {
-		return d.setNow(r, key, value)
+		return d.setNow(ctx, r, key, value, check)
 	}
 	// Claim the key first: a second Set of it waits for the first's
 	// rename, so the later value wins.
@@ -337,6 +338,7 @@ func (d *Dir) Set(ctx context.Context, key string, value []byte) error {
 		d.ahead.abandon(key)
 		return err
 	}
+	t.check = check
 	if len(value) <= keepForRetry {
 		t.value = bytes.Clone(value)
 	}
@@ -353,13 +355,14 @@ const keepForRetry = 64 << 10
 
 // setNow writes key's value, makes it durable (unless NoSync) and renames
 // it into place before it returns.
-func (d *Dir) setNow(r *os.Root, key string, value []byte) error {
+func (d *Dir) setNow(ctx context.Context, r *os.Root, key string, value []byte, check func(context.Context) error) error {
 	for retry := 0; ; retry++ {
 		t, err := d.writeTemp(r, key, value)
 		if err != nil {
 			return err
 		}
-		err = d.finish(r, &t)
+		t.check = check
+		err = d.finish(ctx, r, &t)
 		gone := vanished(r, &t, err)
 		t.closeDir()
 		if !gone || retry == 2 {
@@ -408,8 +411,9 @@ type tempValue struct {
 	// in which the names are path.Base(tmp) and path.Base(key)). Else
 	// both -1.
 	fd, dirfd int
-	name      string // the temporary file's path with the store's, for errors
-	value     []byte // the group commit's copy of a small value, to write again
+	name      string       // the temporary file's path with the store's, for errors
+	value     []byte       // the group commit's copy of a small value, to write again
+	check     func(context.Context) error // WithPublishCheck's, asked right before the rename
 }
 
 func (t *tempValue) write(b []byte) error {
@@ -434,7 +438,12 @@ func (t *tempValue) closeFile() error {
 	return t.f.Close()
 }
 
-func (t *tempValue) rename(r *os.Root) error {
+func (t *tempValue) rename(ctx context.Context, r *os.Root) error {
+	if t.check != nil {
+		if err := t.check(ctx); err != nil {
+			return err
+		}
+	}
 	if t.dirfd >= 0 {
 		return t.renameDirect()
 	}
@@ -465,7 +474,7 @@ func vanished(r *os.Root, t *tempValue, err error) bool {
 
 // finish flushes the written temporary file f (unless NoSync), closes it
 // and renames it to key; on any failure it removes the file.
-func (d *Dir) finish(r *os.Root, t *tempValue) error {
+func (d *Dir) finish(ctx context.Context, r *os.Root, t *tempValue) error {
 	var err error
 	if !d.NoSync {
 		err = t.syncData()
@@ -474,7 +483,7 @@ func (d *Dir) finish(r *os.Root, t *tempValue) error {
 		err = cerr
 	}
 	if err == nil {
-		err = t.rename(r)
+		err = t.rename(ctx, r)
 	}
 	if err != nil {
 		t.remove(r)
@@ -546,7 +555,7 @@ func (d *Dir) Version(ctx context.Context, key string) (string, error) {
 	if err := ValidKey(key); err != nil {
 		return "", err
 	}
-	d.ahead.waitKey(key)
+	d.ahead.waitKey(ctx, key)
 	return d.versionNoWait(key)
 }
 
@@ -593,7 +602,7 @@ func (d *Dir) Delete(ctx context.Context, key string) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
-	d.ahead.waitKey(key)
+	d.ahead.waitKey(ctx, key)
 	r, err := d.openRoot(false)
 	if err != nil {
 		if errors.Is(notExist(err), fs.ErrNotExist) {

@@ -165,7 +165,7 @@ func (a *flushAhead) flusher(d *Dir, r *os.Root) {
 				e = cerr
 			}
 			if e == nil {
-				e = p.rename(r)
+				e = p.rename(inFlusher, r)
 			}
 			if e != nil {
 				gone := vanished(r, &p, e)
@@ -173,7 +173,7 @@ func (a *flushAhead) flusher(d *Dir, r *os.Root) {
 				if gone && p.value != nil {
 					// Another process's cleanup removed the temporary file
 					// (see keepForRetry): write the value again, now.
-					e = d.setNow(r, p.key, p.value)
+					e = d.setNow(inFlusher, r, p.key, p.value, p.check)
 				}
 			}
 			p.closeDir()
@@ -207,8 +207,20 @@ func (a *flushAhead) hurry(done chan struct{}) {
 	a.mu.Unlock()
 }
 
-// waitKey returns once key is not in flight.
-func (a *flushAhead) waitKey(key string) {
+// inFlusher is the context the flusher asks publish checks with: a read
+// of the store under it does not wait for values in flight, which the
+// flusher itself is to publish (it would wait for ever), and reads what
+// is in place.
+var inFlusher = context.WithValue(context.Background(), flusherKey{}, true)
+
+type flusherKey struct{}
+
+// waitKey returns once key is not in flight (at once under inFlusher's
+// context).
+func (a *flushAhead) waitKey(ctx context.Context, key string) {
+	if ctx.Value(flusherKey{}) != nil {
+		return
+	}
 	a.mu.Lock()
 	busy := a.keys[key]
 	a.mu.Unlock()

@@ -48,7 +48,7 @@ func (d *Dir) GetRange(ctx context.Context, key string, off, n int64) ([]byte, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d.ahead.waitKey(key)
+	d.ahead.waitKey(ctx, key)
 	r, err := d.openRoot(false)
 	if err != nil {
 		return nil, notExist(err)

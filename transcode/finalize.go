@@ -69,6 +69,15 @@ func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 		}
 		return sum, err
 	}
+	// The claim is this run's, so no other finalize removes the plan
+	// marker now: gone, or another run's, it was taken over since it was
+	// read above (an overwrite while this process was stopped, whose
+	// array the metadata would now describe wrongly).
+	if again, err := t.storedPlan(ctx); err != nil {
+		return sum, err
+	} else if again == nil || again.Run != stored.Run || t.doc.mismatch(again) != "" {
+		return sum, takeoverErr(t.dstStore)
+	}
 	if err := t.dst.WriteMetadata(ctx); err != nil {
 		return sum, err
 	}

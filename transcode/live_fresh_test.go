@@ -57,3 +57,50 @@ func TestLeaseFresh(t *testing.T) {
 		t.Errorf("unguarded: %v", err)
 	}
 }
+
+// A directory store that flushes ahead renames a value into place after
+// Set has returned: a run stopped with values in flight, whose
+// destination was taken over meanwhile, must not publish them. The
+// lease's check runs again right before the rename (storage's publish
+// check), fails, and the value never appears; Sync reports the takeover.
+// (Before, a SIGSTOPped run's pending chunks landed in the overwrite's
+// array when it went on.)
+func TestLeaseGatesFlushAhead(t *testing.T) {
+	ctx := context.Background()
+	d := storage.NewDir(t.TempDir())
+	d.FlushAhead = 64
+	defer d.Close()
+	st := &ioStore{Store: d}
+	checks := 0
+	// The ownership check of Set passes; the one before the rename, 10 ms
+	// later (far past two intervals of 1 ms), finds the destination taken
+	// over.
+	l := &lease{store: st, key: liveKey("0123456789abcdef"), every: time.Millisecond, guard: true,
+		owned: func(context.Context) (bool, error) { checks++; return checks == 1, nil }}
+	_, l.cancel = context.WithCancelCause(ctx)
+	if err := l.write(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx := context.WithValue(ctx, guardKey{}, l)
+	if err := st.Set(wctx, "c/0", []byte("old run's chunk")); err != nil {
+		t.Fatalf("Set: %v", err)
+	}
+	// The process "stopped" for 10 ms, five intervals: the rename (the
+	// flusher's, hurried by Sync) comes after that.
+	time.Sleep(10 * time.Millisecond)
+	if err := d.Sync(ctx); !errors.Is(err, ErrTakenOver) {
+		t.Fatalf("Sync: %v, want the takeover", err)
+	}
+	if _, err := d.Get(ctx, "c/0"); err == nil {
+		t.Error("the stopped run's chunk was published after the takeover")
+	}
+	if checks != 2 {
+		t.Errorf("%d ownership checks, want 2 (Set's and the rename's)", checks)
+	}
+	if temps, _ := d.Temps(ctx); len(temps) != 0 {
+		t.Errorf("temporary files left: %v", temps)
+	}
+}

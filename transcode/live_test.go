@@ -425,3 +425,76 @@ func TestStoreTakenOverStops(t *testing.T) {
 		}
 	}
 }
+
+// swapStore replaces the run id of the plan marker at plan when the key
+// at is written: an overwrite that took the destination over while the
+// run was stopped between reading its plan and claiming the finalize.
+type swapStore struct {
+	storage.Store
+	at, plan string
+	swapped  atomic.Bool
+}
+
+func (s *swapStore) Set(ctx context.Context, key string, v []byte) error {
+	if key == s.at && !s.swapped.Swap(true) {
+		b, err := s.Store.Get(ctx, s.plan)
+		if err != nil {
+			return err
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return err
+		}
+		doc["run"] = "fedcba9876543210"
+		if b, err = json.Marshal(doc); err != nil {
+			return err
+		}
+		if err := s.Store.Set(ctx, s.plan, b); err != nil {
+			return err
+		}
+	}
+	return s.Store.Set(ctx, key, v)
+}
+
+func (s *swapStore) Unwrap() storage.Store { return s.Store }
+
+// A run whose destination is taken over between the start of its finalize
+// and its claim writes no metadata: it reads the plan marker again once
+// the claim is its own (before, a run stopped there, continued after an
+// overwrite had finished, wrote its old metadata over the new array and
+// exited 0). The same for a hierarchy's metadata.
+func TestTakenOverAtFinalize(t *testing.T) {
+	mem := storage.NewMemory()
+	sw := &swapStore{Store: mem, at: ".dt64-finalize.json", plan: ".dt64-transcode.json"}
+	_, done := startRun(t, liveSource(t), sw, transcode.Options{Unit: dtype.Second, Workers: 1, LeaseInterval: time.Hour})
+	r := <-done
+	if !sw.swapped.Load() {
+		t.Fatal("the run did not claim its finalize")
+	}
+	if !errors.Is(r.err, transcode.ErrTakenOver) {
+		t.Fatalf("the run taken over at its finalize: %+v, %v", r.sum, r.err)
+	}
+	if _, err := mem.Get(ctx, ".zarray"); err == nil {
+		t.Error("metadata written by the run taken over")
+	}
+
+	src := storage.NewDir(groupFixture("xarray_v2.zarr"))
+	dir := filepath.Join(t.TempDir(), "out.zarr")
+	ssw := &swapStore{Store: storage.NewDir(dir), at: "time/.dt64-finalize.json", plan: ".dt64-store.json"}
+	j, err := transcode.NewStore(ctx, src, ssw, transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Workers: 1, LeaseInterval: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = j.Run(ctx)
+	if !ssw.swapped.Load() {
+		t.Fatal("the hierarchy's time array did not claim its finalize")
+	}
+	if !errors.Is(err, transcode.ErrTakenOver) {
+		t.Fatalf("the hierarchy taken over at its finalize: %v", err)
+	}
+	for _, k := range []string{".zgroup", ".zmetadata"} {
+		if _, err := os.Stat(filepath.Join(dir, k)); err == nil {
+			t.Errorf("%s written by the run taken over", k)
+		}
+	}
+}

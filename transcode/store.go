@@ -106,6 +106,13 @@ func (s *ioStore) Set(ctx context.Context, key string, value []byte) error {
 	if err := freshFor(ctx); err != nil {
 		return err
 	}
+	if l, ok := ctx.Value(guardKey{}).(*lease); ok {
+		// And again right before the value is in place, which in a
+		// directory store that flushes ahead comes after Set returns: a
+		// run stopped with values in flight must not publish them into an
+		// array that has been taken over meanwhile.
+		ctx = storage.WithPublishCheck(ctx, l.fresh)
+	}
 	t := pause(ctx)
 	err := s.Store.Set(ctx, key, value)
 	if err == nil {

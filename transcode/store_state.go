@@ -259,6 +259,13 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 	if done < n {
 		return done, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, done, n, missing, n)
 	}
+	var plan storePlanDoc
+	if found, err := s.readDoc(ctx, storePlanKey, &plan); err != nil || !found {
+		if err == nil {
+			err = takeoverErr(s.dst)
+		}
+		return done, err
+	}
 	// Every time array is complete (its last part finalized it); make sure
 	// of it, and finish a finalize killed midway.
 	for _, a := range s.arrays {
@@ -275,6 +282,16 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 		if !js.Complete {
 			return done, fmt.Errorf("%w: array %q", ErrIncomplete, a.path)
 		}
+	}
+	// The plan marker goes only once the metadata is written: gone, or
+	// another run's, the hierarchy was taken over since it was read (an
+	// overwrite while this process was stopped).
+	var again storePlanDoc
+	if found, err := s.readDoc(ctx, storePlanKey, &again); err != nil || !found || again.Run != plan.Run {
+		if err == nil {
+			err = takeoverErr(s.dst)
+		}
+		return done, err
 	}
 	// The copies' chunks were synced before each part's marker.
 	for _, a := range s.arrays {

@@ -411,8 +411,8 @@ type tempValue struct {
 	// in which the names are path.Base(tmp) and path.Base(key)). Else
 	// both -1.
 	fd, dirfd int
-	name      string       // the temporary file's path with the store's, for errors
-	value     []byte       // the group commit's copy of a small value, to write again
+	name      string                      // the temporary file's path with the store's, for errors
+	value     []byte                      // the group commit's copy of a small value, to write again
 	check     func(context.Context) error // WithPublishCheck's, asked right before the rename
 }
 

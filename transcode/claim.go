@@ -58,12 +58,14 @@ func (t *Job) claimFinalize(ctx context.Context, sum Summary, explicit bool) (bo
 }
 
 // finalizeClaimed is the error of a run whose finalize another part holds.
-func finalizeClaimed(t *Job, sum Summary) error {
+func finalizeClaimed(t *Job, sum *Summary) error {
 	var held finalDoc
 	_, _ = t.readState(context.Background(), finalKey, &held)
 	who := "another part"
+	sum.Finalizer = who
 	if held.Claim != "" {
 		who = "part " + held.Claim
+		sum.Finalizer = held.Claim
 	}
 	return fmt.Errorf("%w: %d of %d parts done; %s is writing the metadata of %s (if it died, run --finalize)", ErrIncomplete, sum.PartsDone, sum.Parts, who, storage.Name(t.dstStore))
 }

@@ -74,8 +74,8 @@ func TestFinalizeClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, err := job(1).Run(ctx)
-	if err != nil || sum.Complete || sum.PartsDone != 2 {
-		t.Fatalf("part 1 with part 0's claim: complete %v, %d parts done, %v; want it to leave the finalize to part 0", sum.Complete, sum.PartsDone, err)
+	if err != nil || sum.Complete || sum.PartsDone != 2 || sum.Finalizer != "0-of-2" {
+		t.Fatalf("part 1 with part 0's claim: complete %v, %d parts done, finalizer %q, %v; want it to leave the finalize to part 0, and say so", sum.Complete, sum.PartsDone, sum.Finalizer, err)
 	}
 	if _, err := dst.Get(ctx, ".zarray"); err == nil {
 		t.Fatal("part 1 wrote the metadata under part 0's claim")

@@ -65,7 +65,7 @@ func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 	// destination for a complete array.
 	if mine, err := t.claimFinalize(ctx, sum, explicit); err != nil || !mine {
 		if err == nil {
-			err = finalizeClaimed(t, sum)
+			err = finalizeClaimed(t, &sum)
 		}
 		return sum, err
 	}

@@ -109,6 +109,10 @@ type Summary struct {
 	Complete, AlreadyComplete bool
 	// PartsDone of Parts have finished (for a partitioned run).
 	PartsDone, Parts int
+	// Finalizer names the part ("1-of-2") that holds the finalize when
+	// every part is done but another one is writing the metadata; if it
+	// died, Finalize completes the array.
+	Finalizer string `json:",omitempty"`
 	// Min and Max are the extremes of the non-NaT values a CF
 	// destination holds, as stored (counts of its units), in the units
 	// of this part; Ranged says there were any. Not computed for

@@ -68,7 +68,7 @@ func (t *Job) run(ctx context.Context, mode startMode, start time.Time) (Summary
 		}
 	}
 	fin, err := t.finalize(ctx, false)
-	sum.PartsDone = fin.PartsDone
+	sum.PartsDone, sum.Finalizer = fin.PartsDone, fin.Finalizer
 	sum.Elapsed = time.Since(start)
 	if errors.Is(err, ErrIncomplete) && t.opts.Part.count() == 1 {
 		// This run was every part: its plan or part marker went away

@@ -210,3 +210,16 @@ func TestHintDiskFull(t *testing.T) {
 		t.Errorf("hint for a full disk: %q", h)
 	}
 }
+
+// A part that finds every part done but another's finalize claim names
+// that part and --finalize for the case it died; otherwise the count.
+func TestPartsLine(t *testing.T) {
+	got := partsLine("0/2", transcode.Summary{PartsDone: 2, Parts: 2, Finalizer: "1-of-2"})
+	if want := "part 0/2 done; all 2 parts finished: part 1-of-2 is writing the metadata (if it died, run with --finalize)"; got != want {
+		t.Errorf("claimed: %q, want %q", got, want)
+	}
+	got = partsLine("0/3", transcode.Summary{PartsDone: 1, Parts: 3})
+	if want := "part 0/3 done; 1 of 3 parts finished: the last one writes the metadata (or run with --finalize)"; got != want {
+		t.Errorf("incomplete: %q, want %q", got, want)
+	}
+}

@@ -314,7 +314,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst storage.Store, srcName, dstNam
 		fmt.Fprintf(errw, "warning: %s\n", w)
 	}
 	if !sum.Complete {
-		fmt.Fprintf(cmd.OutOrStdout(), "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
+		fmt.Fprintln(cmd.OutOrStdout(), partsLine(o.Part.String(), sum))
 	}
 	if f.verify {
 		// Without --part (and always with --finalize) the Transcoder's
@@ -484,4 +484,17 @@ func transcodeBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// partsLine is what a part that did not write the metadata says: who
+// does, and what to do if it never will.
+func partsLine(part string, sum transcode.Summary) string {
+	if sum.Finalizer != "" && sum.PartsDone == sum.Parts {
+		who := sum.Finalizer
+		if who != "another part" {
+			who = "part " + who
+		}
+		return fmt.Sprintf("part %s done; all %d parts finished: %s is writing the metadata (if it died, run with --finalize)", part, sum.Parts, who)
+	}
+	return fmt.Sprintf("part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)", part, sum.PartsDone, sum.Parts)
 }

@@ -86,7 +86,7 @@ func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst stor
 		}
 	}
 	if !sum.Complete {
-		fmt.Fprintf(out, "part %s done; %d of %d parts finished: the last one writes the metadata (or run with --finalize)\n", o.Part.String(), sum.PartsDone, sum.Parts)
+		fmt.Fprintln(out, partsLine(o.Part.String(), sum.Summary))
 	}
 	if f.verify {
 		start := time.Now()

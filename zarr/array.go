@@ -12,6 +12,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/internal/pyjson"
+	"github.com/zarr-dt64/dt64/internal/sysmem"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -159,6 +160,13 @@ func (a *Array) init(m Metadata) error {
 	g, err := m.check()
 	if err != nil {
 		return err
+	}
+	// dt64 decodes whole chunks (whole shards) into memory: one that can
+	// never fit is refused here, naming its size, rather than by the
+	// runtime's fatal "out of memory" at the first read.
+	if lim := sysmem.Total(); lim > 0 && uint64(g.chain.nbytes) > lim {
+		return fmt.Errorf("a chunk of %v (%d elements) is %.1f GiB decoded, more than the %.1f GiB of memory this machine gives dt64, which decodes whole chunks: it cannot be read or written here",
+			g.ChunkShape(), g.ChunkLen(), float64(g.chain.nbytes)/(1<<30), float64(lim)/(1<<30))
 	}
 	a.meta, a.grid, a.chunkLen = m, g, g.chain.nbytes/g.chain.elem
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zarr-dt64/dt64/internal/sysmem"
 	"github.com/zarr-dt64/dt64/storage"
 )
 
@@ -66,5 +67,26 @@ func TestGridMisuse(t *testing.T) {
 	}
 	if c := g.CoordsAt(5); c[0] != 2 || c[1] != 1 {
 		t.Errorf("CoordsAt(5) = %v", c)
+	}
+}
+
+// A chunk larger than the machine's memory is refused when the array is
+// opened or created, naming its size: dt64 decodes whole chunks, and the
+// runtime's "out of memory" at the first read was fatal (a stack trace,
+// exit 2) for a 150-byte .zarray declaring one chunk of 2^32 elements.
+func TestChunkBeyondMemory(t *testing.T) {
+	lim := sysmem.Total()
+	if lim == 0 {
+		t.Skip("memory size unknown here")
+	}
+	n := int64(lim/8) + 1 // int64 elements: one byte more than the memory
+	zarray := fmt.Sprintf(`{"zarr_format":2,"shape":[%d],"chunks":[%d],"dtype":"<M8[s]","compressor":null,"fill_value":0,"filters":null,"order":"C"}`, n, n)
+	m := storage.NewMemory()
+	if err := m.Set(context.Background(), ".zarray", []byte(zarray)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), m)
+	if err == nil || !strings.Contains(err.Error(), "of memory this machine gives dt64") || !strings.Contains(err.Error(), fmt.Sprintf("(%d elements)", n)) {
+		t.Fatalf("Open: %v", err)
 	}
 }

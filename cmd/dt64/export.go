@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zarr-dt64/dt64/dtype"
+	"github.com/zarr-dt64/dt64/internal/sysmem"
 	"github.com/zarr-dt64/dt64/transcode"
 	"github.com/zarr-dt64/dt64/zarrow"
 )
@@ -200,6 +201,12 @@ func runExport(cmd *cobra.Command, src, out string, f *exportFlags) (rerr error)
 		return err
 	}
 	bound := exportMemoryBound(tab, o)
+	if lim := sysmem.Total(); lim > 0 && uint64(bound) > lim {
+		// Refused before anything is allocated: the runtime's "out of
+		// memory" is fatal, with no message of ours.
+		return fmt.Errorf("the export would hold up to %s in memory (%s, batches of %d rows), more than the %s this machine gives dt64: lower --workers or --rows (a batch holds at least one index of the first dimension)",
+			transcodeBytes(bound), count(o.Workers, "worker"), tab.BatchRows(), transcodeBytes(int64(lim)))
+	}
 	recycler.SetLimit(bound)
 	errw := cmd.ErrOrStderr()
 	if !f.quiet {

@@ -361,3 +361,27 @@ func TestExportMaskAndScale(t *testing.T) {
 		t.Errorf("DuckDB read the plain export as %s; want the stored SMALLINT and TINYINT", got)
 	}
 }
+
+// An export whose batches cannot fit in the machine's memory (one index of
+// the first dimension of a [1, 2^40] array is 2^40 values, 8 TiB) is refused
+// before anything is allocated, naming the bound and the flags that lower
+// it; it crashed with the runtime's "out of memory" before. OUT is not
+// created.
+func TestExportBeyondMemory(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "wide.zarr")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	zarray := `{"zarr_format":2,"shape":[1,1099511627776],"chunks":[1,1048576],"dtype":"<M8[s]","compressor":null,"fill_value":0,"filters":null,"order":"C"}`
+	if err := os.WriteFile(filepath.Join(src, ".zarray"), []byte(zarray), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "wide.arrow")
+	_, _, err := run(t, nil, "export", src, out)
+	if err == nil || !strings.Contains(err.Error(), "this machine gives dt64: lower --workers or --rows") {
+		t.Fatalf("export: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("OUT created")
+	}
+}

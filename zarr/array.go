@@ -61,6 +61,12 @@ func Open(ctx context.Context, store storage.Store) (*Array, error) {
 		if m, err = parseV3(b); err != nil {
 			return nil, metadataError(a.docName(v3MetadataKey), err)
 		}
+		// A v2 array at the same path too: which one the writer meant is
+		// not dt64's to guess (zarr-python 3 warns and reads the v3 one,
+		// zarr-python 2 the v2 one: the same store reads as two arrays).
+		if _, err := getMetadata(ctx, store, v2ArrayKey); err == nil {
+			return nil, fmt.Errorf("%s: %w: both %s (Zarr v3) and %s (Zarr v2), which zarr-python 3 and 2 read as different arrays; remove the one that is not meant", a.name, ErrConflict, v3MetadataKey, v2ArrayKey)
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		b, err2 := getMetadata(ctx, store, v2ArrayKey)
 		if errors.Is(err2, fs.ErrNotExist) {

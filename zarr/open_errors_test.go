@@ -90,3 +90,23 @@ func TestChunkBeyondMemory(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 }
+
+// An array with both zarr.json and .zarray is refused, naming both: it
+// read as the v3 one (all fill values, a stray document without chunks)
+// where zarr-python 2 reads the v2 data.
+func TestOpenBothFormats(t *testing.T) {
+	ctx := context.Background()
+	m := storage.NewMemory()
+	for k, v := range map[string]string{
+		".zarray":   `{"zarr_format":2,"shape":[2],"chunks":[2],"dtype":"<M8[s]","compressor":null,"fill_value":0,"filters":null,"order":"C"}`,
+		"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[2],"data_type":"int64","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`,
+	} {
+		if err := m.Set(ctx, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Open(ctx, m)
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "both zarr.json (Zarr v3) and .zarray (Zarr v2)") {
+		t.Fatalf("Open: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ParseFillValue parses a Zarr v3 fill_value for numpy.datetime64 and
@@ -50,6 +51,12 @@ func parseFill(b []byte) (v int64, isNull bool, err error) {
 		}
 		if s == "NaT" {
 			return NaT, false, nil
+		}
+		if tok, ok := strings.CutPrefix(s, "\x00dt64:"); ok {
+			// A bare NaN or Infinity token (Python's json writes them),
+			// which dt64 reads as a placeholder string (internal/pyjson).
+			return 0, false, &ParseError{What: whatFill, Value: tok,
+				Reason: `not a datetime64 fill value (NaN and the infinities are float values); want an integer or "NaT"`}
 		}
 		return 0, false, &ParseError{What: whatFill, Value: lit,
 			Reason: `the only string allowed is exactly "NaT" (case-sensitive; dates are not fill values)`}

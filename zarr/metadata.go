@@ -284,7 +284,14 @@ func (m *Metadata) check() (*grid, error) {
 		return nil, inField("fill_value", errors.New("null is a v2 fill value only"))
 	}
 	if g.chain, err = newChain(m.Codecs, m.ChunkShape, m.elem()); err != nil {
-		if m.Format == 2 {
+		switch {
+		case errors.Is(err, errChunkSize):
+			field := "chunk_grid"
+			if m.Format == 2 {
+				field = "chunks"
+			}
+			return nil, inField(field, err)
+		case m.Format == 2:
 			return nil, inField("compressor", err)
 		}
 		return nil, inField("codecs", err)

@@ -110,3 +110,26 @@ func TestOpenBothFormats(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 }
+
+// Messages of malformed metadata name what is wrong in the document's own
+// terms: a bare NaN fill value as NaN (not dt64's placeholder for it), a
+// chunk shape too large under chunks, a codec after the array->bytes
+// codec as after it.
+func TestMalformedMessages(t *testing.T) {
+	ctx := context.Background()
+	h := `"zarr_format":3,"node_type":"array","shape":[10],"data_type":{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":1}},"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[5]}},"chunk_key_encoding":{"name":"default"},"fill_value":0`
+	b := `{"name":"bytes","configuration":{"endian":"little"}}`
+	for _, tc := range []struct{ key, doc, want string }{
+		{".zarray", `{"zarr_format":2,"shape":[10],"chunks":[5],"dtype":"<M8[s]","compressor":null,"fill_value":NaN,"filters":null,"order":"C"}`, `fill_value: invalid fill_value NaN: not a datetime64 fill value`},
+		{".zarray", `{"zarr_format":2,"shape":[1099511627776],"chunks":[1099511627776],"dtype":"<M8[s]","compressor":null,"fill_value":0,"filters":null,"order":"C"}`, `chunks: chunk shape [1099511627776] has more than`},
+		{"zarr.json", `{` + h + `,"codecs":[` + b + `,` + b + `]}`, `codecs[1]: array->bytes codec "bytes" cannot follow the array->bytes codec "bytes"`},
+	} {
+		m := storage.NewMemory()
+		if err := m.Set(ctx, tc.key, []byte(tc.doc)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(ctx, m); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+}

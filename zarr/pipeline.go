@@ -65,6 +65,10 @@ type arrayBytesStage interface {
 	direct() bool
 }
 
+// errChunkSize marks a chunk shape beyond maxChunkBytes: an error of the
+// chunk grid's, not of the codecs'.
+var errChunkSize = errors.New("more than 1 TiB decoded")
+
 // maxChunkBytes bounds one chunk's decoded size, so size arithmetic never
 // overflows an int and no metadata makes us allocate absurd buffers.
 const maxChunkBytes = 1 << 40
@@ -90,7 +94,7 @@ func numElements(shape []int64, limit int64) (int64, error) {
 func newChain(codecs []Codec, shape []int64, el elemSpec) (*chain, error) {
 	n, err := numElements(shape, maxChunkBytes/int64(el.size))
 	if err != nil {
-		return nil, fmt.Errorf("chunk %w", err)
+		return nil, fmt.Errorf("chunk %w: %w", err, errChunkSize)
 	}
 	c := &chain{shape: append([]int64(nil), shape...), nbytes: int(n) * el.size, elem: el.size}
 	cur := c.shape
@@ -104,7 +108,13 @@ func newChain(codecs []Codec, shape []int64, el elemSpec) (*chain, error) {
 			return nil, inField(fmt.Sprintf("[%d]", i), fmt.Errorf("bytes->bytes codec %q comes before the array->bytes codec (order: array->array, one array->bytes, bytes->bytes)", codec.Name()))
 		}
 		if k < state {
-			return nil, inField(fmt.Sprintf("[%d]", i), fmt.Errorf("%s codec %q cannot follow a %s codec (order: array->array, one array->bytes, bytes->bytes)", k, codec.Name(), state))
+			// What came before: the array->bytes codec itself, or a
+			// bytes->bytes codec after it.
+			before := fmt.Sprintf("a %s codec", state)
+			if state == bytesToBytes && codecs[i-1].kind() == arrayToBytes {
+				before = fmt.Sprintf("the array->bytes codec %q", codecs[i-1].Name())
+			}
+			return nil, inField(fmt.Sprintf("[%d]", i), fmt.Errorf("%s codec %q cannot follow %s (order: array->array, one array->bytes, bytes->bytes)", k, codec.Name(), before))
 		}
 		switch k {
 		case arrayToArray:

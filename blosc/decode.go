@@ -22,6 +22,7 @@ func Decode(dst, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	src = src[:h.CBytes] // what follows the frame is not its own
 	if h.NBytes > cap(dst) {
 		return nil, fmt.Errorf("frame declares %d decoded bytes: %w (at most %d)", h.NBytes, ErrTooLarge, cap(dst))
 	}

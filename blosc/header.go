@@ -124,7 +124,9 @@ func (h Header) splits(bsize int, leftover bool) int {
 
 // ParseHeader reads and checks the header at the start of frame: the format
 // version, flags and compressor are known, the sizes are consistent with
-// each other and with len(frame). Block offsets are checked by Decode.
+// each other, and the frame's (CBytes) fits in frame: bytes after it are
+// not the frame's, and ignored as c-blosc ignores them. Block offsets
+// are checked by Decode.
 func ParseHeader(frame []byte) (Header, error) {
 	if len(frame) < HeaderSize {
 		return Header{}, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrCorrupt, len(frame), HeaderSize)
@@ -162,9 +164,12 @@ func ParseHeader(frame []byte) (Header, error) {
 	if h.TypeSize == 0 {
 		return h, fmt.Errorf("%w: typesize 0", ErrCorrupt)
 	}
-	if h.CBytes != len(frame) {
+	if h.CBytes > len(frame) {
 		return h, fmt.Errorf("%w: header says the frame is %d bytes, it is %d", ErrCorrupt, h.CBytes, len(frame))
 	}
+	// Bytes after the frame are ignored, as c-blosc ignores them (numcodecs
+	// reads such chunks): the frame is its first CBytes.
+	frame = frame[:h.CBytes]
 	if h.Memcpyed() {
 		if h.CBytes != HeaderSize+h.NBytes {
 			return h, fmt.Errorf("%w: uncompressed frame of %d bytes holds %d data bytes, header says %d", ErrCorrupt, h.CBytes, h.CBytes-HeaderSize, h.NBytes)

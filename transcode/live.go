@@ -81,6 +81,9 @@ func planRunID(doc any, part Part) string {
 	return hex.EncodeToString(h[:8])
 }
 
+// partLabel names a part as leases do: "0-of-1" for a whole run.
+func partLabel(p Part) string { return strings.TrimSuffix(partName(p), ".json") }
+
 func isRunID(s string) bool {
 	if len(s) != 16 {
 		return false
@@ -187,7 +190,7 @@ func startLease(ctx context.Context, st storage.Store, run string, part Part, ev
 	host, _ := os.Hostname()
 	l := &lease{
 		store: st, key: liveKey(newRunID()), every: every, owned: owned,
-		doc:   leaseDoc{Tool: "dt64 transcode", Host: host, PID: os.Getpid(), Run: run, Part: strings.TrimSuffix(partName(part), ".json"), IntervalMS: every.Milliseconds()},
+		doc:   leaseDoc{Tool: "dt64 transcode", Host: host, PID: os.Getpid(), Run: run, Part: partLabel(part), IntervalMS: every.Milliseconds()},
 		stopc: make(chan struct{}), done: make(chan struct{}), guard: true,
 	}
 	if err := l.write(ctx); err != nil {
@@ -419,7 +422,10 @@ func maybeRunning(ctx context.Context, st storage.Store) string {
 // checkLive refuses to start over on st while a run holds a live lease
 // there (see the top of this file); stale leases are left for the
 // overwrite to delete with the rest. every is this run's lease interval.
-func checkLive(ctx context.Context, st storage.Store, every time.Duration) error {
+// With part set ("1-of-4"), for a resume or a part joining a run, only
+// a live lease of that same part refuses: two processes of one part
+// would write the same chunks, and remove each other's temporary files.
+func checkLive(ctx context.Context, st storage.Store, every time.Duration, part string) error {
 	leases, err := readLeases(ctx, st)
 	if err != nil {
 		return err
@@ -428,9 +434,12 @@ func checkLive(ctx context.Context, st storage.Store, every time.Duration) error
 	var watch []leaseOf
 	wait := every
 	for _, l := range leases {
+		if part != "" && l.doc.Part != part {
+			continue
+		}
 		stale, ownLive := l.stale(host)
 		if ownLive {
-			return liveErr(st, l)
+			return liveErr(st, l, part != "")
 		}
 		if stale {
 			continue
@@ -457,14 +466,15 @@ func checkLive(ctx context.Context, st storage.Store, every time.Duration) error
 			return err
 		}
 		if !bytes.Equal(b, l.raw) {
-			return liveErr(st, l)
+			return liveErr(st, l, part != "")
 		}
 	}
 	return nil
 }
 
-// liveErr is the error of an overwrite refused for the live lease l.
-func liveErr(st storage.Store, l leaseOf) error {
+// liveErr is the error of an overwrite (or, beside, a resume or part)
+// refused for the live lease l.
+func liveErr(st storage.Store, l leaseOf, beside bool) error {
 	who := "a process"
 	if l.doc.Host != "" || l.doc.PID != 0 {
 		who = fmt.Sprintf("host %s, pid %d", l.doc.Host, l.doc.PID)
@@ -472,8 +482,12 @@ func liveErr(st storage.Store, l leaseOf) error {
 	if l.doc.Part != "" && l.doc.Part != "0-of-1" {
 		who += ", part " + l.doc.Part
 	}
-	return &DestinationError{
+	e := &DestinationError{
 		Destination: storage.Name(st), Err: ErrRunning,
 		Holds: fmt.Sprintf("the lease %s of a transcode running there (%s): refusing to start over; stop it first", l.key, who),
 	}
+	if beside {
+		e.Holds = fmt.Sprintf("the lease %s of a transcode of the same part running there (%s): refusing to run beside it; wait for it, or stop it and run again", l.key, who)
+	}
+	return e
 }

@@ -498,3 +498,49 @@ func TestTakenOverAtFinalize(t *testing.T) {
 		}
 	}
 }
+
+// A resume of a run that is still running (its lease renewed) is refused
+// with ErrRunning, naming the lease: two processes of one part wrote the
+// same chunks and removed each other's temporary files (one failed with a
+// bare rename error). Parts of the same plan still run side by side.
+func TestResumeRefusedWhileRunning(t *testing.T) {
+	src := liveSource(t)
+	mem := storage.NewMemory()
+	gate := newGate(mem, 5)
+	o := transcode.Options{Unit: dtype.Second, Workers: 1, InFlight: 1, LeaseInterval: leaseEvery}
+	_, done := startRun(t, src, gate, o)
+	<-gate.reached
+	ro := o
+	ro.Resume = true
+	j, err := transcode.New(ctx, src, mem, ro)
+	if err == nil {
+		_, err = j.Run(ctx)
+	}
+	if !errors.Is(err, transcode.ErrRunning) || !strings.Contains(err.Error(), "refusing to run beside it") {
+		t.Errorf("a resume beside the running run: %v, want ErrRunning", err)
+	}
+	close(gate.release)
+	if r := <-done; r.err != nil || !r.sum.Complete {
+		t.Fatalf("the running run: %+v, %v", r.sum, r.err)
+	}
+	// Another part of a partitioned plan is not refused by a part's lease.
+	mem2 := storage.NewMemory()
+	gate2 := newGate(mem2, 3)
+	p0 := o
+	p0.Part = transcode.Part{Index: 0, Count: 2}
+	_, done0 := startRun(t, src, gate2, p0)
+	<-gate2.reached
+	p1 := o
+	p1.Part = transcode.Part{Index: 1, Count: 2}
+	j1, err := transcode.New(ctx, src, mem2, p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j1.Run(ctx); err != nil {
+		t.Errorf("part 1 beside a running part 0: %v", err)
+	}
+	close(gate2.release)
+	if r := <-done0; r.err != nil || !r.sum.Complete {
+		t.Fatalf("part 0: %+v, %v", r.sum, r.err)
+	}
+}

@@ -142,6 +142,11 @@ func (t *Job) prepare(ctx context.Context) (startMode, Summary, error) {
 		}
 		return startComplete, sum, nil
 	case stored != nil && (t.opts.Resume || partMode):
+		if !t.inStore { // a StoreJob checks for the whole hierarchy
+			if err := checkLive(ctx, t.dstStore, t.opts.leaseInterval(), partLabel(t.opts.Part)); err != nil {
+				return 0, Summary{}, err
+			}
+		}
 		return startResume, Summary{}, nil
 	case stored != nil:
 		return 0, Summary{}, t.destErr(ErrDestinationExists, "an interrupted transcode of this plan"+maybeRunning(ctx, t.dstStore), true, true)

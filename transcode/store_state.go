@@ -149,6 +149,9 @@ func (s *StoreJob) prepare(ctx context.Context) (startMode, error) {
 		case s.opts.Overwrite:
 			return s.startOver(ctx)
 		case s.opts.Resume || partMode:
+			if err := checkLive(ctx, s.dst, s.opts.leaseInterval(), partLabel(s.opts.Part)); err != nil {
+				return 0, err
+			}
 			return startResume, nil
 		}
 		return 0, s.destErr(ErrDestinationExists, "an interrupted transcode of this hierarchy"+maybeRunning(ctx, s.dst), true, true)

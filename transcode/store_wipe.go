@@ -186,7 +186,7 @@ func (o *ownership) foreign(keys []string) []string {
 // startOver deletes what the destination holds, if all of it is dt64's,
 // and starts a fresh run.
 func (s *StoreJob) startOver(ctx context.Context) (startMode, error) {
-	if err := checkLive(ctx, s.dst, s.opts.leaseInterval()); err != nil {
+	if err := checkLive(ctx, s.dst, s.opts.leaseInterval(), ""); err != nil {
 		return 0, err
 	}
 	keys, err := s.dst.List(ctx, "")

@@ -34,7 +34,7 @@ type wipeDoc struct {
 // startOver removes the array described by docs (nil: the metadata the
 // destination holds) and starts a fresh run.
 func (t *Job) startOver(ctx context.Context, docs map[string]string) (startMode, Summary, error) {
-	if err := checkLive(ctx, t.dstStore, t.opts.leaseInterval()); err != nil {
+	if err := checkLive(ctx, t.dstStore, t.opts.leaseInterval(), ""); err != nil {
 		return 0, Summary{}, err
 	}
 	if docs == nil {

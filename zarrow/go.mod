@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205140714-6df05b422f8d
+	github.com/zarr-dt64/dt64 v0.0.0-20261205143942-1239b05da191
 	go.uber.org/goleak v1.3.0
 )
 

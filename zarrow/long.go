@@ -472,7 +472,25 @@ func (t *Table) Notes() []string {
 			notes = append(notes, n)
 		}
 	}
+	if n := t.cutNote(); n != "" {
+		notes = append(notes, n)
+	}
 	return notes
+}
+
+// cutNote says when batches (an asked BatchRows) cut the arrays' chunks
+// along the first dimension, so that each chunk is decoded once for
+// every batch it spans; "" when they do not.
+func (t *Table) cutNote() string {
+	if t.long != nil {
+		return ""
+	}
+	c, idx := t.chunkRows(), t.opts.BatchRows // idx: indices of the first dimension
+	if c <= 1 || idx%c == 0 || t.rows <= idx {
+		return ""
+	}
+	inner := t.Rows() / max(t.rows, 1)
+	return fmt.Sprintf("batches of %d rows cut the chunks of %d rows along the first dimension: each chunk is decoded once for every batch it spans (batches of %d rows, or a multiple, decode each once)", idx*inner, c*inner, c*inner)
 }
 
 // MemoryBound is about the most memory a RecordReader of the table

@@ -184,10 +184,48 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 		return nil, fmt.Errorf("no 1-D array runs along %q", dim)
 	}
 	t.schema = arrow.NewSchema(fields, nil)
-	if t.opts.BatchRows <= 0 {
-		t.opts.BatchRows = 1 << 20
-	}
+	t.opts.BatchRows = t.defaultBatch(o.BatchRows, 1<<20)
 	return t, nil
+}
+
+// chunkRows is the most indices of the first dimension one chunk of a
+// column's array spans (a shard's, for a sharded array): what a batch
+// read decodes whole.
+func (t *Table) chunkRows() int64 {
+	var c int64 = 1
+	for _, col := range t.cols {
+		if cs := col.array.ChunkShape(); len(cs) > 0 {
+			c = max(c, cs[0])
+		}
+	}
+	return c
+}
+
+// defaultBatch is the batch length (indices of the first dimension):
+// asked, when asked; else about def, cut at chunk boundaries, so that
+// each chunk is decoded once: a whole number of chunks, or one chunk when
+// a chunk is longer than def. A batch that cuts a chunk decodes it again
+// for each batch it spans (ChunkRows says so).
+func (t *Table) defaultBatch(asked, def int64) int64 {
+	if asked > 0 {
+		return asked
+	}
+	c := t.chunkRows()
+	if c >= def {
+		return c
+	}
+	return def / c * c
+}
+
+// ChunkRows is the most rows of the first dimension one chunk (or shard)
+// of the table's arrays spans: a batch of fewer rows decodes such a chunk
+// once for each batch it spans (TableOptions.BatchRows is then better a
+// multiple of it). 0 for a long table, whose batches follow its grid.
+func (t *Table) ChunkRows() int64 {
+	if t.long != nil {
+		return 0
+	}
+	return t.chunkRows()
 }
 
 // ArrayTable is the table of one array: a column named name holding
@@ -215,9 +253,6 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 	}
 	t.cols = []tableColumn{col}
 	t.schema = arrow.NewSchema([]arrow.Field{field(name, at, col, o.Options)}, nil)
-	if t.opts.BatchRows <= 0 {
-		t.opts.BatchRows = 1 << 20
-	}
 	// Batches are cut along the first dimension: BatchRows rows are
 	// BatchRows / (the other dimensions' product) of its indices, at least
 	// one (whose rows may then be more than BatchRows).
@@ -225,9 +260,11 @@ func ArrayTable(a *zarr.Array, name string, o TableOptions) (*Table, error) {
 	for _, d := range t.inner {
 		inner *= d
 	}
-	if inner > 1 {
-		t.opts.BatchRows = max(t.opts.BatchRows/inner, 1)
+	asked := o.BatchRows
+	if asked > 0 && inner > 1 {
+		asked = max(asked/inner, 1)
 	}
+	t.opts.BatchRows = t.defaultBatch(asked, max((1<<20)/max(inner, 1), 1))
 	return t, nil
 }
 

@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205143942-1239b05da191
+	github.com/zarr-dt64/dt64 v0.0.0-20261205144520-ebe05205a214
 	go.uber.org/goleak v1.3.0
 )
 

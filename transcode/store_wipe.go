@@ -199,7 +199,7 @@ func (s *StoreJob) startOver(ctx context.Context) (startMode, error) {
 			// Name the cause, not the keys it hides the ownership of.
 			return 0, s.destErr(ErrDestinationExists, fmt.Sprintf("a hierarchy that does not read (%v), so which of its %d keys are dt64's cannot be told; nothing was deleted", o.walkErr, len(keys)), false, false)
 		}
-		return 0, s.destErr(ErrDestinationExists, fmt.Sprintf("%d keys that are not dt64's to delete (%s); overwriting would delete what dt64 did not write, so nothing was deleted", len(foreign), listSome(foreign)), false, false)
+		return 0, s.destErr(ErrDestinationExists, fmt.Sprintf("%s that are not dt64's to delete (%s); overwriting would delete what dt64 did not write, so nothing was deleted", nOf(len(foreign), "key"), listSome(foreign)), false, false)
 	}
 	w := storeWipeDoc{Tool: "dt64 transcode"}
 	for p := range o.arrays {
@@ -237,7 +237,7 @@ func (s *StoreJob) finishWipe(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	if foreign := s.ownedHere(ctx, keys, &w).foreign(keys); len(foreign) > 0 {
-		return false, s.destErr(ErrDestinationExists, fmt.Sprintf("an interrupted overwrite and %d keys that are not dt64's (%s); nothing was deleted", len(foreign), listSome(foreign)), false, false)
+		return false, s.destErr(ErrDestinationExists, fmt.Sprintf("an interrupted overwrite and %s that are not dt64's (%s); nothing was deleted", nOf(len(foreign), "key"), listSome(foreign)), false, false)
 	}
 	return true, s.wipe(ctx, keys)
 }

@@ -91,7 +91,7 @@ func (t *Job) doomed(ctx context.Context, docs map[string]string) (*zarr.Array, 
 		return nil, nil, t.destErr(ErrDestinationExists, t.describe(ctx, keys)+"; overwriting would delete what dt64 did not write", false, false)
 	}
 	if foreign := foreignKeys(a, keys); len(foreign) > 0 {
-		return nil, nil, t.destErr(ErrDestinationExists, fmt.Sprintf("a Zarr array and %d files that are not part of it (%s); overwriting would delete what dt64 did not write, so nothing was deleted", len(foreign), listSome(foreign)), false, false)
+		return nil, nil, t.destErr(ErrDestinationExists, fmt.Sprintf("a Zarr array and %s that are not part of it (%s); overwriting would delete what dt64 did not write, so nothing was deleted", nOf(len(foreign), "file"), listSome(foreign)), false, false)
 	}
 	return a, keys, nil
 }
@@ -196,15 +196,15 @@ func (t *Job) describe(ctx context.Context, keys []string) string {
 		case json.Unmarshal(b, &node) != nil:
 			return "a zarr.json that is not valid JSON"
 		case node.NodeType == "group":
-			return fmt.Sprintf("a Zarr group (zarr.json with node_type \"group\") and %d files", len(keys))
+			return fmt.Sprintf("a Zarr group (zarr.json with node_type \"group\") and %s", nOf(len(keys), "file"))
 		}
 		return t.describeArray(ctx, "zarr.json", keys)
 	case has[".zgroup"]:
-		return fmt.Sprintf("a Zarr v2 group (.zgroup) and %d files", len(keys))
+		return fmt.Sprintf("a Zarr v2 group (.zgroup) and %s", nOf(len(keys), "file"))
 	case has[".zarray"]:
 		return t.describeArray(ctx, ".zarray", keys)
 	}
-	return fmt.Sprintf("%d files (%s) that are neither a Zarr array nor a dt64 transcode", len(keys), listSome(keys))
+	return fmt.Sprintf("%s (%s) that are neither a Zarr array nor a dt64 transcode", nOf(len(keys), "file"), listSome(keys))
 }
 
 // describeArray says what a destination with array metadata doc holds:
@@ -219,7 +219,7 @@ func (t *Job) describeArray(ctx context.Context, doc string, keys []string) stri
 		return fmt.Sprintf("a %s that dt64 does not read as an array (%v)", doc, withoutStoreName(err))
 	}
 	if foreign := foreignKeys(a, keys); len(foreign) > 0 {
-		return fmt.Sprintf("a Zarr array and %d files that are not part of it (%s)", len(foreign), listSome(foreign))
+		return fmt.Sprintf("a Zarr array and %s that are not part of it (%s)", nOf(len(foreign), "file"), listSome(foreign))
 	}
 	return "a Zarr array"
 }
@@ -259,4 +259,12 @@ func listSome(keys []string) string {
 		return strings.Join(keys, ", ")
 	}
 	return strings.Join(keys[:most], ", ") + fmt.Sprintf(", ... (%d more)", len(keys)-most)
+}
+
+// nOf is "1 file", "2 files".
+func nOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

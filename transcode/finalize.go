@@ -69,14 +69,19 @@ func (t *Job) finalize(ctx context.Context, explicit bool) (Summary, error) {
 		}
 		return sum, err
 	}
-	// The claim is this run's, so no other finalize removes the plan
-	// marker now: gone, or another run's, it was taken over since it was
-	// read above (an overwrite while this process was stopped, whose
-	// array the metadata would now describe wrongly).
+	// The plan marker read again now that the claim is this run's: gone,
+	// or another run's, the destination changed hands since it was read
+	// above. Either another part finished the array meanwhile (its claim
+	// gone, so this one's was created: the metadata there is then exactly
+	// this plan's, and writing it again and cleaning up is harmless), or
+	// it was taken over (an overwrite while this process was stopped),
+	// whose array this metadata would describe wrongly.
 	if again, err := t.storedPlan(ctx); err != nil {
 		return sum, err
 	} else if again == nil || again.Run != stored.Run || t.doc.mismatch(again) != "" {
-		return sum, takeoverErr(t.dstStore)
+		if _, same, err := t.storedMetadata(ctx); err != nil || !same {
+			return sum, takeoverErr(t.dstStore)
+		}
 	}
 	if err := t.dst.WriteMetadata(ctx); err != nil {
 		return sum, err

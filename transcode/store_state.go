@@ -263,11 +263,10 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 		return done, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, done, n, missing, n)
 	}
 	var plan storePlanDoc
-	if found, err := s.readDoc(ctx, storePlanKey, &plan); err != nil || !found {
-		if err == nil {
-			err = takeoverErr(s.dst)
-		}
+	if found, err := s.readDoc(ctx, storePlanKey, &plan); err != nil {
 		return done, err
+	} else if !found {
+		plan.Run = "" // another part finished meanwhile, or taken over: below
 	}
 	// Every time array is complete (its last part finalized it); make sure
 	// of it, and finish a finalize killed midway.
@@ -289,12 +288,16 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 	// The plan marker goes only once the metadata is written: gone, or
 	// another run's, the hierarchy was taken over since it was read (an
 	// overwrite while this process was stopped).
+	// Another part that finished the hierarchy meanwhile removed it too;
+	// then what is there is exactly this plan's, and writing it again is
+	// harmless.
 	var again storePlanDoc
-	if found, err := s.readDoc(ctx, storePlanKey, &again); err != nil || !found || again.Run != plan.Run {
-		if err == nil {
-			err = takeoverErr(s.dst)
-		}
+	if found, err := s.readDoc(ctx, storePlanKey, &again); err != nil {
 		return done, err
+	} else if !found || plan.Run == "" || again.Run != plan.Run {
+		if complete, err := s.completeHere(ctx); err != nil || !complete {
+			return done, takeoverErr(s.dst)
+		}
 	}
 	// The copies' chunks were synced before each part's marker.
 	for _, a := range s.arrays {

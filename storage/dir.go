@@ -750,6 +750,14 @@ func (d *Dir) Versions(ctx context.Context, prefix string) (map[string]string, e
 // from each file's store-relative path (a valid argument to RemoveTemp) to
 // the key it was meant for. Get and List never see them.
 func (d *Dir) Temps(ctx context.Context) (map[string]string, error) {
+	return d.TempsUnder(ctx, "")
+}
+
+// TempsUnder is Temps for the keys that start with prefix (a node's path
+// and "/", or ""), walking only that part of the directory: the arrays of
+// a hierarchy each clean their own without a walk of all the others
+// (which made a group transcode quadratic in its arrays).
+func (d *Dir) TempsUnder(ctx context.Context, prefix string) (map[string]string, error) {
 	d.ahead.waitAll()
 	r, err := d.openRoot(false)
 	if err != nil {
@@ -759,9 +767,9 @@ func (d *Dir) Temps(ctx context.Context) (map[string]string, error) {
 		return nil, err
 	}
 	temps := map[string]string{}
-	err = d.walk(ctx, r, "", func(p string, e walkEntry) error {
+	err = d.walk(ctx, r, prefix, func(p string, e walkEntry) error {
 		name := e.name
-		if !e.typ.IsRegular() || !isTempName(name) {
+		if !e.typ.IsRegular() || !isTempName(name) || !strings.HasPrefix(p, prefix) {
 			return nil
 		}
 		base := name[len(tempPrefix)+17:] // after the 16 hex digits and "-"

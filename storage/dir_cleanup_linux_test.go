@@ -87,3 +87,30 @@ func TestDirLongBaseName(t *testing.T) {
 		}
 	}
 }
+
+// TempsUnder lists the temporary files under a node only, as paths and
+// keys of the whole store; Temps lists all of them.
+func TestDirTempsUnder(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, p := range []string{"a/.dt64-tmp-0123456789abcdef-0", "a/b/.dt64-tmp-0123456789abcdef-1", "ab/.dt64-tmp-0123456789abcdef-2", ".dt64-tmp-0123456789abcdef-zarr.json"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := NewDir(dir)
+	defer d.Close()
+	under, err := d.TempsUnder(ctx, "a/")
+	if err != nil || len(under) != 2 || under["a/.dt64-tmp-0123456789abcdef-0"] != "a/0" || under["a/b/.dt64-tmp-0123456789abcdef-1"] != "a/b/1" {
+		t.Errorf("TempsUnder(a/) = %v, %v", under, err)
+	}
+	if all, err := d.Temps(ctx); err != nil || len(all) != 4 {
+		t.Errorf("Temps = %v, %v", all, err)
+	}
+	if none, err := d.TempsUnder(ctx, "missing/"); err != nil || len(none) != 0 {
+		t.Errorf("TempsUnder(missing/) = %v, %v", none, err)
+	}
+}

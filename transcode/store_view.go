@@ -118,7 +118,15 @@ func (v *arrayView) Temps(ctx context.Context) (map[string]string, error) {
 	if v.temps == nil {
 		return nil, nil
 	}
-	all, err := v.temps.Temps(ctx)
+	var all map[string]string
+	var err error
+	if under, ok := v.temps.(interface {
+		TempsUnder(context.Context, string) (map[string]string, error)
+	}); ok {
+		all, err = under.TempsUnder(ctx, v.prefix) // the node's directory only
+	} else {
+		all, err = v.temps.Temps(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

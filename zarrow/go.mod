@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205144520-ebe05205a214
+	github.com/zarr-dt64/dt64 v0.0.0-20261205154235-52b22323b541
 	go.uber.org/goleak v1.3.0
 )
 

@@ -23,13 +23,7 @@ import (
 // null, and integers masked but not scaled stay integers of the same
 // values. Without it the columns hold the stored numbers.
 func TestMaskAndScaleMatchesXarray(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
-		if testing.Short() {
-			t.Skipf("xarray not available: %v", err)
-		}
-		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
-	}
+	py := requireXarray(t)
 	dir := filepath.Join(t.TempDir(), "packed.zarr")
 	cmd := exec.Command(py, filepath.Join("..", "tools", "xarray", "mask_and_scale.py"), dir)
 	cmd.Stderr = os.Stderr

@@ -32,9 +32,9 @@ type longOracle struct {
 	Tp      []int64
 }
 
-// xarrayLongDataset writes the gridded dataset with xarray and returns
-// its path and xarray's long table of it.
-func xarrayLongDataset(t *testing.T) (string, longOracle) {
+// requireXarray returns the Python that has xarray and zarr 2.13 (Debian's),
+// skipping the test in -short runs without them and failing it otherwise.
+func requireXarray(t *testing.T) string {
 	t.Helper()
 	const py = "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
@@ -43,6 +43,14 @@ func xarrayLongDataset(t *testing.T) (string, longOracle) {
 		}
 		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
 	}
+	return py
+}
+
+// xarrayLongDataset writes the gridded dataset with xarray and returns
+// its path and xarray's long table of it.
+func xarrayLongDataset(t *testing.T) (string, longOracle) {
+	t.Helper()
+	py := requireXarray(t)
 	dir := filepath.Join(t.TempDir(), "grid.zarr")
 	cmd := exec.Command(py, filepath.Join("..", "tools", "xarray", "long_table.py"), dir)
 	cmd.Stderr = os.Stderr

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -114,13 +113,7 @@ func TestCFDurationGroup(t *testing.T) {
 // chosen ones) and has xarray decode them: xarray's durations must be
 // dt64's, which for the default units are the written ones.
 func TestCFDurationXarrayReadsOutput(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
-		if testing.Short() {
-			t.Skipf("xarray not available: %v", err)
-		}
-		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
-	}
+	py := requireXarray(t)
 	paths, _ := filepath.Glob(filepath.Join(durationsDir, "*.values.json"))
 	tmp := t.TempDir()
 	var groups []string

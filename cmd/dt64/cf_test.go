@@ -268,13 +268,7 @@ var suggestedUnits = regexp.MustCompile(`--cf-units "([^"]+)" keeps them exact`)
 // round, the units it suggests must give no warning and xarray's exact
 // instants.
 func TestCFXarrayReadsOutput(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
-		if testing.Short() {
-			t.Skipf("xarray not available: %v", err)
-		}
-		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
-	}
+	py := requireXarray(t)
 	type job struct {
 		src   string
 		flags []string

@@ -10,15 +10,37 @@ import (
 
 // xarrayGrid writes tools/xarray/long_table.py's dataset: t2m and tp on
 // time × lat × lon, mean_t2m along time, land on lat × lon.
-func xarrayGrid(t *testing.T) string {
+// requireXarray returns the Python that has xarray and zarr 2.13 (Debian's),
+// skipping the test in -short runs without them and failing it otherwise.
+func requireXarray(t *testing.T) string {
 	t.Helper()
-	py := "/usr/bin/python3"
+	const py = "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
 		if testing.Short() {
 			t.Skipf("xarray not available: %v", err)
 		}
 		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
 	}
+	return py
+}
+
+// jsClients returns tools/js, where DuckDB's and apache-arrow's clients are
+// installed (make js-deps): a test without them is skipped, and fails in CI.
+func jsClients(t *testing.T) string {
+	t.Helper()
+	js, _ := filepath.Abs("../../tools/js")
+	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the JavaScript clients are not installed: run make js-deps")
+		}
+		t.Skip("the JavaScript clients are not installed: run make js-deps")
+	}
+	return js
+}
+
+func xarrayGrid(t *testing.T) string {
+	t.Helper()
+	py := requireXarray(t)
 	dir := filepath.Join(t.TempDir(), "grid.zarr")
 	cmd := exec.Command(py, "../../tools/xarray/long_table.py", dir)
 	cmd.Stderr = os.Stderr

@@ -69,13 +69,7 @@ func TestExport(t *testing.T) {
 	if !strings.Contains(stdout, "exported 6 rows × 2 columns") || !strings.Contains(stdout, "1 null (NaT)") || !strings.Contains(stdout, "2 lossy") {
 		t.Fatalf("summary: %s", stdout)
 	}
-	js, _ := filepath.Abs("../../tools/js")
-	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the JavaScript clients are not installed: run make js-deps")
-		}
-		t.Skip("the JavaScript clients are not installed: run make js-deps")
-	}
+	js := jsClients(t)
 	b, err := exec.Command("node", filepath.Join(js, "duckdb_parquet.mjs"), out, "s", "time").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -204,13 +198,7 @@ func TestExportClampNote(t *testing.T) {
 	if err != nil || !strings.Contains(stderr, "the 2 clamped values are ±(2^63-1)") || !strings.Contains(stderr, "DuckDB as ±infinity") {
 		t.Fatalf("export: %v; stderr %q, want the note", err, stderr)
 	}
-	js, _ := filepath.Abs("../../tools/js")
-	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the JavaScript clients are not installed: run make js-deps")
-		}
-		t.Skip("the JavaScript clients are not installed: run make js-deps")
-	}
+	js := jsClients(t)
 	b, err := exec.Command("node", filepath.Join(js, "duckdb_sql.mjs"),
 		"SELECT count(*) FILTER (WHERE isinf(s)) AS inf, count(*) FILTER (WHERE NOT isinf(s)) AS finite FROM read_parquet('"+out+"')").Output()
 	if err != nil {
@@ -246,13 +234,7 @@ func TestExportDurationParquet(t *testing.T) {
 	if _, _, err := run(t, nil, "export", dir, out, "--unit", "ms", "-q"); err != nil {
 		t.Fatal(err)
 	}
-	js, _ := filepath.Abs("../../tools/js")
-	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the JavaScript clients are not installed: run make js-deps")
-		}
-		t.Skip("the JavaScript clients are not installed: run make js-deps")
-	}
+	js := jsClients(t)
 	b, err := exec.Command("node", filepath.Join(js, "duckdb_sql.mjs"), "SELECT typeof(d) AS t, d AS v FROM read_parquet('"+out+"')").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -312,13 +294,7 @@ func TestExportMissingDirectory(t *testing.T) {
 // NULL where xarray has NaN, the bool encoding as BOOLEAN. Without it
 // the columns are the stored numbers, and a note names the flag.
 func TestExportMaskAndScale(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import xarray, zarr").Run(); err != nil {
-		if testing.Short() {
-			t.Skipf("xarray not available: %v", err)
-		}
-		t.Fatalf("xarray not available (apt-get install python3-xarray): %v", err)
-	}
+	py := requireXarray(t)
 	src := filepath.Join(t.TempDir(), "packed.zarr")
 	if out, err := exec.Command(py, "../../tools/xarray/mask_and_scale.py", src).CombinedOutput(); err != nil {
 		t.Fatalf("mask_and_scale.py: %v\n%s", err, out)
@@ -337,13 +313,7 @@ func TestExportMaskAndScale(t *testing.T) {
 	if strings.Contains(stderr, "holds the stored") {
 		t.Errorf("decoded export still notes stored numbers:\n%s", stderr)
 	}
-	js, _ := filepath.Abs("../../tools/js")
-	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the JavaScript clients are not installed: run make js-deps")
-		}
-		t.Skip("the JavaScript clients are not installed: run make js-deps")
-	}
+	js := jsClients(t)
 	q := func(file string) string {
 		b, err := exec.Command("node", filepath.Join(js, "duckdb_sql.mjs"),
 			"SELECT typeof(t2m) AS t, count(t2m) AS n, round(min(t2m), 1) AS lo, typeof(land) AS l, count(counts) AS c FROM read_parquet('"+file+"') GROUP BY ALL").Output()

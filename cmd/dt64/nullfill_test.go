@@ -88,10 +88,7 @@ func TestCFNullFillCommands(t *testing.T) {
 	if !strings.Contains(out, "exported 48 rows") || !strings.Contains(out, "20 null (NaT)") {
 		t.Errorf("export: %s", out)
 	}
-	js, _ := filepath.Abs("../../tools/js")
-	if _, err := os.Stat(filepath.Join(js, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Skip("the JavaScript clients are not installed (make js-deps): DuckDB's reading not checked")
-	}
+	js := jsClients(t)
 	b, err := exec.Command("node", filepath.Join(js, "duckdb_parquet.mjs"), pq, "ms", "valid_time").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -138,11 +138,6 @@ func (s *shardStage) encode(sc *scratch, raw []byte, writeEmpty bool) ([]byte, e
 	return data, nil
 }
 
-type innerSpan struct {
-	off, end uint64
-	q        int
-}
-
 func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 	if len(enc) < s.indexSize {
 		return fmt.Errorf("shard: %w: %d bytes, shorter than its %d-byte index", ErrCorrupt, len(enc), s.indexSize)
@@ -160,8 +155,15 @@ func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 	}
 	o := s.index.order
 	z := s.inner.elem
-	spans := make([]innerSpan, 0, s.nInner)
 	org := make([]int64, len(s.grid))
+	// Inner chunks must not overlap. Writers store them in index order,
+	// so one pass checks that (each starts at or after the previous end)
+	// without memory beyond the index; only a shard stored in another
+	// order is sorted (shardOverlap), and never with more than 4 bytes a
+	// chunk: a shard of millions of tiny inner chunks already holds its
+	// stored bytes and its index twice.
+	inOrder := true
+	var prevEnd uint64
 	for q := range s.nInner {
 		off, nb := o.Uint64(idx[q*16:]), o.Uint64(idx[q*16+8:])
 		if off == emptyMarker && nb == emptyMarker {
@@ -173,31 +175,60 @@ func (s *shardStage) decode(sc *scratch, dst, enc []byte) error {
 		if off > math.MaxUint64-nb || off < uint64(lo) || off+nb > uint64(hi) {
 			return fmt.Errorf("shard: %w: index entry %d (offset %d, nbytes %d) points outside the shard's data [%d, %d)", ErrCorrupt, q, off, nb, lo, hi)
 		}
-		spans = append(spans, innerSpan{off, off + nb, q})
+		inOrder = inOrder && off >= prevEnd
+		prevEnd = off + nb
 	}
-	slices.SortFunc(spans, func(a, b innerSpan) int {
-		if a.off != b.off {
-			return cmpU64(a.off, b.off)
-		}
-		return cmpU64(a.end, b.end)
-	})
-	for i := 1; i < len(spans); i++ {
-		if spans[i].off < spans[i-1].end {
-			return fmt.Errorf("shard: %w: inner chunks %d [%d, %d) and %d [%d, %d) overlap", ErrCorrupt,
-				spans[i-1].q, spans[i-1].off, spans[i-1].end, spans[i].q, spans[i].off, spans[i].end)
+	if !inOrder {
+		if err := shardOverlap(idx, s.nInner, o); err != nil {
+			return err
 		}
 	}
 	block := sc.get(s.inner.nbytes)
-	for _, sp := range spans {
+	for q := range s.nInner {
+		off, nb := o.Uint64(idx[q*16:]), o.Uint64(idx[q*16+8:])
+		if off == emptyMarker && nb == emptyMarker {
+			continue
+		}
 		child := getScratch()
-		err := s.inner.decode(child, block, enc[sp.off:sp.end])
+		err := s.inner.decode(child, block, enc[off:off+nb])
 		child.release()
 		if err != nil {
-			return fmt.Errorf("inner chunk %d: %w", sp.q, err)
+			return fmt.Errorf("inner chunk %d: %w", q, err)
 		}
-		ForEachRow(s.shard, s.innerShape, s.origin(sp.q, org), func(d, b, n int) {
+		ForEachRow(s.shard, s.innerShape, s.origin(q, org), func(d, b, n int) {
 			copy(dst[z*d:z*(d+n)], block[z*b:z*(b+n)])
 		})
+	}
+	return nil
+}
+
+// shardOverlap reports two inner chunks of a shard index (its n entries
+// checked to lie inside the shard) whose bytes overlap, as corrupt.
+func shardOverlap(idx []byte, n int, o binary.ByteOrder) error {
+	span := func(q uint32) (off, end uint64) {
+		off = o.Uint64(idx[q*16:])
+		return off, off + o.Uint64(idx[q*16+8:])
+	}
+	qs := make([]uint32, 0, n)
+	for q := range uint32(n) {
+		if o.Uint64(idx[q*16:]) != emptyMarker || o.Uint64(idx[q*16+8:]) != emptyMarker {
+			qs = append(qs, q)
+		}
+	}
+	slices.SortFunc(qs, func(a, b uint32) int {
+		ao, ae := span(a)
+		bo, be := span(b)
+		if ao != bo {
+			return cmpU64(ao, bo)
+		}
+		return cmpU64(ae, be)
+	})
+	for i := 1; i < len(qs); i++ {
+		po, pe := span(qs[i-1])
+		off, end := span(qs[i])
+		if off < pe {
+			return fmt.Errorf("shard: %w: inner chunks %d [%d, %d) and %d [%d, %d) overlap", ErrCorrupt, qs[i-1], po, pe, qs[i], off, end)
+		}
 	}
 	return nil
 }

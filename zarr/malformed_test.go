@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -385,6 +386,16 @@ func TestCorruptChunks(t *testing.T) {
 		copy(idx[16:32], idx[0:16]) // chunk 1 = chunk 0's bytes
 		expectChunkError(t, a, st, enc, ErrCorrupt, "overlap")
 	})
+	t.Run("shard overlap out of order", func(t *testing.T) {
+		// Stored in reverse order (valid, see TestShardOutOfOrder), with
+		// chunk 1 running into chunk 0, stored after it: only the sort finds it.
+		a, st := corruptArray(t, shard(IndexEnd)...)
+		enc := reversedShard(t, stored(st), 4)
+		idx := index(enc)
+		le := binary.LittleEndian
+		le.PutUint64(idx[24:], le.Uint64(idx[24:])+1)
+		expectChunkError(t, a, st, enc, ErrCorrupt, "inner chunks 1 [")
+	})
 	t.Run("shard half empty marker", func(t *testing.T) {
 		a, st := corruptArray(t, shard(IndexEnd)...)
 		enc := bytes.Clone(stored(st))
@@ -402,6 +413,56 @@ func TestCorruptChunks(t *testing.T) {
 		enc[len(enc)-10] ^= 1
 		expectChunkError(t, a, st, enc, ErrChecksum, "shard index: crc32c")
 	})
+}
+
+// reversedShard is enc, a shard of n inner chunks with its index at the
+// end (bytes LE), stored with its inner chunks in reverse order.
+func reversedShard(t *testing.T, enc []byte, n int) []byte {
+	t.Helper()
+	le := binary.LittleEndian
+	idx := enc[len(enc)-n*16:]
+	out := []byte{}
+	newIdx := make([]byte, n*16)
+	for q := n - 1; q >= 0; q-- {
+		off, nb := le.Uint64(idx[q*16:]), le.Uint64(idx[q*16+8:])
+		le.PutUint64(newIdx[q*16:], uint64(len(out)))
+		le.PutUint64(newIdx[q*16+8:], nb)
+		out = append(out, enc[off:off+nb]...)
+	}
+	if q0 := le.Uint64(newIdx[0:]); q0 == 0 {
+		t.Fatal("reversedShard: chunk 0 still first")
+	}
+	return append(out, newIdx...)
+}
+
+// A shard whose inner chunks are stored in another order than the index's
+// decodes the same values.
+func TestShardOutOfOrder(t *testing.T) {
+	ctx := context.Background()
+	st := storage.NewMemory()
+	a, err := Create(ctx, st, Metadata{DataType: ns, Shape: []int64{4096}, ChunkShape: []int64{4096}, FillValue: dtype.NaT,
+		Codecs: []Codec{ShardingCodec{ChunkShape: []int64{1024}, Codecs: []Codec{le(), ZstdCodec{}}, IndexCodecs: []Codec{le()}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := truthValues(4096, 7)
+	if err := a.WriteChunk(ctx, []int64{0}, want); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := st.Get(ctx, "c/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(ctx, "c/0", reversedShard(t, enc, 4)); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int64, 4096)
+	if err := a.ReadChunk(ctx, []int64{0}, got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatal("values differ after reordering the shard's inner chunks")
+	}
 }
 
 // Random bytes as a stored chunk, for every chain, give errors, not panics.

@@ -138,6 +138,9 @@ func (t *Job) finishedParts(ctx context.Context) (Summary, error) {
 		}
 	}
 	sum.PartsDone, sum.Parts = best, bestN
+	if len(groups) == 0 {
+		return sum, noPartDone(t.dstStore)
+	}
 	var missing []string
 	for i := range bestN {
 		if _, ok := groups[bestN][i]; !ok {
@@ -148,6 +151,13 @@ func (t *Job) finishedParts(ctx context.Context) (Summary, error) {
 		missing = append(missing[:8], "...")
 	}
 	return sum, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, best, bestN, strings.Join(missing, ", "), bestN)
+}
+
+// noPartDone is --finalize's refusal where no part has finished: it is
+// not "0 of 1 parts done", since a run without --part has no parts to
+// finalize and is continued with --resume.
+func noPartDone(dst storage.Store) error {
+	return fmt.Errorf("%w: %s: no part of a partitioned run (--part I/N) has finished; --finalize writes the metadata once all have, and a run without --part is continued with --resume", ErrIncomplete, storage.Name(dst))
 }
 
 // completed reports a destination whose metadata this plan wrote, first

@@ -259,6 +259,9 @@ func (s *StoreJob) finalize(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	done, n, missing := partsDone(keys, storePartsPrefx, s.opts.Part.count())
+	if done == 0 {
+		return 0, noPartDone(s.dst)
+	}
 	if done < n {
 		return done, fmt.Errorf("%w: %d of %d parts done (missing parts %s of %d)", ErrIncomplete, done, n, missing, n)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -631,4 +632,75 @@ func TestFillOverflowPolicy(t *testing.T) {
 			t.Errorf("%s: resumed run: %d units resumed, %d overflowed; want 1 and 6", pol, sum.Resumed, sum.Overflowed)
 		}
 	}
+}
+
+// cancelAtChunk cancels a run at its first read of a source chunk (a key
+// that is not metadata), after its plan is written.
+type cancelAtChunk struct {
+	storage.Store
+	cancel func()
+}
+
+func (s *cancelAtChunk) Get(ctx context.Context, key string) ([]byte, error) {
+	switch path.Base(key) {
+	case ".zarray", ".zattrs", ".zgroup", ".zmetadata", "zarr.json":
+	default:
+		s.cancel()
+	}
+	return s.Store.Get(ctx, key)
+}
+
+// TestFinalizeWithoutParts: --finalize on a run without --part that was
+// interrupted says that such a run is continued with --resume, for an
+// array and for a hierarchy, not "0 of 1 parts done".
+func TestFinalizeWithoutParts(t *testing.T) {
+	want := "no part of a partitioned run (--part I/N) has finished; --finalize"
+	t.Run("array", func(t *testing.T) {
+		srcDir := t.TempDir()
+		v2Source(t, storage.NewDir(srcDir))
+		dst := storage.NewDir(filepath.Join(t.TempDir(), "d"))
+		c, cancel := context.WithCancel(ctx)
+		src := &cancelAtChunk{Store: storage.NewDir(srcDir), cancel: cancel}
+		tr, err := transcode.New(ctx, src, dst, transcode.Options{Unit: dtype.Microsecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Run(c); !errors.Is(err, context.Canceled) {
+			t.Fatalf("run: %v, want context.Canceled", err)
+		}
+		if u, err := transcode.FindUnfinished(ctx, dst); err != nil || u == nil {
+			t.Fatalf("the run left no state to finalize (%v, %v): cancel later", u, err)
+		}
+		tr, err = transcode.New(ctx, storage.NewDir(srcDir), dst, transcode.Options{Unit: dtype.Microsecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Finalize(ctx); !errors.Is(err, transcode.ErrIncomplete) || !strings.Contains(err.Error(), want) {
+			t.Errorf("finalize: %v, want ErrIncomplete saying %q", err, want)
+		}
+	})
+	t.Run("hierarchy", func(t *testing.T) {
+		srcDir := groupFixture("migrated_v3.source_v2.zarr")
+		dst := storage.NewDir(filepath.Join(t.TempDir(), "d"))
+		o := transcode.StoreOptions{Options: transcode.Options{Unit: dtype.Second, Format: 3}}
+		c, cancel := context.WithCancel(ctx)
+		src := &cancelAtChunk{Store: storage.NewDir(srcDir), cancel: cancel}
+		j, err := transcode.NewStore(ctx, src, dst, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Run(c); !errors.Is(err, context.Canceled) {
+			t.Fatalf("run: %v, want context.Canceled", err)
+		}
+		if u, err := transcode.FindUnfinished(ctx, dst); err != nil || u == nil || !u.Hierarchy {
+			t.Fatalf("the run left no hierarchy state to finalize (%+v, %v): cancel later", u, err)
+		}
+		j, err = transcode.NewStore(ctx, storage.NewDir(srcDir), dst, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Finalize(ctx); !errors.Is(err, transcode.ErrIncomplete) || !strings.Contains(err.Error(), want) {
+			t.Errorf("finalize: %v, want ErrIncomplete saying %q", err, want)
+		}
+	})
 }

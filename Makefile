@@ -171,7 +171,9 @@ unit: unit-native unit-race
 # -timeout 30m: the kernels package's full run takes about 4 minutes alone
 # on 2 cores, and passed go test's default 10 minutes' hang timeout on a
 # machine shared with other work (load 10); a hang is still caught, well
-# inside CI's 90 minutes.
+# inside CI's 90 minutes. The emulated runs (test-arm64, test-haswell,
+# test-s390x) take it too: under qemu the kernels package passed 10
+# minutes at load 12.
 unit-native: proxy
 	$(GO) test -count=1 -timeout 30m $(MODPKGS)
 	@out=$$($(GO) test -count=1 -v -run '$(ALLOC_TESTS)' ./zarr/ 2>&1); rc=$$?; \
@@ -244,7 +246,7 @@ test-purego: proxy
 ARM64_PKGS := ./kernels/ ./zarr/
 test-arm64: proxy
 	QEMU_CPU=cortex-a72 DT64_REQUIRE=neon DT64_TEST_IMPLS=neon DT64_TEST_EXEC=qemu-aarch64-static GOARCH=arm64 \
-		$(GO) test -short -count=1 -exec qemu-aarch64-static $(ARM64_PKGS)
+		$(GO) test -short -count=1 -timeout 30m -exec qemu-aarch64-static $(ARM64_PKGS)
 
 ## test-haswell: on an AVX2 CPU without AVX-512 (qemu's Haswell model;
 ## qemu warns of the few system features its TCG lacks), the real cpuid
@@ -263,7 +265,7 @@ test-arm64: proxy
 HASWELL_TESTS := ^(TestRequiredImplementations|TestSIMD.*|TestShuffle8.*|TestFused(Lengths|Offsets|EveryLane)|TestInPlaceAndOrders|TestRescaleSIMDEdgeEveryLane|TestFloorDivEstKernel|TestFloorDivSIMDClustered|TestCFKernelsLengths|TestCFHooks|TestWidenFloat32Hook|TestCalendarHooks.*|TestHooks.*|TestEntryPointsOffsets)$$
 HASWELL_MIN   := 25
 test-haswell: proxy
-	@out=$$(DT64_REQUIRE=avx2 DT64_TEST_IMPLS=avx2 $(GO) test -short -count=1 -v -run '$(HASWELL_TESTS)' \
+	@out=$$(DT64_REQUIRE=avx2 DT64_TEST_IMPLS=avx2 $(GO) test -short -count=1 -timeout 30m -v -run '$(HASWELL_TESTS)' \
 		-exec 'qemu-x86_64-static -cpu Haswell' ./kernels/ 2>&1); rc=$$?; \
 	echo "$$out" | grep -E '^(--- |ok|FAIL|panic)|SIGILL|illegal'; \
 	[ $$rc -eq 0 ] || exit $$rc; \
@@ -290,9 +292,9 @@ KILL_TESTS := TestCFKillResume|TestTranscodeKillResume|TestTranscodeGroupKillRes
 EMU_SKIP := ^(TestS3|TestHTTP|TestNoSecretPrinted|$(KILL_TESTS))
 test-s390x: proxy
 	DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
-		$(GO) test -short -count=1 -skip '$(EMU_SKIP)' -exec qemu-s390x-static $(MODPKGS)
+		$(GO) test -short -count=1 -timeout 30m -skip '$(EMU_SKIP)' -exec qemu-s390x-static $(MODPKGS)
 	cd zarrow && DT64_REQUIRE= DT64_TEST_EXEC=qemu-s390x-static GOARCH=s390x \
-		$(GO) test -short -count=1 -exec qemu-s390x-static ./...
+		$(GO) test -short -count=1 -timeout 30m -exec qemu-s390x-static ./...
 
 ## generate: regenerate the assembly: amd64 from the avo programs, arm64
 ## from the NEON text emitter, all in the separate asm/ module.

@@ -574,8 +574,15 @@ func TestStoreResumeOtherPlan(t *testing.T) {
 	}
 	gzip := transcode.Compression{Codec: zarr.GzipCodec{Level: 2}}
 	o.Compression, o.Resume = &gzip, true
-	if _, err := runStore(t, src, storage.NewDir(dir), o); !errors.Is(err, transcode.ErrPlanMismatch) {
-		t.Fatalf("resume with another codec: %v", err)
+	_, err := runStore(t, src, storage.NewDir(dir), o)
+	if !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), "its destination metadata differs") {
+		t.Fatalf("resume with another codec: %v, want ErrPlanMismatch naming the arrays", err)
+	}
+	// Another unit: the arrays named with what was done to them.
+	o.Compression, o.Unit = &zstd, dtype.Millisecond
+	_, err = runStore(t, src, storage.NewDir(dir), o)
+	if !errors.Is(err, transcode.ErrPlanMismatch) || !strings.Contains(err.Error(), ", now transcode ") {
+		t.Fatalf("resume with another unit: %v, want ErrPlanMismatch naming the conversions", err)
 	}
 }
 

@@ -84,11 +84,54 @@ func (p *storePlanDoc) mismatch(q *storePlanDoc) string {
 	case p.Consolidate != q.Consolidate:
 		return "consolidated metadata differs"
 	case !maps.Equal(p.Arrays, q.Arrays):
-		return "the arrays or their conversions differ"
+		return arraysMismatch(p.Arrays, q.Arrays)
 	case !slices.Equal(p.Groups, q.Groups):
 		return "the groups differ"
 	}
 	return ""
+}
+
+// arraysMismatch says how the arrays of this run's plan (now) differ
+// from the stored plan's (was): which arrays, and for each what is done
+// to it, up to three of them.
+func arraysMismatch(now, was map[string]string) string {
+	var diffs []string
+	paths := slices.Sorted(maps.Keys(now))
+	for p := range was {
+		if _, ok := now[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		n, inNow := now[p]
+		w, inWas := was[p]
+		nDo, wDo := planAction(n), planAction(w)
+		switch {
+		case !inWas:
+			diffs = append(diffs, fmt.Sprintf("array %q was not in it", p))
+		case !inNow:
+			diffs = append(diffs, fmt.Sprintf("array %q was in it, and is not in this run", p))
+		case nDo != wDo:
+			diffs = append(diffs, fmt.Sprintf("array %q: %s, now %s", p, wDo, nDo))
+		case n != w:
+			diffs = append(diffs, fmt.Sprintf("array %q: its destination metadata differs", p))
+		}
+	}
+	if len(diffs) > 3 {
+		diffs = append(diffs[:3], fmt.Sprintf("and %d more arrays", len(diffs)-3))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// planAction is what a storePlanDoc entry does to its array, without the
+// digest of its destination metadata that ends it ("transcode <conversion>
+// <digest>", "copy <digest>").
+func planAction(v string) string {
+	if i := strings.LastIndexByte(v, ' '); i >= 0 {
+		return v[:i]
+	}
+	return v
 }
 
 func (s *StoreJob) sync(ctx context.Context) error {

@@ -179,6 +179,9 @@ func (t *Job) finishFinalize(ctx context.Context) (Summary, bool, error) {
 	}
 	keys, err := t.stateKeys(ctx)
 	if err != nil || len(keys) == 0 {
+		// A cleanup killed after its last delete left the directories
+		// that held the state, empty.
+		t.removeStateDirs()
 		return Summary{}, false, err
 	}
 	sum := f.Summary
@@ -202,12 +205,18 @@ func (t *Job) cleanup(ctx context.Context) error {
 	if err := t.cleanTemps(ctx, true); err != nil {
 		return err
 	}
+	t.removeStateDirs()
+	return t.sync(ctx)
+}
+
+// removeStateDirs removes the directories of a directory store that held
+// the run's state, once empty.
+func (t *Job) removeStateDirs() {
 	if dir, ok := localDir(t.dstStore); ok {
 		for _, d := range []string{partsPrefix, sourcesPrefix, livePrefix} {
-			_ = os.Remove(filepath.Join(dir, strings.TrimSuffix(d, "/"))) // empty now
+			_ = os.Remove(filepath.Join(dir, strings.TrimSuffix(d, "/"))) // fails unless empty
 		}
 	}
-	return t.sync(ctx)
 }
 
 // stateKeys lists the run's state in the destination: the keys that

@@ -134,7 +134,8 @@ func v2Source(t *testing.T, s storage.Store) []int64 {
 	return vals
 }
 
-// treeHash hashes every file under dir (names and contents).
+// treeHash hashes every file under dir (names and contents) and the
+// names of its directories.
 func treeHash(t *testing.T, dir string) string {
 	t.Helper()
 	files := treeFiles(t, dir)
@@ -150,12 +151,22 @@ func treeHash(t *testing.T, dir string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// treeFiles maps every file under dir (its path relative to dir) to a
+// hash of its contents, and every directory below dir (its path and "/")
+// to "dir", so that an empty directory left behind counts too.
 func treeFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
+		if err != nil {
 			return err
+		}
+		if e.IsDir() {
+			if p != dir {
+				rel, _ := filepath.Rel(dir, p)
+				files[rel+"/"] = "dir"
+			}
+			return nil
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -531,5 +533,32 @@ func TestVerifyCatchesDamage(t *testing.T) {
 	}
 	if err := ptr.Verify(ctx); err != nil {
 		t.Fatalf("part 0 before part 1: %v", err)
+	}
+}
+
+// TestCompleteRemovesEmptyStateDirs: a cleanup killed after deleting the
+// last of the state leaves its directories empty; the next run, finding
+// the array complete (--resume), removes them.
+func TestCompleteRemovesEmptyStateDirs(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, storage.NewDir(srcDir))
+	dir := filepath.Join(t.TempDir(), "d")
+	o := transcode.Options{Unit: dtype.Millisecond}
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), o); err != nil {
+		t.Fatal(err)
+	}
+	want := treeFiles(t, dir)
+	for _, d := range []string{".dt64-parts", ".dt64-sources", ".dt64-live"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Resume = true
+	sum, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), o)
+	if err != nil || !sum.AlreadyComplete {
+		t.Fatalf("second run: %+v, %v; want it already complete", sum, err)
+	}
+	if got := treeFiles(t, dir); !maps.Equal(got, want) {
+		t.Errorf("after the second run: %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 	}
 }

@@ -134,6 +134,11 @@ func (t *Job) wipe(ctx context.Context, a *zarr.Array, keys []string) error {
 	if err := t.cleanTemps(ctx, true); err != nil {
 		return err
 	}
+	if dir, ok := localDir(dst); ok {
+		// The directories the chunks were in (a v3 array's c/0/...),
+		// which another format or chunk key encoding would not use.
+		removeEmptyDirs(dir)
+	}
 	if err := t.sync(ctx); err != nil {
 		return err
 	}

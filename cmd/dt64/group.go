@@ -153,7 +153,12 @@ func describeGroupArray(ctx context.Context, store storage.Store, arg string, n 
 		}
 		nr.Note = b.String()
 	}
-	if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // native or CF time
+	cft, cerr := a.CFTime()
+	if cerr != nil {
+		nr.Note = strings.TrimPrefix(nr.Note+"; ", "; ") + "not decoded: " + cerr.Error()
+		return nil
+	}
+	if a.IsTime() || cft != nil { // native or CF time
 		r, err := inspectArray(ctx, sub, co, b.Attributes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Path, err)
@@ -272,7 +277,16 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 				return err
 			}
 		}
-		if cft, _ := a.CFTime(); a.IsTime() || cft != nil { // a CF time array decodes as validate decodes it alone
+		cft, cerr := a.CFTime()
+		if cerr != nil {
+			// CF time attributes that do not parse: validating the array
+			// alone fails on them, transcode refuses them, and xarray
+			// cannot decode them either; not a numeric array to pass.
+			problems++
+			fmt.Fprintf(out, "%s: a Zarr array of %s with %v\n", n.Path, a.Numeric(), cerr)
+			continue
+		}
+		if a.IsTime() || cft != nil { // a CF time array decodes as validate decodes it alone
 			fmt.Fprintf(out, "%s: ", n.Path)
 			if isBounds {
 				fmt.Fprintf(out, "(%s) ", b.String())

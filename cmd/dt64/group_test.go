@@ -316,3 +316,40 @@ func TestGroupCFBounds(t *testing.T) {
 		t.Errorf("validate: %v\n%s", err, out)
 	}
 }
+
+// TestGroupBadCFAttributes: a group's CF time array whose attributes do
+// not parse is a problem for validate (as validating the array alone is,
+// and transcode refuses it), not a numeric array found valid; inspect
+// says it is not decoded, and why.
+func TestGroupBadCFAttributes(t *testing.T) {
+	for _, c := range []struct{ attr, value, reason string }{
+		{"units", "hours since 2000-13-01", "month 13 is out of range"},
+		{"units", "hours since", "hours since"},
+		{"calendar", "foo", `calendar "foo"`},
+	} {
+		t.Run(c.attr+"="+c.value, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "g.zarr")
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "xarray", "hourly_int.zarr"))); err != nil {
+				t.Fatal(err)
+			}
+			attrsFile := filepath.Join(dir, "time", ".zattrs")
+			var attrs map[string]any
+			b, err := os.ReadFile(attrsFile)
+			if err != nil || json.Unmarshal(b, &attrs) != nil {
+				t.Fatal(err)
+			}
+			attrs[c.attr] = c.value
+			if b, err = json.Marshal(attrs); err != nil || os.WriteFile(attrsFile, b, 0o644) != nil {
+				t.Fatal(err)
+			}
+			out, _, err := run(t, nil, "validate", dir)
+			if err == nil || !strings.Contains(out, "time: a Zarr array of int64 with CF time attribute") || !strings.Contains(out, c.reason) || strings.Contains(out, "ok:") {
+				t.Errorf("validate: %v\n%s", err, out)
+			}
+			out, _, err = run(t, nil, "inspect", dir)
+			if err != nil || !strings.Contains(out, "not decoded: CF time attribute") || !strings.Contains(out, c.reason) {
+				t.Errorf("inspect: %v\n%s", err, out)
+			}
+		})
+	}
+}

@@ -263,7 +263,7 @@ func (d *Decoder) floorFloat(f float64) (int64, Result, bool) {
 	switch {
 	case e >= 0 && e <= 11: // an integer below 2^64
 		return d.fastOrBig(neg, mant<<uint(e), 0, nil)
-	case e < 0 && e > -64:
+	case e < 0:
 		return d.fastOrBig(neg, mant, uint(-e), nil)
 	}
 	return d.fastOrBig(neg, 0, 0, new(big.Rat).SetFloat64(f))
@@ -330,6 +330,22 @@ func (d *Decoder) fastOrBig(neg bool, mag uint64, k uint, r *big.Rat) (int64, Re
 		case !ok:
 			return 0, Overflow, negative
 		case lossy:
+			return q, Lossy, negative
+		}
+		return q, Exact, negative
+	}
+	if d.fast && k > 0 && bits.Len64(mag)+d.aBits <= 125 {
+		// B × 2^k does not fit (a float far below 1): the value is
+		// (N + r) / C with N = floor(±mag × A / 2^k) + B and r in
+		// [0, 1) the part shifted out, and its floor is N's, as N is
+		// whole; it is exact when both r and N's remainder are 0, and
+		// negative when N is.
+		n, g := mulMag(neg, mag, d.a).sarRound(k)
+		q, lossy, ok, negative := floorDiv128(n.add(int128Of(d.b)), d.c)
+		switch {
+		case !ok:
+			return 0, Overflow, negative
+		case lossy || g != 0:
 			return q, Lossy, negative
 		}
 		return q, Exact, negative

@@ -95,6 +95,44 @@ func (x int128) bitLen() int {
 	return bits.Len64(x.lo)
 }
 
+// sarRound is floor(x / 2^k) for k >= 1, and which part of [0, 1) the
+// remainder r / 2^k (r = x − floor × 2^k) is: g 0 for none, 1 below a
+// half, 2 a half, 3 above.
+func (x int128) sarRound(k uint) (q int128, g uint64) {
+	if k >= 128 {
+		// |x| < 2^127 <= 2^(k-1): r is x, under a half, or 2^k + x,
+		// above.
+		switch {
+		case x.hi == 0 && x.lo == 0:
+			return x, 0
+		case x.negative():
+			return int128{^uint64(0), ^uint64(0)}, 3
+		}
+		return int128{}, 1
+	}
+	// The remainder's top bit (bit k-1) and whether any below it is set.
+	var top, below bool
+	if b := k - 1; b >= 64 {
+		top = x.hi>>(b-64)&1 != 0
+		below = x.lo != 0 || x.hi&(1<<(b-64)-1) != 0
+	} else {
+		top = x.lo>>b&1 != 0
+		below = x.lo&(1<<b-1) != 0
+	}
+	switch {
+	case top && below:
+		g = 3
+	case top:
+		g = 2
+	case below:
+		g = 1
+	}
+	if k >= 64 {
+		return int128{uint64(int64(x.hi) >> 63), uint64(int64(x.hi) >> (k - 64))}, g
+	}
+	return int128{uint64(int64(x.hi) >> k), x.hi<<(64-k) | x.lo>>k}, g
+}
+
 // shlBig shifts left by 0 <= k < 128 (the caller checks it does not
 // overflow).
 func (x int128) shlBig(k uint) int128 {

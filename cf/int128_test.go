@@ -83,3 +83,52 @@ func TestDiv128(t *testing.T) {
 		}
 	}
 }
+
+// TestSarRound checks sarRound against math/big: the floor of x / 2^k
+// and which quarter of [0, 1) the remainder is in, for x of every
+// magnitude below 2^127 (and 0, ±1, halves) and k from 1 to 200.
+func TestSarRound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 14))
+	for i := range 20_000 {
+		k := uint(1 + i%200)
+		x := new(big.Int).Lsh(new(big.Int).SetUint64(r.Uint64()), 64)
+		x.Or(x, new(big.Int).SetUint64(r.Uint64())).Rsh(x, uint(1+r.IntN(128)))
+		switch i % 7 {
+		case 0:
+			x.SetInt64(int64(i%3) - 1) // -1, 0, 1
+		case 1:
+			if k < 127 {
+				x.Lsh(big.NewInt(int64(r.IntN(5))+1), k-1) // whole and half multiples of 2^k
+			}
+		}
+		if r.IntN(2) == 0 {
+			x.Neg(x)
+		}
+		if x.BitLen() > 126 {
+			continue
+		}
+		m := new(big.Int).Abs(x)
+		xi := int128{hi: new(big.Int).Rsh(m, 64).Uint64(), lo: m.Uint64()}
+		if x.Sign() < 0 {
+			xi = xi.neg()
+		}
+		q, g := xi.sarRound(k)
+		pow := new(big.Int).Lsh(big.NewInt(1), k)
+		wantQ, rem := new(big.Int).DivMod(x, pow, new(big.Int)) // floor, rem >= 0
+		var wantG uint64
+		switch c := new(big.Int).Lsh(rem, 1).Cmp(pow); {
+		case rem.Sign() == 0:
+		case c < 0:
+			wantG = 1
+		case c == 0:
+			wantG = 2
+		default:
+			wantG = 3
+		}
+		gotQ := new(big.Int).Lsh(new(big.Int).SetInt64(int64(q.hi)), 64)
+		gotQ.Add(gotQ, new(big.Int).SetUint64(q.lo))
+		if gotQ.Cmp(wantQ) != 0 || g != wantG {
+			t.Fatalf("sarRound(%v, %d) = %v, %d; want %v, %d", x, k, gotQ, g, wantQ, wantG)
+		}
+	}
+}

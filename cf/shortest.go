@@ -248,7 +248,14 @@ func (d *Decoder) floatBits(f float64) floatBits {
 func (d *Decoder) inside(fb floatBits, t int64) (in bool, dist int128, ok bool) {
 	n := mulMag(t < 0, absU(t), int64(d.c)).add(int128Of(d.b).neg())
 	shift := 2 - fb.e
-	if n.bitLen()+shift > 124 || bits.Len64(fb.m)+2+d.aBits > 124 {
+	if l := bits.Len64(fb.m) + 2 + d.aBits; n.bitLen()+shift > 124 || l > 124 {
+		// A point that is not the value's own grid point (n ≠ 0) next to
+		// an interval this narrow (a value far below 1, whose e shifts n
+		// beyond 128 bits) is outside: |diff| ≥ 2^(len(n)-1+shift) −
+		// 2^l ≥ 2^l, more than the half-widths' |A| × 4 < 2^l.
+		if l <= 124 && n.bitLen() > 0 && n.bitLen()-1+shift >= l+1 {
+			return false, int128{^uint64(0) >> 1, ^uint64(0)}, true
+		}
 		return false, int128{}, false
 	}
 	diff := n.shlBig(uint(shift)).add(mulMag(fb.neg, 4*fb.m, d.a).neg())
@@ -365,15 +372,29 @@ func (d *Decoder) roundExact(f float64) (q int64, res Result, neg, ok bool) {
 		return 0, 0, false, false
 	}
 	negF, m, e := splitOdd(f)
-	if e >= 0 || e <= -64 {
+	if e >= 0 {
 		return 0, 0, false, false
 	}
 	k := uint(-e)
-	if !d.fits(m, k) {
+	var num int128
+	var den uint64
+	switch {
+	case d.fits(m, k):
+		num, den = mulMag(negF, m, d.a).add(int128Of(d.b).shl(k)), d.c<<k
+	case d.fast && bits.Len64(m)+d.aBits <= 125 && d.c < 1<<62:
+		// A float far below 1 (2^e × m with e ≤ -64, a float64 days
+		// value within an hour or so of its reference): B × 2^k does not
+		// fit. The value is (N + r) / C, N = floor(m × A / 2^k) + B and r
+		// in [0, 1) the part shifted out; rounding to the nearest needs
+		// of r only which quarter it is in, g: (4N + g) / 4C rounds as
+		// the value does (4C − 4·(N mod C) is even, so only g against 2
+		// can tie), and has a remainder when the value does.
+		q, g := mulMag(negF, m, d.a).sarRound(k)
+		num, den = q.add(int128Of(d.b)).shl(2).add(int128{0, g}), d.c<<2
+	default:
 		return 0, 0, false, false
 	}
-	num := mulMag(negF, m, d.a).add(int128Of(d.b).shl(k))
-	q, lossy, inRange, negative := roundDiv128(num, d.c<<k)
+	q, lossy, inRange, negative := roundDiv128(num, den)
 	switch {
 	case !inRange:
 		return 0, Overflow, negative, true

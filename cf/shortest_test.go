@@ -136,11 +136,11 @@ func ulpOf(f float64, size int) *big.Rat {
 // must decide some.
 func TestShortestFastMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 1))
-	fast, rounded := 0, 0
+	fast, rounded, roundedTiny := 0, 0, 0
 	fine := map[dtype.Unit]int{} // decided by the ladder in that unit
-	perCombination := 800        // values per units, float type and destination
+	perCombination := 900        // values per units, float type and destination
 	if testing.Short() {
-		perCombination = 240 // every value class 30 times
+		perCombination = 270 // every value class 30 times
 	}
 	for _, units := range []string{"days since 2000-01-01", "hours since 1900-01-01 12:00", "seconds since 1970-01-01", "days since 2019-12-31T23:59:59.5", "minutes since 1600-01-01 00:00:00 -05:30"} {
 		for _, size := range []int{8, 4} {
@@ -150,7 +150,7 @@ func TestShortestFastMatchesReference(t *testing.T) {
 				ref, _ := NewDecoderWith(tm, to, DecoderOptions{Reference: true})
 				for i := range perCombination {
 					var f float64
-					switch i % 8 {
+					switch i % 9 {
 					case 0:
 						f = float64(r.Int64N(1e6)) / 24 // hourly in days
 					case 1:
@@ -165,8 +165,12 @@ func TestShortestFastMatchesReference(t *testing.T) {
 						f = (r.Float64() - 0.5) * 200 // intervals narrower than 1 ns in float64
 					case 6:
 						f = (r.Float64() - 0.5) * math.Ldexp(1, 20+r.IntN(12)) // beyond ns's range, and µs's
-					default:
+					case 7:
 						f = r.Float64() * math.Ldexp(1, -r.IntN(40))
+					default:
+						// Far below 1 (2^-12 to 2^-1000): m × 2^e with
+						// e <= -64, which roundExact shifts down.
+						f = (r.Float64() - 0.5) * math.Ldexp(1, -12-r.IntN(988))
 					}
 					f = nearestStored(new(big.Rat).SetFloat64(f), size)
 					q1, r1, n1 := d.DecodeFloat(f)
@@ -191,6 +195,9 @@ func TestShortestFastMatchesReference(t *testing.T) {
 					if none {
 						if _, _, _, ok := d.roundExact(f); ok {
 							rounded++
+							if _, _, e := splitOdd(f); e <= -64 {
+								roundedTiny++
+							}
 						}
 					}
 				}
@@ -198,10 +205,10 @@ func TestShortestFastMatchesReference(t *testing.T) {
 		}
 	}
 	ns, us, ms := fine[dtype.Nanosecond], fine[dtype.Microsecond], fine[dtype.Millisecond]
-	if fast == 0 || ns == 0 || us == 0 || ms == 0 || rounded == 0 {
-		t.Errorf("a path never decided: the ladder %d values, the ladders in ns, µs and ms %d, %d and %d, the rounding %d", fast, ns, us, ms, rounded)
+	if fast == 0 || ns == 0 || us == 0 || ms == 0 || rounded == 0 || roundedTiny == 0 {
+		t.Errorf("a path never decided: the ladder %d values, the ladders in ns, µs and ms %d, %d and %d, the rounding %d (%d of them 2^-64 or finer)", fast, ns, us, ms, rounded, roundedTiny)
 	}
-	t.Logf("the integer ladder decided %d values, the ladders in ns, µs and ms %d, %d and %d, the rounding %d", fast, ns, us, ms, rounded)
+	t.Logf("the integer ladder decided %d values, the ladders in ns, µs and ms %d, %d and %d, the rounding %d (%d of them 2^-64 or finer)", fast, ns, us, ms, rounded, roundedTiny)
 }
 
 // TestShortestExamples: the examples, and the exact rule's

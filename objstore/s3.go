@@ -46,21 +46,21 @@ type S3Options struct {
 func ParseS3URL(u string) (bucket, prefix string, err error) {
 	rest, ok := strings.CutPrefix(u, "s3://")
 	if !ok {
-		return "", "", fmt.Errorf("%q: not an s3:// URL", RedactURL(u))
+		return "", "", fmt.Errorf("%q: %w: not an s3:// URL", RedactURL(u), ErrLocation)
 	}
 	bucket, prefix, _ = strings.Cut(rest, "/")
 	if strings.Contains(bucket, "@") {
 		// No bucket name holds "@": these are credentials, and the SDK
 		// takes them from its own chain only.
-		return "", "", fmt.Errorf("%s: credentials in an s3:// URL are not used: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)", RedactURL(u))
+		return "", "", fmt.Errorf("%s: %w: credentials in an s3:// URL are not used: give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)", RedactURL(u), ErrLocation)
 	}
 	if bucket == "" {
-		return "", "", fmt.Errorf("%q: no bucket (want s3://BUCKET/PREFIX)", RedactURL(u))
+		return "", "", fmt.Errorf("%q: %w: no bucket (want s3://BUCKET/PREFIX)", u, ErrLocation)
 	}
 	prefix = strings.Trim(prefix, "/")
 	if prefix != "" {
 		if err := storage.ValidKey(prefix); err != nil {
-			return "", "", fmt.Errorf("%q: prefix: %w", RedactURL(u), err)
+			return "", "", fmt.Errorf("%q: %w: prefix: %w", RedactURL(u), ErrLocation, err)
 		}
 		prefix += "/"
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zarr-dt64/dt64/cf"
 	"github.com/zarr-dt64/dt64/internal/pyjson"
+	"github.com/zarr-dt64/dt64/objstore"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -63,8 +64,14 @@ func groupNodes(ctx context.Context, store storage.Store) (nodes []zarr.Node, co
 // subArg names the node at path p (slash-separated) of the hierarchy arg
 // names: a path joined to the directory, or to the URL's path.
 func subArg(arg, p string) string {
-	if !isRemote(arg) {
+	switch objstore.Scheme(arg) {
+	case "http", "https":
+	case "", "file":
 		return filepath.Join(arg, filepath.FromSlash(p))
+	default:
+		// s3:// locations are keys as typed, not URLs: no escaping
+		// (objstore.ParseS3URL).
+		return strings.TrimSuffix(arg, "/") + "/" + p
 	}
 	u, err := url.Parse(arg)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zarr-dt64/dt64/storage"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // TestS3GroupInspectValidate: inspect and validate of a group in S3 (the
@@ -54,6 +58,34 @@ func TestS3GroupInspectValidate(t *testing.T) {
 	}
 	if _, _, err := run(t, nil, "inspect", f.url("group3.zarr/nothing")); err == nil || strings.Contains(err.Error(), "s3:/"+f.bucket) {
 		t.Errorf("inspect of a missing array in S3: %v", err)
+	}
+}
+
+// TestS3GroupOddNames: inspect and validate of an S3 group whose prefix
+// and member names hold a space and a "#" find every member: an s3://
+// location is keys as typed, so a member's location must not be
+// URL-escaped (it was: "s3://bkt/grp%20x.zarr/my%20var%231: no Zarr array
+// here").
+func TestS3GroupOddNames(t *testing.T) {
+	f := newS3Fixture(t)
+	dir := writeGroupSample(t)
+	if err := os.CopyFS(filepath.Join(dir, "my var#1"), os.DirFS(filepath.Join(dir, "stamp"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.WriteConsolidated(context.Background(), storage.NewDir(dir)); err != nil {
+		t.Fatal(err)
+	}
+	url := f.url("grp x.zarr")
+	if _, _, err := run(t, nil, "transcode", dir, url, "--format", "3", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, nil, "validate", url)
+	if err != nil || !strings.Contains(out, "ok: 4 arrays valid") {
+		t.Errorf("validate %s: %v\n%s%s", url, err, out, errOut)
+	}
+	out, errOut, err = run(t, nil, "inspect", url)
+	if err != nil || !strings.Contains(out, "/my var#1") || strings.Contains(out, "not opened") {
+		t.Errorf("inspect %s: %v\n%s%s", url, err, out, errOut)
 	}
 }
 

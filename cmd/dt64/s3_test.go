@@ -181,6 +181,13 @@ func TestHTTPSource(t *testing.T) {
 	if out, _, err := run(t, nil, "validate", hs.URL); err != nil || !strings.Contains(out, "ok:") {
 		t.Errorf("validate over http: %v\n%s", err, out)
 	}
+	// Nothing there: the error names the location (it said ": no Zarr
+	// array here").
+	for _, cmd := range []string{"inspect", "validate"} {
+		if _, _, err := run(t, nil, cmd, hs.URL+"/nothing.zarr"); err == nil || !strings.Contains(err.Error(), hs.URL+"/nothing.zarr: no Zarr array here") {
+			t.Errorf("%s of a missing array over http: %v", cmd, err)
+		}
+	}
 
 	tls := httptest.NewTLSServer(fsrv)
 	defer tls.Close()

@@ -147,6 +147,9 @@ type sizer interface {
 // allows); those missing are not stored (read as the fill value).
 type gridStore struct{ sizer }
 
+// String names the store it lists, as messages name a store.
+func (g *gridStore) String() string { return storage.Name(g.sizer) }
+
 func (g *gridStore) Entries(ctx context.Context, prefix string) ([]storage.Entry, error) {
 	a, err := zarr.Open(ctx, g.sizer)
 	if err != nil {

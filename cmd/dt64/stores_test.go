@@ -46,6 +46,13 @@ func TestOpenStore(t *testing.T) {
 			t.Errorf("%s: %v, want an error saying %q without the password", arg, err, want)
 		}
 	}
+	// A malformed s3:// location is a mistake on the command line (exit
+	// 2), as other unusable locations are.
+	for _, arg := range []string{"s3://", "s3:///a.zarr", "s3://KEY:s3cr3tVALUE@bkt/x", "gs://bucket/a.zarr"} {
+		if _, err := openStore(ctx, arg, false); !isUsage(err) || strings.Contains(err.Error(), "s3cr3tVALUE") {
+			t.Errorf("%s: %v, want a usage error without the secret", arg, err)
+		}
+	}
 	t.Setenv("DT64_REQUEST_TIMEOUT", "soon")
 	if _, err := openStore(ctx, "s3://bucket/a", true); !isUsage(err) {
 		t.Errorf("a bad DT64_REQUEST_TIMEOUT: %v", err)

@@ -48,7 +48,11 @@ type Table struct {
 	inner   []int64 // an ArrayTable's other dimensions, read whole
 	opts    TableOptions
 	skipped []string
-	long    *longTable // OpenLongTable's; nil for the wide layout
+	// OpenTable's dimension, and the group's arrays it leaves out: those
+	// not 1-D, and the 1-D ones along another dimension.
+	dim             string
+	notOneD, offDim []string
+	long            *longTable // OpenLongTable's; nil for the wide layout
 }
 
 type tableColumn struct {
@@ -109,9 +113,13 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 	}
 	dim := o.Dim
 	if dim == "" {
-		var dims []string
-		// Instants first: durations (an ERA5 step) give the dimension
-		// only where no datetime array does.
+		// Time coordinates (named like their dimension) decide, and
+		// otherwise the dimensions of the 1-D time arrays; instants
+		// first: durations (an ERA5 step) give the dimension only where
+		// no datetime array does. Two candidates are refused, never one
+		// picked by path order, which would leave the other's arrays out
+		// without a word.
+		var coords, dims []string
 		for _, timeLike := range []func(*zarr.Array) bool{isInstant, isTime} {
 			for _, c := range oneD {
 				if noArrowType(c.node) {
@@ -124,11 +132,10 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 				if !timeLike(a) {
 					continue
 				}
-				if path.Base(c.node.Path) == c.dim {
-					dims = []string{c.dim}
-					break
+				if path.Base(c.node.Path) == c.dim && !slices.Contains(coords, c.dim) {
+					coords = append(coords, c.dim)
 				}
-				if len(dims) == 0 || dims[0] != c.dim {
+				if !slices.Contains(dims, c.dim) {
 					dims = append(dims, c.dim)
 				}
 			}
@@ -137,6 +144,10 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 			}
 		}
 		switch {
+		case len(coords) > 1:
+			return nil, fmt.Errorf("several time coordinates %q: choose the dimension the columns run along (--dim)", coords)
+		case len(coords) == 1:
+			dims = coords
 		case len(dims) == 0:
 			return nil, errors.New("no 1-D time array to take the dimension from: choose one")
 		case len(dims) > 1:
@@ -144,10 +155,16 @@ func OpenTable(ctx context.Context, store storage.Store, o TableOptions) (*Table
 		}
 		dim = dims[0]
 	}
-	t := &Table{opts: o, rows: -1}
+	t := &Table{opts: o, rows: -1, dim: dim}
+	for _, n := range nodes {
+		if n.Kind == zarr.ArrayNode && len(n.Shape) != 1 {
+			t.notOneD = append(t.notOneD, n.Path)
+		}
+	}
 	var fields []arrow.Field
 	for _, c := range oneD {
 		if c.dim != dim {
+			t.offDim = append(t.offDim, c.node.Path)
 			continue
 		}
 		if noArrowType(c.node) {
@@ -352,6 +369,11 @@ func (t *Table) Columns() int { return len(t.schema.Fields()) }
 
 // Skipped names the arrays along the dimension that are not columns.
 func (t *Table) Skipped() []string { return t.skipped }
+
+// Outside names the arrays of OpenTable's group that are not part of the
+// table (besides Skipped): those that are not 1-D (gridded, or scalars),
+// and the 1-D ones along another dimension than dim, the table's.
+func (t *Table) Outside() (dim string, notOneD, offDim []string) { return t.dim, t.notOneD, t.offDim }
 
 // read reads rows [lo, lo+n) of every column as one record batch, and
 // the time columns' statistics.

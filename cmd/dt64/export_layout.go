@@ -97,12 +97,15 @@ func openExportTable(ctx context.Context, store storage.Store, src string, f *la
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", src, err)
 	}
+	// Every array the wide table leaves out is named: none is dropped
+	// without a word.
 	var plan []string
-	if f.layout == "" {
-		// Only metadata is read: a long table reads its arrays when read.
-		if long, err := zarrow.OpenLongTable(ctx, store, lo); err == nil && len(long.Dimensions()) > 1 {
-			plan = append(plan, fmt.Sprintf("plan:        wide layout: skips the N-D arrays %s (--layout long would include them, one row per element)", strings.Join(long.Variables(), ", ")))
-		}
+	dim, notOneD, offDim := tab.Outside()
+	if len(notOneD) > 0 {
+		plan = append(plan, fmt.Sprintf("plan:        wide layout: skips the arrays that are not 1-D: %s (--layout long exports gridded ones, one row per element)", strings.Join(notOneD, ", ")))
+	}
+	if len(offDim) > 0 {
+		plan = append(plan, fmt.Sprintf("plan:        wide layout: skips the 1-D arrays along other dimensions than %q: %s (--dim chooses the dimension)", dim, strings.Join(offDim, ", ")))
 	}
 	return tab, append(plan, notesPlan(tab)...), nil
 }

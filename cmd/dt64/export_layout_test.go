@@ -52,8 +52,9 @@ func xarrayGrid(t *testing.T) string {
 
 // export --layout long writes a row per element of the gridded variables
 // with the coordinates as columns, states its memory bound and notes the
-// arrays it leaves out; without --layout, the wide export names the N-D
-// arrays it skips; --vars refuses a variable off the grid by name.
+// arrays it leaves out; without --layout, the wide export names every
+// array it skips (those not 1-D, and the 1-D ones along other
+// dimensions); --vars refuses a variable off the grid by name.
 func TestExportLayoutLong(t *testing.T) {
 	src := xarrayGrid(t)
 	dir := t.TempDir()
@@ -71,7 +72,8 @@ func TestExportLayoutLong(t *testing.T) {
 		t.Errorf("summary: %s", out)
 	}
 	_, errOut, err = run(t, nil, "export", src, filepath.Join(dir, "wide.parquet"))
-	if err != nil || !strings.Contains(errOut, "skips the N-D arrays t2m, tp (--layout long would include them") {
+	if err != nil || !strings.Contains(errOut, "skips the arrays that are not 1-D: land, t2m, tp (--layout long exports gridded ones") ||
+		!strings.Contains(errOut, `skips the 1-D arrays along other dimensions than "time": lat, lon`) {
 		t.Errorf("wide: %v\n%s", err, errOut)
 	}
 	_, _, err = run(t, nil, "export", src, filepath.Join(dir, "bad.parquet"), "--layout", "long", "--vars", "t2m,mean_t2m")

@@ -146,6 +146,14 @@ func (t *Job) prepare(ctx context.Context) (startMode, Summary, error) {
 			if err := checkLive(ctx, t.dstStore, t.opts.leaseInterval(), partLabel(t.opts.Part)); err != nil {
 				return 0, Summary{}, err
 			}
+			// checkLive may have waited for a run that then finished (or
+			// was replaced): go on from what the destination holds now,
+			// not report it as taken over.
+			if again, err := t.storedPlan(ctx); err != nil {
+				return 0, Summary{}, err
+			} else if again == nil || again.Run != stored.Run {
+				return t.prepare(ctx)
+			}
 		}
 		return startResume, Summary{}, nil
 	case stored != nil:

@@ -195,6 +195,14 @@ func (s *StoreJob) prepare(ctx context.Context) (startMode, error) {
 			if err := checkLive(ctx, s.dst, s.opts.leaseInterval(), partLabel(s.opts.Part)); err != nil {
 				return 0, err
 			}
+			// As an array's prepare: the run checkLive waited for may
+			// have finished meanwhile.
+			var again storePlanDoc
+			if found, err := s.readDoc(ctx, storePlanKey, &again); err != nil {
+				return 0, err
+			} else if !found || again.Run != stored.Run {
+				return s.prepare(ctx)
+			}
 			return startResume, nil
 		}
 		return 0, s.destErr(ErrDestinationExists, "an interrupted transcode of this hierarchy"+maybeRunning(ctx, s.dst), true, true)

@@ -233,3 +233,37 @@ func chunkFiles(dir string) int {
 	})
 	return n
 }
+
+// TestResumeWaitsForRunThatFinishes: a --resume started beside a running
+// transcode of the same part waits to judge its lease; when that run
+// finishes meanwhile, the resume reports the array complete (exit 0), as
+// it is, not "taken over by another run" (a tester's case).
+func TestResumeWaitsForRunThatFinishes(t *testing.T) {
+	src := writeSample(t, 6000, 64)
+	dst := filepath.Join(t.TempDir(), "dst.zarr")
+	args := []string{"transcode", src, dst, "--unit", "ms", "--workers", "1"}
+	first := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=10ms", "DT64_TRANSCODE_TEST_LEASE=100ms"}, args...)
+	var firstErr strings.Builder
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		if es, _ := os.ReadDir(filepath.Join(dst, ".dt64-live")); len(es) > 0 {
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the first run wrote no lease")
+		}
+	}
+	// The resume waits 2.5 of its 1 s lease intervals to judge the lease;
+	// the first run's remaining chunks take about one second.
+	resume := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_LEASE=1s"}, append(args, "--resume")...)
+	out, err := resume.CombinedOutput()
+	if werr := first.Wait(); werr != nil {
+		t.Fatalf("the first run: %v\n%s", werr, firstErr.String())
+	}
+	if err != nil || !strings.Contains(string(out), "destination already complete") {
+		t.Errorf("the resume: %v\n%s", err, out)
+	}
+}

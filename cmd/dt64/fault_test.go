@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -12,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zarr-dt64/dt64/storage"
+	"github.com/zarr-dt64/dt64/zarr"
 )
 
 // The process-level fault tests: a real dt64 process whose writes fail
@@ -265,5 +269,38 @@ func TestResumeWaitsForRunThatFinishes(t *testing.T) {
 	}
 	if err != nil || !strings.Contains(string(out), "destination already complete") {
 		t.Errorf("the resume: %v\n%s", err, out)
+	}
+}
+
+// TestCompleteResumeSourceChanged: a complete destination keeps no record
+// of its source: --resume after the source changed says it is complete
+// and that the source is not read again, and --resume --verify finds the
+// changed chunk and fails (docs/guarantees.md).
+func TestCompleteResumeSourceChanged(t *testing.T) {
+	ctx := context.Background()
+	src := writeSample(t, 6000, 64)
+	dst := filepath.Join(t.TempDir(), "dst.zarr")
+	args := []string{"transcode", src, dst, "--unit", "ms", "-q"}
+	if _, _, err := run(t, nil, args...); err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.Open(ctx, storage.NewDir(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]int64, a.ChunkLen())
+	if err := a.ReadChunk(ctx, []int64{0}, v); err != nil {
+		t.Fatal(err)
+	}
+	v[3] += 86_400_000_000_000 // a day later
+	if err := a.WriteChunk(ctx, []int64{0}, v); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, nil, append(args, "--resume")...)
+	if err != nil || !strings.Contains(out, "already complete: nothing to do (the source is not read again: --verify") {
+		t.Errorf("--resume: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, nil, append(args, "--resume", "--verify")...); err == nil || !strings.Contains(err.Error(), `chunk "0"`) {
+		t.Errorf("--resume --verify of a changed source: %v, want a failure naming chunk 0", err)
 	}
 }

@@ -436,9 +436,15 @@ func transcodeCodecs(cs []zarr.Codec) string {
 	return strings.Join(parts, "+")
 }
 
+// alreadyComplete is what a run finding its destination complete says. A
+// complete destination keeps no record of the source (the state that
+// catches a changed source chunk between a kill and a resume is removed
+// at the end), so the source is not read again unless --verify asks.
+const alreadyComplete = "destination already complete: nothing to do (the source is not read again: --verify compares every chunk with it)"
+
 func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	if s.AlreadyComplete {
-		fmt.Fprintln(w, "destination already complete: nothing to do")
+		fmt.Fprintln(w, alreadyComplete)
 		return
 	}
 	decoded := float64(s.Elements * 8)

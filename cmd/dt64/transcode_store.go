@@ -133,7 +133,7 @@ func printStorePlan(w io.Writer, p transcode.StorePlan, srcName, dstName string)
 
 func printStoreSummary(w io.Writer, s transcode.StoreSummary) {
 	if s.AlreadyComplete {
-		fmt.Fprintln(w, "destination already complete: nothing to do")
+		fmt.Fprintln(w, alreadyComplete)
 		return
 	}
 	fmt.Fprintf(w, "summary: %s, %s (%d stored), %d already done; time elements %d, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s; %s\n",

@@ -704,3 +704,22 @@ func TestFinalizeWithoutParts(t *testing.T) {
 		}
 	})
 }
+
+// TestUnfinishedPartCounts: parts of runs in different numbers of parts
+// (a run re-partitioned) are counted as a finalize counts them, per
+// number of parts, not added up ("4 of 4 parts done" for 2 of 3 and 2
+// of 4 before).
+func TestUnfinishedPartCounts(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, storage.NewDir(srcDir))
+	dst := storage.NewDir(filepath.Join(t.TempDir(), "d"))
+	for _, p := range []transcode.Part{{Index: 0, Count: 3}, {Index: 2, Count: 4}, {Index: 3, Count: 4}, {Index: 2, Count: 3}} {
+		if _, err := run(t, storage.NewDir(srcDir), dst, transcode.Options{Unit: dtype.Microsecond, Part: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := transcode.FindUnfinished(ctx, dst)
+	if err != nil || u == nil || u.Parts != 3 || u.PartsDone != 2 {
+		t.Fatalf("FindUnfinished: %+v, %v; want 2 of 3 parts done", u, err)
+	}
+}

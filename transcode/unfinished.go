@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 
 	"github.com/zarr-dt64/dt64/storage"
 )
@@ -73,12 +72,10 @@ func FindUnfinished(ctx context.Context, store storage.Store) (*Unfinished, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		var i, n int
-		if _, err := fmt.Sscanf(path.Base(k), "%d-of-%d.json", &i, &n); err == nil && n > 1 {
-			u.Parts = n
-			u.PartsDone++
-		}
+	// Parts of runs in different numbers of parts may be there (a run
+	// re-partitioned): the one a finalize would take, as it counts.
+	if done, n, _ := partsDone(keys, prefix, 1); done > 0 && n > 1 {
+		u.Parts, u.PartsDone = n, done
 	}
 	return &u, nil
 }

@@ -72,7 +72,10 @@ files. SRC is only read. --no-sync skips the fsyncs, for scratch output.
 --part I/N does a deterministic share (0 <= I < N) of the chunks, so N
 processes or machines can share one array; the last part to finish writes
 the metadata (or run --finalize SRC DST with the same options once all are
-done). With --part, a DST holding the same plan is joined, not refused.
+done). With --part, a DST holding the same plan is joined, not refused,
+also by parts of another N (a run re-partitioned: each part skips the
+chunks already done, and the metadata is written once all N parts of
+one N are).
 
 --overflow says what happens to a value that does not fit in 64 bits after
 conversion: error (stop, naming the chunk, the element and the value; the

@@ -108,6 +108,11 @@ func cfDestinationUnits(text string, d dtype.DataType) (cf.Units, error) {
 	if u.Unit == dtype.Week {
 		return cf.Units{}, planErr("CF destination units %q: xarray reads no weeks; use days", text)
 	}
+	if ns := unitSeconds(dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1}); !new(big.Rat).Quo(u.Reference, ns).IsInt() {
+		// pandas parses a reference to whole nanoseconds, dropping the
+		// rest: xarray would read every number as another instant.
+		return cf.Units{}, planErr("CF destination units %q: the reference date is not a whole nanosecond, and xarray (pandas) reads it without the fraction below 1 ns; give a reference in whole nanoseconds", text)
+	}
 	return u, nil
 }
 

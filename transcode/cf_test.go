@@ -504,6 +504,14 @@ func TestCFPaddingAndErrors(t *testing.T) {
 	if err == nil {
 		t.Error("a resume with other CF units went on")
 	}
+
+	// A reference finer than a nanosecond is refused at the plan, not
+	// met by an overflow of an intermediate datetime64[ps] (a tester's
+	// case), since xarray drops what is below 1 ns.
+	_, err = transcode.New(ctx, src, storage.NewMemory(), transcode.Options{CFUnits: "hours since 2000-01-01 00:00:00.0000000001"})
+	if !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "not a whole nanosecond") {
+		t.Errorf("a sub-nanosecond reference: %v, want a plan error", err)
+	}
 }
 
 // TestCFResumeCounts: a run from a CF source interrupted by a failing

@@ -73,10 +73,11 @@ func isOverflow(err error) bool {
 	return errors.As(err, &ke) && ke.Reason == dtype.ReasonOverflow
 }
 
-// cfLeftovers describes the CF time attributes of a datetime64 array:
-// xarray applies them on top of the datetime64 values, a known way time
-// coordinates get corrupted (CF offsets written into a native array).
-// "" when there are none.
+// cfLeftovers describes the CF time attributes of a datetime64 array: a
+// reader that applies them shifts the instants (CF offsets written into a
+// native array), and xarray 2023.01, which does not, keeps units as an
+// attribute and then refuses to write the dataset back (checked on a
+// zarr-python 2.13 array, session 27). "" when there are none.
 func cfLeftovers(a *zarr.Array) string {
 	if !a.IsTime() {
 		return ""
@@ -91,8 +92,9 @@ func cfLeftovers(a *zarr.Array) string {
 	}
 	for _, w := range strings.Fields(units) {
 		if strings.EqualFold(w, "since") {
-			return fmt.Sprintf("a %s array with the CF time attribute units %q: readers such as xarray apply it on top of the datetime64 values "+
-				"(a known corruption: CF offsets written into a native array); if the values are already the instants, remove units and calendar", a.DataType(), units)
+			return fmt.Sprintf("a %s array with the CF time attribute units %q, which describes numbers, not datetime64 values: xarray 2023.01 reads the values as they are "+
+				"but keeps units as an attribute, and then cannot write the dataset back (\"failed to prevent overwriting existing key units\"); a reader that applies it "+
+				"shifts every instant (CF offsets written into a native array); if the values are already the instants, remove units and calendar", a.DataType(), units)
 		}
 	}
 	return ""

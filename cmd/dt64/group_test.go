@@ -353,3 +353,19 @@ func TestGroupBadCFAttributes(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateCFLeftovers: a datetime64 array that carries CF units gets
+// a warning naming the attribute and what to do; the array is still
+// valid.
+func TestValidateCFLeftovers(t *testing.T) {
+	src := writeSample(t, 600, 64)
+	if err := os.WriteFile(filepath.Join(src, ".zattrs"), []byte(`{"units": "hours since 2000-01-01", "calendar": "standard"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, nil, "validate", src)
+	all := out + errOut
+	if err != nil || !strings.Contains(all, `CF time attribute units "hours since 2000-01-01", which describes numbers, not datetime64 values`) ||
+		!strings.Contains(all, "remove units and calendar") || !strings.Contains(all, "ok:") {
+		t.Errorf("validate: %v\n%s", err, all)
+	}
+}

@@ -49,8 +49,9 @@ A CF time array (xarray's encoding) is decoded as dt64 transcode decodes it
 (in its CF unit): a value that cannot be an instant (±Inf, or beyond int64
 counts of the unit) is a problem; so is a CF duration's (units "hours",
 …) that cannot be a timedelta64. A datetime64 array that still carries a
-CF units attribute "<unit> since <date>" gets a warning: xarray applies it
-on top of the datetime64 values (a known corruption pattern). A model
+CF units attribute "<unit> since <date>" gets a warning: a reader that
+applies it shifts every instant, and xarray, which does not, cannot write
+the dataset back while units is an attribute. A model
 calendar's numbers are checked in its own time unless --convert-calendar is
 given; then every date is converted too, and one the proleptic Gregorian
 calendar lacks is a problem (unless --calendar-missing nat).`,

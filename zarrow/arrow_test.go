@@ -657,4 +657,15 @@ func TestTableEncodedNotes(t *testing.T) {
 	if strings.Contains(notes, "plain") || strings.Contains(notes, "time:") {
 		t.Errorf("notes %q name a column with nothing to decode", notes)
 	}
+	// With MaskAndScale, the decoded columns say nothing, and a float16
+	// one, which it leaves as it is, says so (not "MaskAndScale decodes
+	// them so").
+	mk("half", zarr.Metadata{Numeric: zarr.NumericType{Kind: zarr.Float, Size: 2}, Attributes: json.RawMessage(`{"scale_factor": 2.0}`)})
+	if tab, err = OpenTable(ctx, store, TableOptions{Options: Options{MaskAndScale: true}}); err != nil {
+		t.Fatal(err)
+	}
+	notes = strings.Join(tab.Notes(), "\n")
+	if want := "half: the column holds the stored float16 numbers: mask and scale leaves float16 columns as they are; xarray decodes them by scale_factor"; notes != want {
+		t.Errorf("notes with MaskAndScale: %q, want %q", notes, want)
+	}
 }

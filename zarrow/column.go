@@ -142,6 +142,12 @@ func (c thenMS) Run(dst, src, validity []byte) (kernels.Stats, error) {
 	}
 	st2, err := c.toMS.Run(dst, dst, validity)
 	st.NaT, st.Valid, st.Overflowed = st2.NaT, st2.Valid, st.Overflowed+st2.Overflowed
+	if ee := (*dtype.ElementError)(nil); errors.As(err, &ee) && ee.Source == "" {
+		// The element is the column's seconds value, not one of the
+		// source's: say why it meets milliseconds, and which instant.
+		ee.Source = fmt.Sprintf("%s (Parquet stores a seconds column in milliseconds; Arrow IPC keeps seconds)", ee.From)
+		ee.Text = fmt.Sprintf("%d (%s)", ee.Value, dtype.FormatISO(ee.Value, ee.From))
+	}
 	return st, err
 }
 

@@ -215,8 +215,9 @@ func decode(col arrow.Array, nt zarr.NumericType, enc *cf.Encoding, to arrow.Dat
 // attributes ask xarray to decode them (CF packing, missing values,
 // xarray's bool or unsigned encodings), that the column holds the stored
 // numbers; "" for any other column. A time column is decoded (CF time),
-// and a decoded column (Options.MaskAndScale) says nothing.
-func encodedNote(c tableColumn) string {
+// and a decoded column (Options.MaskAndScale) says nothing; with
+// maskAndScale on, a column it leaves as it is (float16) says so.
+func encodedNote(c tableColumn, maskAndScale bool) string {
 	if c.time || c.enc != nil {
 		return ""
 	}
@@ -236,6 +237,9 @@ func encodedNote(c tableColumn) string {
 	}
 	if len(found) == 0 {
 		return ""
+	}
+	if maskAndScale { // on, and it left this column as it is (float16)
+		return fmt.Sprintf("%s: the column holds the stored %s numbers: mask and scale leaves %s columns as they are; xarray decodes them by %s", c.name, c.array.Numeric(), c.array.Numeric(), strings.Join(found, ", "))
 	}
 	return fmt.Sprintf("%s: the column holds the stored %s numbers; xarray decodes them by %s (Options.MaskAndScale, export --mask-and-scale, decodes them so)", c.name, c.array.Numeric(), strings.Join(found, ", "))
 }

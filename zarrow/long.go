@@ -468,7 +468,7 @@ func (t *Table) Notes() []string {
 		cols = append(slices.Clone(t.long.coords), t.long.vars...)
 	}
 	for _, c := range cols {
-		if n := encodedNote(c); n != "" {
+		if n := encodedNote(c, t.opts.MaskAndScale); n != "" {
 			notes = append(notes, n)
 		}
 	}

@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205172232-6dcd898e2d8e
+	github.com/zarr-dt64/dt64 v0.0.0-20261205173756-5b7fdd373957
 	go.uber.org/goleak v1.3.0
 )
 

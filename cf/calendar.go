@@ -39,7 +39,7 @@ func (c Calendar) IsModel() bool { return c >= NoLeap }
 // ParseCalendar parses a CF calendar attribute (case-insensitive, with
 // surrounding spaces); "" (no attribute) is Standard.
 func ParseCalendar(text string) (Calendar, error) {
-	switch strings.ToLower(strings.TrimSpace(text)) {
+	switch strings.ToLower(text) {
 	case "", "standard", "gregorian":
 		return Standard, nil
 	case "proleptic_gregorian":
@@ -55,6 +55,11 @@ func ParseCalendar(text string) (Calendar, error) {
 	case "none":
 		return 0, &AttributeError{Attribute: "calendar", Text: text,
 			Reason: "CF's calendar none has no dates at all, so no conversion to datetime64 exists; dt64 refuses it"}
+	}
+	if t := strings.TrimSpace(text); t != text {
+		if _, err := ParseCalendar(t); err == nil && t != "" {
+			return 0, &AttributeError{Attribute: "calendar", Text: text, Reason: "spaces around the calendar's name, which xarray refuses"}
+		}
 	}
 	return 0, &AttributeError{Attribute: "calendar", Text: text,
 		Reason: "unknown calendar; want standard, gregorian, proleptic_gregorian, julian, noleap, 365_day, all_leap, 366_day or 360_day (none is refused)"}

@@ -219,7 +219,7 @@ func TestParseUnits(t *testing.T) {
 
 func TestCalendars(t *testing.T) {
 	for text, want := range map[string]Calendar{
-		"": Standard, "standard": Standard, "gregorian": Standard, "Gregorian": Standard, " STANDARD ": Standard,
+		"": Standard, "standard": Standard, "gregorian": Standard, "Gregorian": Standard, "STANDARD": Standard,
 		"proleptic_gregorian": ProlepticGregorian, "Proleptic_Gregorian": ProlepticGregorian, "julian": Julian, "JULIAN": Julian,
 		"noleap": NoLeap, "365_day": NoLeap, "NoLeap": NoLeap, "all_leap": AllLeap, "366_day": AllLeap, "360_day": Day360,
 	} {
@@ -236,6 +236,12 @@ func TestCalendars(t *testing.T) {
 	}
 	if _, err := ParseCalendar("lunar"); err == nil || !strings.Contains(err.Error(), "unknown calendar") {
 		t.Errorf("lunar: %v", err)
+	}
+	// Spaces around a name: xarray and cftime refuse them both.
+	for _, text := range []string{" STANDARD ", "noleap ", "\tjulian"} {
+		if _, err := ParseCalendar(text); err == nil || !strings.Contains(err.Error(), "spaces around") {
+			t.Errorf("%q: %v; want a refusal", text, err)
+		}
 	}
 	// The calendar rules: the Julian 1582-10-04 is followed by the
 	// Gregorian 1582-10-15; 1900-02-29 exists in the Julian calendar

@@ -379,6 +379,12 @@ func TestParseAttributesErrors(t *testing.T) {
 		{`{"units": "days since 2000-01-01", "calendar": 5}`, "calendar", "5", f8},
 		{`{"units": "days since 2000-01-01", "scale_factor": "x"}`, "scale_factor", `"x"`, f8},
 		{`{"units": "days since 2000-01-01", "scale_factor": [1, 2]}`, "scale_factor", `[1, 2]`, f8},
+		// A number written as a string (xarray cannot multiply by it), an
+		// empty calendar and one with spaces (xarray and cftime refuse both).
+		{`{"units": "days since 2000-01-01", "scale_factor": "0.5"}`, "scale_factor", `"0.5"`, f8},
+		{`{"units": "days since 2000-01-01", "add_offset": ["1"]}`, "add_offset", `["1"]`, f8},
+		{`{"units": "days since 2000-01-01", "calendar": ""}`, "calendar", ``, f8},
+		{`{"units": "days since 2000-01-01", "calendar": "noleap "}`, "calendar", `noleap `, f8},
 		{`{"units": "days since 2000-01-01", "scale_factor": 0}`, "scale_factor", `0`, f8},
 		{`{"units": "days since 2000-01-01", "add_offset": null}`, "add_offset", `null`, f8},
 		{`{"units": "days since 2000-01-01", "_FillValue": 1.5}`, "_FillValue", `1.5`, Stored{StoredInt, 8}},

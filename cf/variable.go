@@ -169,6 +169,10 @@ func ParseAttributes(attrs json.RawMessage, stored Stored) (*Time, error) {
 			if err := json.Unmarshal(raw, &calText); err != nil {
 				return nil, &AttributeError{Attribute: "calendar", Text: shorten(string(raw)), Reason: "must be a string"}
 			}
+			if calText == "" {
+				return nil, &AttributeError{Attribute: "calendar", Text: calText,
+					Reason: "empty, which xarray refuses (without the attribute the calendar is standard)"}
+			}
 		}
 		if t.Calendar, err = ParseCalendar(calText); err != nil {
 			return nil, err
@@ -273,6 +277,9 @@ func parseEncoding(obj map[string]json.RawMessage, stored Stored) (*Encoding, er
 // isTimeLike reports whether a units text claims to be a CF time: a
 // "since" among its words.
 func isTimeLike(units string) bool {
+	// "since" in any case, as cftime and UDUNITS read it (xarray detects
+	// CF time by a lower-case "since" only, and shows "hours SINCE
+	// 2000-01-01" as plain numbers: docs/cf-time.md).
 	for _, f := range strings.Fields(units) {
 		if strings.EqualFold(f, "since") {
 			return true
@@ -314,7 +321,9 @@ func packingAttr(obj map[string]json.RawMessage, name string) (*big.Rat, error) 
 	}
 	v, ok := scalarOrOne(raw)
 	var n json.Number
-	if !ok || json.Unmarshal(v, &n) != nil {
+	// A JSON string unmarshals into a json.Number too; xarray cannot
+	// multiply by one.
+	if !ok || bytes.HasPrefix(v, []byte(`"`)) || json.Unmarshal(v, &n) != nil {
 		return bad("must be a finite number (or a list of one); dt64 applies packing exactly, and cannot apply this")
 	}
 	r, ok := new(big.Rat).SetString(n.String())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/zarr-dt64/dt64/cf"
@@ -104,6 +105,11 @@ func cfDestinationUnits(text string, d dtype.DataType) (cf.Units, error) {
 	u, err := cf.ParseUnits(text, cf.ProlepticGregorian)
 	if err != nil {
 		return cf.Units{}, planErr("CF destination units: %v", err)
+	}
+	if !slices.Contains(strings.Fields(text), "since") {
+		// cftime reads "SINCE" (and so does dt64), xarray does not: it
+		// would show the numbers dt64 writes as numbers.
+		return cf.Units{}, planErr("CF destination units %q: write \"since\" in lower case; xarray reads any other as plain numbers", text)
 	}
 	if u.Unit == dtype.Week {
 		return cf.Units{}, planErr("CF destination units %q: xarray reads no weeks; use days", text)

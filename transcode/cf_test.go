@@ -512,6 +512,11 @@ func TestCFPaddingAndErrors(t *testing.T) {
 	if !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), "not a whole nanosecond") {
 		t.Errorf("a sub-nanosecond reference: %v, want a plan error", err)
 	}
+	// Nor "SINCE", which dt64 reads (as cftime does) and xarray does not.
+	_, err = transcode.New(ctx, src, storage.NewMemory(), transcode.Options{CFUnits: "hours SINCE 2000-01-01"})
+	if !errors.Is(err, transcode.ErrPlan) || !strings.Contains(err.Error(), `write "since" in lower case`) {
+		t.Errorf("SINCE: %v, want a plan error", err)
+	}
 }
 
 // TestCFResumeCounts: a run from a CF source interrupted by a failing

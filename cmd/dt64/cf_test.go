@@ -684,3 +684,29 @@ func TestCFValidateEveryElement(t *testing.T) {
 		}
 	}
 }
+
+// TestCFInfHint: a CF float +Inf stops a transcode with the overflow
+// hint, not the advice to choose a coarser unit, which no infinity fits.
+func TestCFInfHint(t *testing.T) {
+	ctx := context.Background()
+	src := writeCFSource(t, 250, 100, true)
+	a, err := zarr.Open(ctx, storage.NewDir(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 800)
+	if _, _, err := a.ReadChunkRaw(ctx, []int64{0}, b); err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[8*3:], math.Float64bits(math.Inf(1)))
+	if _, err := a.WriteChunkRaw(ctx, []int64{0}, b); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"transcode", src, filepath.Join(t.TempDir(), "out.zarr"), "-q"}
+	_, _, err = run(t, nil, args...)
+	cmd, _, _ := newRootCmd().Find(args[:1])
+	_ = cmd.ParseFlags(args[1:])
+	if h := hintFor(cmd, err); err == nil || !strings.Contains(err.Error(), "+Inf") || strings.Contains(h, "coarser") || !strings.Contains(h, "--overflow nat or clamp") {
+		t.Errorf("transcode of +Inf: %v, hint %q; want the overflow hint", err, h)
+	}
+}

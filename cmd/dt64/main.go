@@ -234,8 +234,8 @@ func flagHint(cmd *cobra.Command, flag, use string) string {
 // decode to nanoseconds (cf.Time.DefaultType), which end in 1677 and
 // 2262, while a coarser unit holds them.
 func defaultUnitTooFine(cmd *cobra.Command, ke *dtype.ElementError) bool {
-	if cmd == nil || ke.Source == "" || ke.To.Unit != dtype.Nanosecond {
-		return false
+	if cmd == nil || ke.Source == "" || ke.To.Unit != dtype.Nanosecond || strings.HasSuffix(ke.Text, "Inf") {
+		return false // an infinity fits no unit
 	}
 	f := cmd.Flags().Lookup("unit")
 	return f != nil && !f.Changed

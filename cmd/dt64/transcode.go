@@ -452,12 +452,16 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	}
 	decoded := float64(s.Elements * 8)
 	ratio := func(n int64) string {
-		// A resumed run's elements include the units it skipped, its
-		// bytes do not: a ratio of the two would mean nothing.
-		if n == 0 || s.Resumed > 0 {
+		if n == 0 {
 			return "-"
 		}
 		return fmt.Sprintf("%.2f", decoded/float64(n))
+	}
+	compression := "compression " + ratio(s.BytesRead) + " -> " + ratio(s.BytesWritten)
+	if s.Resumed > 0 {
+		// A resumed run's elements include the units it skipped, its
+		// bytes do not: a ratio of the two would mean nothing.
+		compression = "compression not known for a resumed run"
 	}
 	resumed := ""
 	if s.Resumed > 0 {
@@ -468,9 +472,9 @@ func printTranscodeSummary(w io.Writer, s transcode.Summary) {
 	if secs > 0 {
 		gbps = decoded / secs / 1e9
 	}
-	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %s, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s, compression %s -> %s; %s, %.2f GB/s\n",
+	fmt.Fprintf(w, "summary: %s (%d stored, %d all fill)%s, %s, NaT %d%s, overflowed %d, lossy %d; read %s, wrote %s, %s; %s, %.2f GB/s\n",
 		count(s.Chunks, "chunk"), s.Stored, s.Chunks-s.Stored, resumed, count(s.Elements, "element"), s.NaT, noDateText(s.NoDate), s.Overflowed, s.Lossy,
-		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), ratio(s.BytesRead), ratio(s.BytesWritten),
+		transcodeBytes(s.BytesRead), transcodeBytes(s.BytesWritten), compression,
 		s.Elapsed.Round(time.Millisecond), gbps)
 	if s.Unfilled > 0 {
 		fmt.Fprintf(w, "note:        %s\n", unfilledText(s.Unfilled))

@@ -245,7 +245,8 @@ func (s *StoreJob) finishWipe(ctx context.Context) (bool, error) {
 // wipe deletes keys: the root's metadata first (the destination stops
 // looking like a hierarchy at once), the intent last, once the rest is
 // durably gone.
-func (s *StoreJob) wipe(ctx context.Context, keys []string) error {
+func (s *StoreJob) wipe(ctx context.Context, keys []string) (err error) {
+	defer func() { err = wipeFailed(ctx, err) }()
 	for _, k := range metadataNames {
 		if err := s.dst.Delete(ctx, k); err != nil {
 			return err

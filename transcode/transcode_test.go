@@ -723,3 +723,53 @@ func TestUnfinishedPartCounts(t *testing.T) {
 		t.Fatalf("FindUnfinished: %+v, %v; want 2 of 3 parts done", u, err)
 	}
 }
+
+// TestUnfinishedWiping: an interrupted overwrite is found as such, an
+// array's or a hierarchy's (inspect said "an array's" for both).
+func TestUnfinishedWiping(t *testing.T) {
+	for key, hierarchy := range map[string]bool{".dt64-wipe.json": false, ".dt64-store-wipe.json": true} {
+		st := storage.NewMemory()
+		if err := st.Set(ctx, key, []byte(`{"tool": "dt64 transcode"}`)); err != nil {
+			t.Fatal(err)
+		}
+		u, err := transcode.FindUnfinished(ctx, st)
+		if err != nil || u == nil || !u.Wiping || u.Hierarchy != hierarchy {
+			t.Errorf("%s: %+v, %v; want wiping, hierarchy %v", key, u, err, hierarchy)
+		}
+	}
+}
+
+// deleteFailStore fails every Delete after the first after.
+type deleteFailStore struct {
+	storage.Store
+	after int64
+	n     atomic.Int64
+}
+
+func (s *deleteFailStore) Delete(ctx context.Context, key string) error {
+	if s.n.Add(1) > s.after {
+		return errors.New("connection reset (test)")
+	}
+	return s.Store.Delete(ctx, key)
+}
+
+func (s *deleteFailStore) String() string { return s.Store.(*storage.Dir).String() }
+
+// TestOverwriteFailedSaysRerun: an overwrite whose deletions fail says to
+// run the same command again, and that finishes it.
+func TestOverwriteFailedSaysRerun(t *testing.T) {
+	srcDir := t.TempDir()
+	v2Source(t, storage.NewDir(srcDir))
+	dir := filepath.Join(t.TempDir(), "d")
+	if _, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), transcode.Options{Unit: dtype.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	o := transcode.Options{Unit: dtype.Microsecond, Overwrite: true}
+	_, err := run(t, storage.NewDir(srcDir), &deleteFailStore{Store: storage.NewDir(dir), after: 3}, o)
+	if err == nil || !strings.Contains(err.Error(), "run the same command again to finish it") {
+		t.Fatalf("an overwrite whose deletions fail: %v", err)
+	}
+	if sum, err := run(t, storage.NewDir(srcDir), storage.NewDir(dir), o); err != nil || !sum.Complete {
+		t.Fatalf("the overwrite again: %+v, %v", sum, err)
+	}
+}

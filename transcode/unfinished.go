@@ -57,6 +57,9 @@ func FindUnfinished(ctx context.Context, store storage.Store) (*Unfinished, erro
 	}{{finalKey, &u.Finalizing}, {wipeKey, &u.Wiping}, {storeWipeKey, &u.Wiping}} {
 		if _, err := store.Get(ctx, k.key); err == nil {
 			*k.flag, found = true, true
+			if k.key == storeWipeKey {
+				u.Hierarchy = true // a hierarchy's overwrite, its plan maybe deleted already
+			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}

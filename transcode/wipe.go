@@ -116,7 +116,8 @@ func owned(a *zarr.Array, key string) bool {
 // wipe deletes keys (the metadata first, so the array stops looking
 // complete at once; the overwrite's intent last, once the rest is
 // durably gone) and every temporary file.
-func (t *Job) wipe(ctx context.Context, a *zarr.Array, keys []string) error {
+func (t *Job) wipe(ctx context.Context, a *zarr.Array, keys []string) (err error) {
+	defer func() { err = wipeFailed(ctx, err) }()
 	dst := t.dstStore
 	for _, k := range metadataKeys {
 		if err := dst.Delete(ctx, k); err != nil {
@@ -143,6 +144,16 @@ func (t *Job) wipe(ctx context.Context, a *zarr.Array, keys []string) error {
 		return err
 	}
 	return dst.Delete(ctx, wipeKey)
+}
+
+// wipeFailed says, of an overwrite's deletion that failed, how to finish
+// it: its record of intent stays, and the same command takes it up (an
+// interrupted one is told so by the signal's own message).
+func wipeFailed(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	return fmt.Errorf("%w (the overwrite stopped while deleting what it replaces: run the same command again to finish it)", err)
 }
 
 func isMetadataKey(k string) bool { return slices.Contains(metadataKeys, k) }

@@ -234,6 +234,9 @@ func New(ctx context.Context, src, dst storage.Store, o Options) (*Job, error) {
 	if t.nullFill {
 		notes = append(notes, unfilledNote)
 	}
+	if dm := t.dst.Metadata(); dm.Format == 2 && dm.DataType.Unit == dtype.Generic {
+		notes = append(notes, fmt.Sprintf("the destination's %s has the generic unit, which Zarr format 2 allows but zarr-python 2 refuses to open (\"please specify units\"); a unit (--unit) makes it readable there", dm.DataType))
+	}
 	t.lo, t.hi = o.Part.units(t.geo.units)
 
 	fp, err := sourceFingerprint(ctx, src)

@@ -773,3 +773,23 @@ func TestOverwriteFailedSaysRerun(t *testing.T) {
 		t.Fatalf("the overwrite again: %+v, %v", sum, err)
 	}
 }
+
+// TestGenericUnitV2Note: a Format 2 destination with the generic unit
+// (<M8) is written, and the plan says that zarr-python 2 refuses it
+// (checked with zarr 2.13: "datetime64 and timedelta64 dtypes with
+// generic units are not supported, please specify units").
+func TestGenericUnitV2Note(t *testing.T) {
+	src := storage.NewMemory()
+	generic := dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Generic, Scale: 1}
+	writeArray(t, src, zarr.Metadata{Format: 3, DataType: generic, Shape: []int64{4}, ChunkShape: []int64{4}, FillValue: dtype.NaT}, []int64{1, 2, dtype.NaT, 4}, nil)
+	for format, want := range map[int]bool{2: true, 3: false} {
+		j, err := transcode.New(ctx, src, storage.NewMemory(), transcode.Options{Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(j.Plan().Notes, "\n"), "zarr-python 2 refuses to open")
+		if got != want {
+			t.Errorf("format %d: notes %q", format, j.Plan().Notes)
+		}
+	}
+}

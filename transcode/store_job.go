@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zarr-dt64/dt64/cf"
+	"github.com/zarr-dt64/dt64/dtype"
 	"github.com/zarr-dt64/dt64/storage"
 	"github.com/zarr-dt64/dt64/zarr"
 )
@@ -160,6 +162,31 @@ func timeJob(ctx context.Context, a *zarr.Array, src, dst storage.Store, o Optio
 	// Its numbers (or values) and attributes go over as they are, so
 	// xarray still decodes them as before.
 	return nil, fmt.Sprintf("not converted (unconvertible time arrays are skipped), carried over as it is: %v", err), nil
+}
+
+// cfUnitsFor is a hierarchy's options for array a: one Options.CFUnits
+// describes instants ("hours since 2000-01-01") or durations ("hours"),
+// and a group may hold both (ERA5's valid_time and step). The arrays of
+// the other kind take their default units, with a note saying so,
+// instead of failing the plan.
+func cfUnitsFor(a *zarr.Array, o Options) (Options, string) {
+	if o.CFUnits == "" {
+		return o, ""
+	}
+	durations := a.IsTime() && a.DataType().Kind == dtype.Timedelta
+	if t, err := a.CFTime(); err == nil && t != nil {
+		durations = t.Units.Duration
+	}
+	if durations == cf.IsDuration(o.CFUnits) {
+		return o, ""
+	}
+	kind, own := "instants", "durations"
+	if !durations {
+		kind, own = own, kind
+	}
+	units := o.CFUnits
+	o.CFUnits = ""
+	return o, fmt.Sprintf("--cf-units %q describe %s; this array's %s take their default CF units", units, kind, own)
 }
 
 // looksLikeTime reports whether array node n holds time by its metadata
@@ -466,7 +493,8 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 		note = fmt.Sprintf("not converted (unconvertible time arrays are skipped), carried over as it is: %v", openErr)
 	}
 	if openErr == nil {
-		j, why, err := timeJob(ctx, a, src, dv, jo, s.opts.SkipUnconvertible)
+		ao, unitsNote := cfUnitsFor(a, jo)
+		j, why, err := timeJob(ctx, a, src, dv, ao, s.opts.SkipUnconvertible)
 		if err != nil {
 			return nil, err
 		}
@@ -474,6 +502,9 @@ func (s *StoreJob) planArray(ctx context.Context, n zarr.Node, jo Options, srcKe
 			j.inStore = true
 			if boundsNote != "" {
 				j.plan.Notes = append(j.plan.Notes, boundsNote)
+			}
+			if unitsNote != "" {
+				j.plan.Notes = append(j.plan.Notes, unitsNote)
 			}
 			return &storeArray{path: n.Path, time: j}, nil
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,6 +106,27 @@ func TestCFDurationGroup(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "note:        step: not converted") || !regexp.MustCompile(`step +copy .*\(not converted, see the note\)`).MatchString(out) {
 		t.Errorf("--skip-unconvertible:\n%s\n%s", errOut, out)
+	}
+	// One --cf-units for a group of instants and durations: it applies to
+	// the arrays of its kind, and the others take their default units,
+	// with a note (it failed the plan on step before).
+	for units, want := range map[string][2]string{
+		"minutes since 2000-01-01": {"minutes since 2000-01-01", "hours"},
+		"seconds":                  {"hours since 1970-01-01 00:00:00", "seconds"},
+	} {
+		out := filepath.Join(t.TempDir(), "cf.zarr")
+		_, errOut, err := run(t, nil, "transcode", src, out, "--format", "2", "--cf-units", units)
+		if err != nil || !strings.Contains(errOut, fmt.Sprintf("--cf-units %q describe", units)) {
+			t.Errorf("--cf-units %q: %v\n%s", units, err, errOut)
+			continue
+		}
+		for i, arr := range []string{"time", "step"} {
+			b, err := os.ReadFile(filepath.Join(out, arr, ".zattrs"))
+			var attrs struct{ Units string }
+			if err != nil || json.Unmarshal(b, &attrs) != nil || attrs.Units != want[i] {
+				t.Errorf("--cf-units %q: %s units %q (%v), want %q", units, arr, attrs.Units, err, want[i])
+			}
+		}
 	}
 }
 

@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205175017-ba785f9e23b1
+	github.com/zarr-dt64/dt64 v0.0.0-20261205181317-78133a45251e
 	go.uber.org/goleak v1.3.0
 )
 

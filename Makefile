@@ -164,7 +164,7 @@ vet: proxy
 ## the race detector makes sync.Pool drop items at random, so under it
 ## they check nothing.
 NATIVE_PKGS := ./kernels/ ./internal/inflate/ ./cf/ ./dtype/ ./blosc/ ./internal/pyjson/
-ALLOC_TESTS := ^(TestReadChunkReusesGrownBuffer|TestReadSizedFromStoredObject|TestWriteChunkRawAllocs)$$
+ALLOC_TESTS := ^(TestReadChunkReusesGrownBuffer|TestReadSizedFromStoredObject|TestWriteChunkRawAllocs|TestRegionReadReusesChunkBuffer)$$
 RACE_PKGS = $$($(GO) list $(MODPKGS) | grep -vx $(foreach p,$(NATIVE_PKGS),-e 'github.com/zarr-dt64/dt64/$(patsubst ./%/,%,$(p))'))
 unit: unit-native unit-race
 
@@ -179,7 +179,7 @@ unit-native: proxy
 	@out=$$($(GO) test -count=1 -v -run '$(ALLOC_TESTS)' ./zarr/ 2>&1); rc=$$?; \
 	echo "$$out" | grep -E '^(--- |ok|FAIL)'; \
 	[ $$rc -eq 0 ] || exit $$rc; \
-	[ "$$(echo "$$out" | grep -c '^--- PASS')" -eq 3 ] || { echo "unit-native: want the 3 ALLOC_TESTS to run and pass natively"; exit 1; }
+	[ "$$(echo "$$out" | grep -c '^--- PASS')" -eq 4 ] || { echo "unit-native: want the 4 ALLOC_TESTS to run and pass natively"; exit 1; }
 
 unit-race: proxy
 	$(GO) test -race -short -count=1 $(RACE_PKGS)

@@ -61,12 +61,17 @@ func (s *scratch) keep(orig, grown []byte) {
 
 func (s *scratch) release() {
 	for i, p := range s.bufs {
-		// Very large buffers are dropped rather than pinned in the pool.
-		if cap(*p) <= 256<<20 {
-			bufferPool.Put(p)
-		}
+		putBuffer(p)
 		s.bufs[i] = nil
 	}
 	s.bufs = s.bufs[:0]
 	scratchPool.Put(s)
+}
+
+// putBuffer returns a buffer to the pool; very large ones are dropped
+// rather than pinned in it.
+func putBuffer(p *[]byte) {
+	if cap(*p) <= 256<<20 {
+		bufferPool.Put(p)
+	}
 }

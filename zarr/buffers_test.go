@@ -65,3 +65,45 @@ func TestReadChunkReusesGrownBuffer(t *testing.T) {
 		t.Errorf("%d alternating reads of a small and a large chunk allocated %d bytes, more than 8 chunks' worth (%d)", 2*rounds, got, 8*8*n)
 	}
 }
+
+// Region reads that take part of a chunk reuse the pooled chunk-sized
+// scratch from one read to the next: a caller reading a box per batch
+// (zarrow's export) allocated a whole chunk every time, and the garbage
+// let its heap grow to twice the plan.
+func TestRegionReadReusesChunkBuffer(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop buffers at random; the plain run checks this")
+	}
+	ctx := context.Background()
+	const n = 64 << 10 // elements a chunk: 512 KiB
+	// A directory store reads into pooled buffers too (a memory store
+	// hands out a copy of the value).
+	a, err := Create(ctx, storage.NewDir(t.TempDir()), Metadata{Format: 3, DataType: dtype.DataType{Kind: dtype.Datetime, Unit: dtype.Nanosecond, Scale: 1},
+		Shape: []int64{n}, ChunkShape: []int64{n}, FillValue: dtype.NaT, Codecs: []Codec{BytesCodec{Endian: binary.LittleEndian}, ZstdCodec{Level: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.WriteChunkRaw(ctx, []int64{0}, make([]byte, 8*n)); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 8*1000)
+	read := func() {
+		if _, err := a.ReadRegionRaw(ctx, []int64{10}, []int64{1000}, dst, RegionOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		read()
+	}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	const rounds = 50
+	for range rounds {
+		read()
+	}
+	runtime.ReadMemStats(&m1)
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > 4*8*n {
+		t.Errorf("%d reads of part of a chunk allocated %d bytes, more than 4 chunks' worth (%d)", rounds, got, 4*8*n)
+	}
+}

@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205181317-78133a45251e
+	github.com/zarr-dt64/dt64 v0.0.0-20261205182004-5d5bd4c863e2
 	go.uber.org/goleak v1.3.0
 )
 

@@ -285,6 +285,9 @@ func Read(ctx context.Context, a *zarr.Array, start, shape []int64, o Options) (
 	return array.MakeFromData(data), st, nil
 }
 
+// chunkScratch pools readConverted's chunk-sized buffers.
+var chunkScratch = sync.Pool{New: func() any { return new([]byte) }}
+
 // readConverted reads the box into raw and converts it with k, writing
 // the validity bitmap. A 1-D range is done chunk by chunk, up to parallel
 // chunks at once, each converted as its bytes are read (convertChunk);
@@ -351,7 +354,15 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 					mu.Unlock()
 				}
 			}()
-			var scratch []byte // a chunk, for those the range takes part of
+			// A chunk, for those the range takes part of: pooled, as a read
+			// per batch would otherwise leave a chunk of garbage a batch.
+			var scratch []byte
+			var sp *[]byte
+			defer func() {
+				if sp != nil {
+					chunkScratch.Put(sp)
+				}
+			}()
 			for p := range next {
 				off := p.lo - start[0]
 				b := raw[8*off : 8*(p.hi-start[0])]
@@ -359,7 +370,11 @@ func readConverted(ctx context.Context, a *zarr.Array, k converter, size int, st
 				buf := b[:(p.hi-p.lo)*int64(size)]
 				if p.lo != c0 || p.hi-c0 != chunk {
 					if scratch == nil {
-						scratch = make([]byte, a.ChunkBytes())
+						sp = chunkScratch.Get().(*[]byte)
+						if cap(*sp) < a.ChunkBytes() {
+							*sp = make([]byte, a.ChunkBytes())
+						}
+						scratch = (*sp)[:a.ChunkBytes()]
 					}
 					buf = scratch
 				}

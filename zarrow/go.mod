@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205182004-5d5bd4c863e2
+	github.com/zarr-dt64/dt64 v0.0.0-20261205183405-f46d4ff2bc8a
 	go.uber.org/goleak v1.3.0
 )
 

@@ -3,8 +3,6 @@ package transcode
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -214,7 +212,7 @@ func (t *Job) cleanup(ctx context.Context) error {
 func (t *Job) removeStateDirs() {
 	if dir, ok := localDir(t.dstStore); ok {
 		for _, d := range []string{partsPrefix, sourcesPrefix, livePrefix} {
-			_ = os.Remove(filepath.Join(dir, strings.TrimSuffix(d, "/"))) // fails unless empty
+			removeEmptyDir(dir, strings.TrimSuffix(d, "/"))
 		}
 	}
 }

@@ -293,27 +293,34 @@ func TestExportMemoryBound(t *testing.T) {
 			}
 		})
 	}
-	// A long table whose batches are cut from chunk spans: a batch holds
-	// its whole span.
-	grid := gridGroup(t, []string{"time", "lat", "lon"}, []int64{12, 60, 100}, []int64{6, 60, 100})
-	for _, workers := range []int{1, 3} {
-		mem := &peakAllocator{mem: memory.NewGoAllocator()}
-		tab, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: 12_000, Prefetch: workers, Options: Options{Allocator: mem, Parallel: workers}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !tab.long.spanned() {
-			t.Fatal("no spans")
-		}
-		o := ExportOptions{Format: Parquet, RowGroupRows: 10_000, Workers: workers, Allocator: mem}
-		bound := tab.MemoryBound() + ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)
-		r := tab.RecordReader(ctx)
-		if _, err := Export(r, &bytes.Buffer{}, o); err != nil {
-			t.Fatal(err)
-		}
-		r.Release()
-		if peak := mem.peakN.Load(); peak > bound || mem.cur.Load() != 0 {
-			t.Errorf("long, %d workers: peak %d bytes, bound %d, %d still allocated", workers, peak, bound, mem.cur.Load())
+	// Long tables read by spans: spans of lat (6 time steps a chunk,
+	// batches of 20 lat), and bands (batches of 10 lon of one time step,
+	// chunks of 6 time steps and half the lon).
+	for _, c := range []struct {
+		chunk []int64
+		rows  int64
+		band  int64
+	}{{[]int64{6, 60, 100}, 12_000, 1}, {[]int64{6, 60, 50}, 1000, 6}} {
+		grid := gridGroup(t, []string{"time", "lat", "lon"}, []int64{12, 60, 100}, c.chunk)
+		for _, workers := range []int{1, 3} {
+			mem := &peakAllocator{mem: memory.NewGoAllocator()}
+			tab, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: c.rows, Prefetch: workers, Options: Options{Allocator: mem, Parallel: workers}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tab.long.spanned() || tab.long.band() != c.band {
+				t.Fatalf("chunks %v: spans %v, want bands of %d", c.chunk, tab.long.spanShape, c.band)
+			}
+			o := ExportOptions{Format: Parquet, RowGroupRows: 10_000, Workers: workers, Allocator: mem}
+			bound := tab.MemoryBound() + ExportMemoryBound(tab.Schema(), tab.BatchRows(), tab.HeldBytes(), o)
+			r := tab.RecordReader(ctx)
+			if _, err := Export(r, &bytes.Buffer{}, o); err != nil {
+				t.Fatal(err)
+			}
+			r.Release()
+			if peak := mem.peakN.Load(); peak > bound || mem.cur.Load() != 0 {
+				t.Errorf("long, chunks %v, %d workers: peak %d bytes, bound %d, %d still allocated", c.chunk, workers, peak, bound, mem.cur.Load())
+			}
 		}
 	}
 }

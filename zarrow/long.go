@@ -56,9 +56,12 @@ type longTable struct {
 	// Batches are boxes: one index of each dimension before batchDim, a
 	// range of at most batchLen along it, every index after it, so each
 	// is a contiguous run of rows in C order of size at most BatchRows.
-	batchDim  int
-	batchLen  int64
-	span      int64    // along batchDim, the variables' chunk when it holds several batches (long_span.go)
+	batchDim int
+	batchLen int64
+	// spanShape is the extent of the boxes the variables are read in
+	// along the dimensions up to batchDim, when a chunk holds several
+	// batches (long_span.go); nil when each batch reads its own box.
+	spanShape []int64
 	inner     int64    // rows per index of batchDim
 	notes     []string // arrays that are not columns, and why
 	variables []string // the variables' paths
@@ -333,7 +336,7 @@ func newLongTable(ctx context.Context, store storage.Store, byPath map[string]lo
 	if t.opts.BatchRows <= 0 {
 		t.opts.BatchRows = defaultLongBatchRows(t.schema)
 	}
-	l.planBatches(t.opts.BatchRows, vars[0].ChunkShape)
+	l.planBatches(t.opts.BatchRows, vars[0].ChunkShape, arrow.NewSchema(fields[len(l.coords):], nil))
 	return t, nil
 }
 
@@ -365,7 +368,10 @@ func byteWidth(t arrow.DataType) int {
 // planBatches picks the batches' boxes: the first dimension whose
 // trailing elements fit in a batch is cut into ranges, as long as fit,
 // rounded down to whole chunks when a batch holds one or more of them.
-func (l *longTable) planBatches(batchRows int64, chunk []int64) {
+// Where a chunk holds several batches, it picks the spans the variables
+// are read in (long_span.go), of the variables' columns vars, and says in a note
+// when a band would hold more than LongBandBytes.
+func (l *longTable) planBatches(batchRows int64, chunk []int64, vars *arrow.Schema) {
 	l.batchDim, l.inner = len(l.shape)-1, 1
 	for k := range l.shape {
 		inner := int64(1)
@@ -382,23 +388,68 @@ func (l *longTable) planBatches(batchRows int64, chunk []int64) {
 		return
 	}
 	d := l.batchDim
+	ext := func(k int) int64 { // the chunk's extent along k, within the shape
+		if k < len(chunk) && chunk[k] > 0 {
+			return min(chunk[k], l.shape[k])
+		}
+		return 1
+	}
 	m := max(1, batchRows/max(l.inner, 1))
 	if d < len(chunk) && chunk[d] > 0 && m >= chunk[d] {
 		m = m / chunk[d] * chunk[d]
 	}
+	span := make([]int64, d+1)
 	if d < len(chunk) && chunk[d] > m && l.shape[d] > m {
-		// Batches cut from a chunk's extent (a span, read once): the
-		// largest length that divides the chunk's, if not below half.
+		// Batches cut from a chunk's extent: the largest length that
+		// divides the chunk's, if not below half, or any when the chunk
+		// holds the whole dimension.
 		q := m
 		for chunk[d]%q != 0 {
 			q--
 		}
-		if 2*q > m {
-			m, l.span = q, chunk[d]
+		switch {
+		case 2*q > m:
+			m, span[d] = q, chunk[d]
+		case chunk[d] >= l.shape[d]:
+			span[d] = l.shape[d]
 		}
 	}
 	l.batchLen = min(m, max(l.shape[d], 1))
+	span[d] = max(span[d], l.batchLen)
+	// A band: the chunks hold several indices of the dimensions before
+	// batchDim, of which a batch takes one.
+	band := int64(1)
+	for k := range d {
+		span[k] = ext(k)
+		band *= span[k]
+	}
+	if band > 1 {
+		held := BatchBytes(vars, band*l.shape[d]*l.inner)
+		if held > bandBytes {
+			l.notes = append(l.notes, fmt.Sprintf("the variables' chunks hold %d indices of %s, of which a batch takes one: each chunk is decoded %d times (decoding each once would hold %s of decoded chunks, more than the %s dt64 holds)",
+				band, strings.Join(l.dims[:d], " × "), band, mib(held), mib(bandBytes)))
+			for k := range d {
+				span[k] = 1
+			}
+			band = 1
+		}
+	}
+	if band > 1 || span[d] > l.batchLen {
+		l.spanShape = span
+	}
 }
+
+func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+
+// LongBandBytes is the most decoded variable chunks a long table's
+// reader holds to decode each chunk once when the chunks hold several
+// indices of the dimensions before the one batches are cut along
+// (long_span.go); beyond it, each chunk is decoded once for each of
+// those indices.
+const LongBandBytes = 512 << 20
+
+// bandBytes is LongBandBytes, a variable for the tests.
+var bandBytes int64 = LongBandBytes
 
 // box is the batch starting at row lo: its start and shape.
 func (l *longTable) box(lo int64) ([]int64, []int64) {
@@ -495,31 +546,33 @@ func (t *Table) cutNote() string {
 
 // MemoryBound is about the most memory a RecordReader of the table
 // holds: the batches it holds at once (the one Next returned and
-// Prefetch read ahead, HeldBytes each) with a decoded chunk per parallel
-// chunk read of each, and a long table's coordinates.
+// Prefetch read ahead, HeldBytes each), a decoded chunk per parallel
+// chunk read of each batch being read (of each span being read, for a
+// long table read by spans), and a long table's coordinates and the
+// spans it holds (long_span.go).
 func (t *Table) MemoryBound() int64 {
-	chunk, coords := int64(0), int64(0)
+	chunk, coords, spans := int64(0), int64(0), int64(0)
+	reads := int64(max(t.opts.Prefetch, 0) + 1) // batches read at once
 	if l := t.long; l != nil {
 		chunk, coords = l.chunk, l.coordSize
+		if l.spanned() { // chunks are read by spans, not by batches
+			spans = min(t.spansHeld(), l.spans())
+			reads = min(reads, l.spans())
+		}
 	} else {
 		for _, c := range t.cols {
 			chunk = max(chunk, int64(c.array.ChunkBytes()))
 		}
 	}
-	read := t.HeldBytes() + int64(max(1, t.opts.Parallel))*chunk
-	return int64(max(t.opts.Prefetch, 0)+1)*read + coords
+	held := int64(max(t.opts.Prefetch, 0)+1) * t.HeldBytes()
+	return held + reads*int64(max(1, t.opts.Parallel))*chunk + coords + spans*t.spanBytes()
 }
 
 // HeldBytes is the most memory one batch of the table keeps allocated
-// while it is held: its columns, and for a long table that reads its
-// variables by chunk spans (long_span.go), the whole span they are cut
-// from.
+// while it is held: its columns (a long table's batches are copied out
+// of the spans they are read from, so they do not keep them).
 func (t *Table) HeldBytes() int64 {
-	n := BatchBytes(t.schema, t.BatchRows())
-	if l := t.long; l != nil && l.spanned() {
-		n += BatchBytes(arrow.NewSchema(t.schema.Fields()[len(l.coords):], nil), l.span*l.inner)
-	}
-	return n
+	return BatchBytes(t.schema, t.BatchRows())
 }
 
 // BatchBytes is the memory a record batch of the schema's fixed-width
@@ -573,7 +626,7 @@ func (t *Table) readLong(ctx context.Context, lo, n int64, coords []arrow.Array,
 		cols = append(cols, col)
 	}
 	if l.spanned() {
-		vars, s, err := t.variablesBySpan(ctx, spans, lo, n, start, shape)
+		vars, s, err := t.variablesBySpan(ctx, spans, n, start)
 		st.Add(s)
 		if err != nil {
 			releaseAll(cols)

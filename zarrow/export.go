@@ -160,8 +160,9 @@ var dictPageBytes int64 = parquet.DefaultDictionaryPageSizeLimit
 // reader's (Table.MemoryBound), for batches of at most batchRows rows,
 // each holding at most batchBytes (Table.HeldBytes). Parquet: the
 // Workers row groups in flight, each as the batches its rows are sliced
-// from and its encoding (the encoded part, grown by doubling, and the
-// column writers' pages). Arrow IPC: the compressed buffers of a batch.
+// from and its encoding (the encoded part, grown by doubling, the
+// column writers' pages, and a column's pages copied out of the
+// batches). Arrow IPC: the compressed buffers of a batch.
 func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o ExportOptions) int64 {
 	w := int64(o.workers())
 	batchRows = max(batchRows, 1)
@@ -181,8 +182,19 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o Expo
 	}
 	batches := (w*rg+batchRows-1)/batchRows + 1
 	part := 2*BatchBytes(schema, rg) + partOverhead*int64(len(schema.Fields()))
-	if ownPages && pageColumns(schema) && slices.ContainsFunc(schema.Fields(), func(f arrow.Field) bool { id := f.Type.ID(); return id == arrow.FLOAT32 || id == arrow.FLOAT64 }) {
-		part += floatDictBytes(rg)
+	if ownPages && pageColumns(schema) {
+		// One column's pages at a time, copied out of the batches where
+		// they span several (pageArrays): at most the row group's column.
+		widest := int64(0)
+		for _, f := range schema.Fields() {
+			if ownColumn(f.Type) {
+				widest = max(widest, BatchBytes(arrow.NewSchema([]arrow.Field{f}, nil), rg))
+			}
+		}
+		part += widest
+		if slices.ContainsFunc(schema.Fields(), func(f arrow.Field) bool { id := f.Type.ID(); return id == arrow.FLOAT32 || id == arrow.FLOAT64 }) {
+			part += floatDictBytes(rg)
+		}
 	}
 	return batches*batchBytes + w*part
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -170,19 +171,24 @@ func (e *pageEncoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.
 		if phys != parquet.Types.Int64 && phys != parquet.Types.Float && phys != parquet.Types.Double {
 			return nil, fmt.Errorf("parquet pages: column %s of %s is %s", path, w.schema.Field(c).Type, phys)
 		}
+		pages, err := pageArrays(cols, w.mem)
+		if err != nil {
+			return nil, err
+		}
 		var (
 			st      metadata.EncodedStatistics
 			hasDict bool
 		)
 		if phys == parquet.Types.Int64 {
-			st, err = e.columnChunk(pager, cols, nullable)
+			st, err = e.columnChunk(pager, pages, nullable)
 		} else {
 			width := 8
 			if phys == parquet.Types.Float {
 				width = 4
 			}
-			st, hasDict, err = e.floatChunk(pager, cols, nullable, width, path, w.props)
+			st, hasDict, err = e.floatChunk(pager, pages, nullable, width, path, w.props)
 		}
+		releaseAll(pages)
 		if err != nil {
 			return nil, err
 		}
@@ -212,6 +218,54 @@ func (e *pageEncoder) rowGroup(sink *bufferSink, w *parquetWriter, recs []arrow.
 	return md, nil
 }
 
+// pageArrays cuts a column chunk's arrays, the batches of a row group,
+// into arrays of pageRows rows (the last one fewer), one a page: a slice
+// of one array where the page lies within it, and where it spans
+// several, their pieces copied into one. So the pages are the same for
+// any size of batches, and small ones (a long table's batches of a few
+// hundred rows) do not make a page each: the 48 × 361 × 720 grid
+// exported with --rows 100 made a file 46 % larger than with --rows 1000.
+// The caller releases the arrays.
+func pageArrays(arrs []arrow.Array, mem memory.Allocator) ([]arrow.Array, error) {
+	var pages, pieces []arrow.Array
+	have := 0
+	flush := func() error {
+		page := pieces[0]
+		if len(pieces) > 1 {
+			var err error
+			page, err = array.Concatenate(pieces, mem)
+			releaseAll(pieces)
+			if err != nil {
+				return err
+			}
+		}
+		pages = append(pages, page)
+		pieces, have = pieces[:0], 0
+		return nil
+	}
+	for _, a := range arrs {
+		for off := 0; off < a.Len(); {
+			n := min(pageRows-have, a.Len()-off)
+			pieces = append(pieces, array.NewSlice(a, int64(off), int64(off+n)))
+			have += n
+			off += n
+			if have == pageRows {
+				if err := flush(); err != nil {
+					releaseAll(pages)
+					return nil, err
+				}
+			}
+		}
+	}
+	if have > 0 {
+		if err := flush(); err != nil {
+			releaseAll(pages)
+			return nil, err
+		}
+	}
+	return pages, nil
+}
+
 // delegate writes a column chunk of arrs with arrow-go's column writer,
 // which also sets its statistics and closes the page writer.
 func (e *pageEncoder) delegate(ccb *metadata.ColumnChunkMetaDataBuilder, pager file.PageWriter, w *parquetWriter, arrs []arrow.Array, nullable bool) error {
@@ -238,8 +292,8 @@ func (e *pageEncoder) delegate(ccb *metadata.ColumnChunkMetaDataBuilder, pager f
 }
 
 // columnChunk writes the pages of one column chunk, the arrays' values
-// one after another (a page never spans two arrays), and returns the
-// chunk's statistics.
+// one after another (a page never spans two arrays: pageArrays cuts
+// them), and returns the chunk's statistics.
 func (e *pageEncoder) columnChunk(pager file.PageWriter, arrs []arrow.Array, nullable bool) (metadata.EncodedStatistics, error) {
 	var (
 		lo, hi      = int64(math.MaxInt64), int64(math.MinInt64)

@@ -268,8 +268,9 @@ func floatChunk[U floatBits](e *pageEncoder, pager file.PageWriter, arrs []arrow
 }
 
 // floatPages calls page with the values of each data page of arrs (at
-// most pageRows; a page never spans two arrays), their validity bits from
-// off on in bitmap (nil when all are valid).
+// most pageRows; a page never spans two arrays: pageArrays cuts them
+// into pages), their validity bits from off on in bitmap (nil when all
+// are valid).
 func floatPages[U floatBits](arrs []arrow.Array, nullable bool, page func(vals []U, bitmap []byte, off int) error) error {
 	width := int(unsafe.Sizeof(U(0)))
 	for _, a := range arrs {

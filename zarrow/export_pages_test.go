@@ -349,6 +349,16 @@ func TestInt64PagesExport(t *testing.T) {
 			t.Fatalf("%d workers: the file differs from one worker's", w)
 		}
 	}
+	// Pages are cut at the same rows whatever the batches.
+	for _, rows := range []int64{7, 640, 5000} {
+		tb, err := ArrayTable(a, "time", TableOptions{BatchRows: rows, Prefetch: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(exportBytes(t, tb, o), first) {
+			t.Fatalf("batches of %d rows: the file differs from batches of 1500", rows)
+		}
+	}
 	ownPages = false
 	old := exportBytes(t, tab, o)
 	serial := serialParquet(t, tab, o)
@@ -437,5 +447,43 @@ func TestPageColumns(t *testing.T) {
 	s := arrow.NewSchema([]arrow.Field{f(arrow.FixedWidthTypes.Duration_us)}, nil)
 	if !newParquetWriter(s, ExportOptions{}, memory.DefaultAllocator).pages {
 		t.Error("a duration table does not take the int64 pages")
+	}
+}
+
+// A long table's file (int64 time, float64 coordinates, a float32
+// variable) is the same for any batch size: pages are cut at every
+// pageRows rows of a row group, not at the batches, so small batches do
+// not make small pages.
+func TestPagesSameForAnyBatches(t *testing.T) {
+	forceOwnPages(t)
+	defer func(n int) { pageRows = n }(pageRows)
+	pageRows = 300
+	ctx := context.Background()
+	grid := gridGroup(t, []string{"time", "lat", "lon"}, []int64{6, 20, 30}, []int64{3, 20, 30})
+	o := ExportOptions{Format: Parquet, RowGroupRows: 1000, Workers: 2}
+	var first []byte
+	for _, rows := range []int64{0, 7, 100, 1000} {
+		tab, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: rows, Prefetch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := exportBytes(t, tab, o)
+		if first == nil {
+			first = got
+			pf, err := file.NewParquetReader(bytes.NewReader(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 4 row groups of 1000 rows or fewer, pages of 300: 4 a chunk,
+			// 3 in the last row group's 600 rows.
+			if n := pf.NumRowGroups(); n != 4 {
+				t.Fatalf("%d row groups", n)
+			}
+			pf.Close()
+			continue
+		}
+		if !bytes.Equal(got, first) {
+			t.Errorf("batches of %d rows: the file differs from the default batches' (%d bytes, %d)", rows, len(got), len(first))
+		}
 	}
 }

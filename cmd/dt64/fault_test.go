@@ -240,35 +240,49 @@ func chunkFiles(dir string) int {
 
 // TestResumeWaitsForRunThatFinishes: a --resume started beside a running
 // transcode of the same part waits to judge its lease; when that run
-// finishes meanwhile, the resume reports the array complete (exit 0), as
-// it is, not "taken over by another run" (a tester's case).
+// finishes meanwhile, the resume reports the array or hierarchy complete
+// (exit 0), as it is, not "taken over by another run" (a tester's case;
+// each fails without its own branch of the fix, e1a96ad).
 func TestResumeWaitsForRunThatFinishes(t *testing.T) {
-	src := writeSample(t, 6000, 64)
-	dst := filepath.Join(t.TempDir(), "dst.zarr")
-	args := []string{"transcode", src, dst, "--unit", "ms", "--workers", "1"}
-	first := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=10ms", "DT64_TRANSCODE_TEST_LEASE=100ms"}, args...)
-	var firstErr strings.Builder
-	first.Stderr = &firstErr
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
-		if es, _ := os.ReadDir(filepath.Join(dst, ".dt64-live")); len(es) > 0 {
-			break
-		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatal("the first run wrote no lease")
-		}
-	}
-	// The resume waits 2.5 of its 1 s lease intervals to judge the lease;
-	// the first run's remaining chunks take about one second.
-	resume := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_LEASE=1s"}, append(args, "--resume")...)
-	out, err := resume.CombinedOutput()
-	if werr := first.Wait(); werr != nil {
-		t.Fatalf("the first run: %v\n%s", werr, firstErr.String())
-	}
-	if err != nil || !strings.Contains(string(out), "destination already complete") {
-		t.Errorf("the resume: %v\n%s", err, out)
+	for _, c := range []struct {
+		name  string
+		src   func(t *testing.T) string
+		delay string // per chunk: the first run takes about a second
+	}{
+		{"array", func(t *testing.T) string { return writeSample(t, 6000, 64) }, "10ms"},
+		{"hierarchy", writeGroupSample, "5ms"}, // two time arrays of 94 chunks
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.src(t)
+			dst := filepath.Join(t.TempDir(), "dst.zarr")
+			args := []string{"transcode", src, dst, "--unit", "ms", "--workers", "1"}
+			first := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_DELAY=" + c.delay, "DT64_TRANSCODE_TEST_LEASE=100ms"}, args...)
+			var firstErr strings.Builder
+			first.Stderr = &firstErr
+			if err := first.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+				if es, _ := os.ReadDir(filepath.Join(dst, ".dt64-live")); len(es) > 0 {
+					break
+				}
+				if time.Since(start) > 30*time.Second {
+					first.Process.Kill()
+					first.Wait()
+					t.Fatalf("the first run wrote no lease\n%s", firstErr.String())
+				}
+			}
+			// The resume waits 2.5 of its 1 s lease intervals to judge the
+			// lease; the first run's remaining chunks take about a second.
+			resume := dt64Subprocess([]string{"DT64_TRANSCODE_TEST_LEASE=1s"}, append(args, "--resume")...)
+			out, err := resume.CombinedOutput()
+			if werr := first.Wait(); werr != nil {
+				t.Fatalf("the first run: %v\n%s", werr, firstErr.String())
+			}
+			if err != nil || !strings.Contains(string(out), "destination already complete") {
+				t.Errorf("the resume: %v\n%s", err, out)
+			}
+		})
 	}
 }
 

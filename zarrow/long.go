@@ -420,18 +420,20 @@ func (l *longTable) planBatches(batchRows int64, chunk []int64, vars *arrow.Sche
 	// batchDim, of which a batch takes one.
 	band := int64(1)
 	for k := range d {
-		span[k] = ext(k)
-		band *= span[k]
+		band *= ext(k)
 	}
 	if band > 1 {
 		held := BatchBytes(vars, band*l.shape[d]*l.inner)
 		if held > bandBytes {
 			l.notes = append(l.notes, fmt.Sprintf("the variables' chunks hold %d indices of %s, of which a batch takes one: each chunk is decoded %d times (decoding each once would hold %s of decoded chunks, more than the %s dt64 holds)",
 				band, strings.Join(l.dims[:d], " × "), band, mib(held), mib(bandBytes)))
-			for k := range d {
-				span[k] = 1
-			}
 			band = 1
+		}
+	}
+	for k := range d {
+		span[k] = 1
+		if band > 1 {
+			span[k] = ext(k)
 		}
 	}
 	if band > 1 || span[d] > l.batchLen {

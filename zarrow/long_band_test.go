@@ -125,3 +125,23 @@ func TestLongBandDecodesChunksOnce(t *testing.T) {
 		})
 	}
 }
+
+// An empty dimension makes no band and no span of zero extent (which
+// the spans' count would divide by).
+func TestLongBandEmpty(t *testing.T) {
+	vars := arrow.NewSchema([]arrow.Field{{Name: "t2m", Type: arrow.PrimitiveTypes.Float32, Nullable: true}}, nil)
+	for _, shape := range [][]int64{{4, 0, 6}, {0, 5, 6}, {4, 5, 0}} {
+		for _, rows := range []int64{1, 4, 100} {
+			l := &longTable{shape: shape, dims: []string{"time", "lat", "lon"}}
+			l.planBatches(rows, []int64{2, 5, 3}, vars)
+			for _, s := range l.spanShape {
+				if s < 1 {
+					t.Errorf("shape %v, batches of %d: spans %v", shape, rows, l.spanShape)
+				}
+			}
+			if l.spanned() && l.spans() < 0 {
+				t.Errorf("shape %v: %d spans", shape, l.spans())
+			}
+		}
+	}
+}

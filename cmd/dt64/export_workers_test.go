@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // export writes the same bytes for any --workers, wide and long, Parquet
 // and Arrow IPC (compressed or not), with batches and row groups that do
-// not line up; the plan states the workers and the memory bound.
+// not line up, and Parquet the same bytes for any --rows; the plan states
+// the workers and the memory bound.
 func TestExportSameForAnyWorkers(t *testing.T) {
 	grid := xarrayGrid(t)
 	wide := exportGroup(t)
@@ -50,6 +52,20 @@ func TestExportSameForAnyWorkers(t *testing.T) {
 				first = b
 			} else if !bytes.Equal(b, first) {
 				t.Errorf("%s: --workers %s wrote other bytes than --workers 1", c.name, w)
+			}
+		}
+		if !strings.HasSuffix(c.name, ".parquet") {
+			continue // an Arrow IPC file holds the batches as they are
+		}
+		for _, rows := range []string{"1", "1000"} {
+			out := filepath.Join(dir, "rows"+rows+"-"+c.name)
+			args := append([]string{"export", c.args[0], out, "-q"}, c.args[1:]...)
+			args[slices.Index(args, "--rows")+1] = rows
+			if _, _, err := run(t, nil, args...); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			if b, err := os.ReadFile(out); err != nil || !bytes.Equal(b, first) {
+				t.Errorf("%s: --rows %s wrote other bytes (%v)", c.name, rows, err)
 			}
 		}
 	}

@@ -431,7 +431,7 @@ func checkLive(ctx context.Context, st storage.Store, every time.Duration, part 
 		return err
 	}
 	host, _ := os.Hostname()
-	var watch []leaseOf
+	var watch, dead []leaseOf
 	wait := every
 	for _, l := range leases {
 		if part != "" && l.doc.Part != part {
@@ -442,6 +442,7 @@ func checkLive(ctx context.Context, st storage.Store, every time.Duration, part 
 			return liveErr(st, l, part != "")
 		}
 		if stale {
+			dead = append(dead, l)
 			continue
 		}
 		if d := time.Duration(l.doc.IntervalMS) * time.Millisecond; d > wait {
@@ -449,13 +450,12 @@ func checkLive(ctx context.Context, st storage.Store, every time.Duration, part 
 		}
 		watch = append(watch, l)
 	}
-	if len(watch) == 0 {
-		return nil
-	}
-	select {
-	case <-time.After(2*wait + wait/2):
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	if len(watch) > 0 {
+		select {
+		case <-time.After(2*wait + wait/2):
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
 	for _, l := range watch {
 		b, err := st.Get(ctx, l.key)
@@ -467,6 +467,17 @@ func checkLive(ctx context.Context, st storage.Store, every time.Duration, part 
 		}
 		if !bytes.Equal(b, l.raw) {
 			return liveErr(st, l, part != "")
+		}
+		dead = append(dead, l)
+	}
+	// The caller takes the destination (or part) over: the stale leases
+	// go, so that a run merely stopped (SIGSTOP, a stalled VM) finds its
+	// own lease gone when it goes on and stops with ErrTakenOver at its
+	// next write, instead of writing beside this one (whose plan marker
+	// may carry its run id: a resume's does).
+	for _, l := range dead {
+		if err := st.Delete(ctx, l.key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the stale lease %s/%s: %w", storage.Name(st), l.key, err)
 		}
 	}
 	return nil

@@ -104,3 +104,36 @@ func TestLeaseGatesFlushAhead(t *testing.T) {
 		t.Errorf("temporary files left: %v", temps)
 	}
 }
+
+// failSet fails every Set.
+type failSet struct{ storage.Store }
+
+func (failSet) Set(context.Context, string, []byte) error {
+	return errors.New("rename .dt64-tmp-x c/7: no such file or directory")
+}
+
+// A write that fails because the destination was taken over meanwhile
+// (a resume removed the temporary file a stopped run was about to
+// rename) reports the takeover, not the store's error; a run still the
+// destination's owner gets the store's error.
+func TestFailedWriteReportsTakeover(t *testing.T) {
+	ctx := context.Background()
+	mem := storage.NewMemory()
+	st := &ioStore{Store: failSet{mem}}
+	l := &lease{store: mem, key: liveKey("0123456789abcdef"), every: time.Hour, guard: true, lastOK: time.Now(),
+		owned: func(context.Context) (bool, error) { return true, nil }}
+	_, l.cancel = context.WithCancelCause(ctx)
+	if err := l.write(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx := context.WithValue(ctx, guardKey{}, l)
+	if err := st.Set(wctx, "c/7", []byte("x")); err == nil || errors.Is(err, ErrTakenOver) {
+		t.Errorf("owned: %v, want the store's error", err)
+	}
+	if err := mem.Delete(ctx, l.key); err != nil { // taken over
+		t.Fatal(err)
+	}
+	if err := st.Set(wctx, "c/7", []byte("x")); !errors.Is(err, ErrTakenOver) {
+		t.Errorf("taken over: %v, want ErrTakenOver", err)
+	}
+}

@@ -117,6 +117,13 @@ func (s *ioStore) Set(ctx context.Context, key string, value []byte) error {
 	err := s.Store.Set(ctx, key, value)
 	if err == nil {
 		s.written.Add(int64(len(value)))
+	} else if l, ok := ctx.Value(guardKey{}).(*lease); ok {
+		// A write that fails may have lost its temporary file to the run
+		// that took the destination over while this one was stopped (a
+		// resume removes stray temporaries): that is the error to report.
+		if terr := l.check(ctx); terr != nil {
+			err = terr
+		}
 	}
 	return resume(ctx, t, err)
 }

@@ -247,6 +247,9 @@ func (d *Decoder) floatBits(f float64) floatBits {
 // compare candidates; ok is false when the operands do not fit.
 func (d *Decoder) inside(fb floatBits, t int64) (in bool, dist int128, ok bool) {
 	n := mulMag(t < 0, absU(t), int64(d.c)).add(int128Of(d.b).neg())
+	if fb.e > 2 {
+		return d.insideWhole(fb, n)
+	}
 	shift := 2 - fb.e
 	if l := bits.Len64(fb.m) + 2 + d.aBits; n.bitLen()+shift > 124 || l > 124 {
 		// A point that is not the value's own grid point (n ≠ 0) next to
@@ -259,6 +262,12 @@ func (d *Decoder) inside(fb floatBits, t int64) (in bool, dist int128, ok bool) 
 		return false, int128{}, false
 	}
 	diff := n.shlBig(uint(shift)).add(mulMag(fb.neg, 4*fb.m, d.a).neg())
+	return d.within(fb, diff, 0)
+}
+
+// within ends inside's test: |diff| against the half-width toward its
+// side (times |A|, 2 or fb.near toward zero) shifted left by u.
+func (d *Decoder) within(fb floatBits, diff int128, u uint) (in bool, dist int128, ok bool) {
 	half := int64(2)
 	if diff.negative() != (fb.neg != (d.a < 0)) {
 		half = fb.near
@@ -267,8 +276,22 @@ func (d *Decoder) inside(fb floatBits, t int64) (in bool, dist int128, ok bool) 
 		diff = diff.neg()
 	}
 	hi, lo := bits.Mul64(absU(d.a), uint64(half))
-	c := diff.cmp(int128{hi, lo})
+	c := diff.cmp(int128{hi, lo}.shlBig(u))
 	return c < 0 || c == 0 && fb.m&1 == 0, diff, true
+}
+
+// insideWhole is inside for a float whose interval is more than 4
+// stored units wide (e > 2: a float64 beyond 2^55, "nanoseconds since"
+// more than 417 days from the reference), n = t×C − B: both sides of
+// inside's test divided by 2^(e−2), diff = n − (±m)×A×2^e against the
+// half-widths |A|×2^(e−2) (times 2, or fb.near toward zero).
+func (d *Decoder) insideWhole(fb floatBits, n int128) (in bool, dist int128, ok bool) {
+	u := uint(fb.e - 2)
+	if n.bitLen() > 124 || bits.Len64(fb.m)+d.aBits+fb.e > 124 || d.aBits+2+int(u) > 124 {
+		return false, int128{}, false
+	}
+	diff := n.add(mulMag(fb.neg, fb.m, d.a).shlBig(uint(fb.e)).neg())
+	return d.within(fb, diff, u)
 }
 
 // ladder is FloatShortest in 128-bit integers, for destinations every
@@ -290,9 +313,6 @@ func (d *Decoder) ladder(f float64) (q int64, decided, none bool) {
 		// destination units, is its only grid point.
 		q, res, _ := d.floorFloat(0)
 		return q, res == Exact, false
-	}
-	if fb.e >= 0 {
-		return 0, false, false // no fraction bits: the exact search decides
 	}
 	q0, res, _ := d.floorFloat(f)
 	// The candidates are at most a grid step (steps[0], the largest, at
@@ -320,8 +340,17 @@ func (d *Decoder) ladder(f float64) (q int64, decided, none bool) {
 	// skipped. That is most grids coarser than the interval, for most
 	// values.
 	w := int64(1)
-	if s := uint(1 - fb.e); s < 64 && d.c <= math.MaxUint64>>s {
-		w += int64(absU(d.a) / (d.c << s))
+	if fb.e <= 0 {
+		if s := uint(1 - fb.e); s < 64 && d.c <= math.MaxUint64>>s {
+			w += int64(absU(d.a) / (d.c << s))
+		}
+	} else {
+		// A float with no fraction bits (beyond 2^52 in float64): the
+		// half-width is |A| × 2^(e−1) / C.
+		if bits.Len64(absU(d.a))+fb.e-1 >= 62 {
+			return 0, false, false
+		}
+		w += int64((absU(d.a) << uint(fb.e-1)) / d.c)
 	}
 	// The grids nest (each step a whole number of the next), so a point
 	// of a grid is a point of every finer one: when neither point of a
@@ -372,13 +401,16 @@ func (d *Decoder) roundExact(f float64) (q int64, res Result, neg, ok bool) {
 		return 0, 0, false, false
 	}
 	negF, m, e := splitOdd(f)
-	if e >= 0 {
-		return 0, 0, false, false
-	}
-	k := uint(-e)
 	var num int128
 	var den uint64
+	k := uint(-e)
 	switch {
+	case e >= 0:
+		// A whole number of stored units (a float64 beyond 2^52).
+		if !d.fast || bits.Len64(m)+d.aBits+e > 124 {
+			return 0, 0, false, false
+		}
+		num, den = mulMag(negF, m, d.a).shlBig(uint(e)).add(int128Of(d.b)), d.c
 	case d.fits(m, k):
 		num, den = mulMag(negF, m, d.a).add(int128Of(d.b).shl(k)), d.c<<k
 	case d.fast && bits.Len64(m)+d.aBits <= 125 && d.c < 1<<62:
@@ -421,6 +453,10 @@ func roundDiv(x, k int64) (int64, bool) {
 // units, is narrower than k destination units: 2^e × |A| < k × C.
 func (d *Decoder) narrowerThan(fb floatBits, k int64) bool {
 	hi, lo := bits.Mul64(uint64(k), d.c)
+	if fb.e >= 0 { // k and C below 2^63: the product below 2^126
+		a := absU(d.a)
+		return bits.Len64(a)+fb.e <= 126 && int128{0, a}.shlBig(uint(fb.e)).cmp(int128{hi, lo}) < 0
+	}
 	if hi != 0 || -fb.e >= 64 || bits.Len64(lo)-fb.e > 64 {
 		return true // k×C×2^(-e) >= 2^64 > |A|
 	}

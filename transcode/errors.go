@@ -34,7 +34,7 @@ var (
 	// ErrTakenOver marks a run that stopped because its destination was
 	// no longer its own (another run started over there): it wrote
 	// nothing more, and what it wrote is the other run's to delete.
-	ErrTakenOver = errors.New("the destination was taken over by another run (an overwrite?)")
+	ErrTakenOver = errors.New("the destination was taken over by another run (an overwrite, a resume while this run was stopped, or a run started on it at the same moment)")
 )
 
 func planErr(format string, args ...any) error {

@@ -241,5 +241,5 @@ func encodedNote(c tableColumn, maskAndScale bool) string {
 	if maskAndScale { // on, and it left this column as it is (float16)
 		return fmt.Sprintf("%s: the column holds the stored %s numbers: mask and scale leaves %s columns as they are; xarray decodes them by %s", c.name, c.array.Numeric(), c.array.Numeric(), strings.Join(found, ", "))
 	}
-	return fmt.Sprintf("%s: the column holds the stored %s numbers; xarray decodes them by %s (Options.MaskAndScale, export --mask-and-scale, decodes them so)", c.name, c.array.Numeric(), strings.Join(found, ", "))
+	return fmt.Sprintf("%s: the column holds the stored %s numbers; xarray decodes them by %s (dt64 export --mask-and-scale decodes them so)", c.name, c.array.Numeric(), strings.Join(found, ", "))
 }

@@ -218,6 +218,10 @@ func TestPartsLine(t *testing.T) {
 	if want := "part 0/2 done; all 2 parts finished: part 1-of-2 is writing the metadata (if it died, run with --finalize)"; got != want {
 		t.Errorf("claimed: %q, want %q", got, want)
 	}
+	got = partsLine("2/3", transcode.Summary{PartsDone: 3, Parts: 3, Complete: true})
+	if want := "part 2/3 done; all 3 parts finished: this part wrote the metadata, the destination is complete"; got != want {
+		t.Errorf("the last part: %q, want %q", got, want)
+	}
 	got = partsLine("0/3", transcode.Summary{PartsDone: 1, Parts: 3})
 	if want := "part 0/3 done; 1 of 3 parts finished: the last one writes the metadata (or run with --finalize)"; got != want {
 		t.Errorf("incomplete: %q, want %q", got, want)

@@ -316,7 +316,7 @@ func runTranscodeCmd(cmd *cobra.Command, src, dst storage.Store, srcName, dstNam
 	if w := xarrayWarning(p, sum); w != "" {
 		fmt.Fprintf(errw, "warning: %s\n", w)
 	}
-	if !sum.Complete {
+	if !sum.Complete || o.Part.Count > 1 && !sum.AlreadyComplete {
 		fmt.Fprintln(cmd.OutOrStdout(), partsLine(o.Part.String(), sum))
 	}
 	if f.verify {
@@ -392,7 +392,10 @@ func printTranscodePlan(w io.Writer, p transcode.Plan, srcName, dstName string) 
 	fmt.Fprintf(w, "source:      %s  %s, v%d, chunks %v, %s\n", srcName, planType(p.Source, p.SourceOrder), p.Source.Format, p.Source.ChunkShape, transcodeCodecs(p.Source.Codecs))
 	fmt.Fprintf(w, "destination: %s  %s, v%d, chunks %v, %s\n", dstName, planType(p.Destination, p.DestinationOrder), p.Destination.Format, p.Destination.ChunkShape, transcodeCodecs(p.Destination.Codecs))
 	part := ""
-	if p.EndUnit-p.FirstUnit != p.Units {
+	switch {
+	case p.EndUnit == p.FirstUnit:
+		part = ", this part: no units (more parts than units)"
+	case p.EndUnit-p.FirstUnit != p.Units:
 		part = fmt.Sprintf(", this part: units %d..%d", p.FirstUnit, p.EndUnit-1)
 	}
 	what := p.Conversion.String()
@@ -499,9 +502,12 @@ func transcodeBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// partsLine is what a part that did not write the metadata says: who
-// does, and what to do if it never will.
+// partsLine is what a part says of the others: that it wrote the
+// metadata, or who does and what to do if it never will.
 func partsLine(part string, sum transcode.Summary) string {
+	if sum.Complete {
+		return fmt.Sprintf("part %s done; all %d parts finished: this part wrote the metadata, the destination is complete", part, sum.Parts)
+	}
 	if sum.Finalizer != "" && sum.PartsDone == sum.Parts {
 		who := sum.Finalizer
 		if who != "another part" {

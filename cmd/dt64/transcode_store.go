@@ -85,7 +85,7 @@ func runStoreTranscodeCmd(cmd *cobra.Command, ctx context.Context, src, dst stor
 			fmt.Fprintf(errw, "warning: %s: %s\n", a.Path, w)
 		}
 	}
-	if !sum.Complete {
+	if !sum.Complete || o.Part.Count > 1 && !sum.AlreadyComplete {
 		fmt.Fprintln(out, partsLine(o.Part.String(), sum.Summary))
 	}
 	if f.verify {

@@ -321,10 +321,15 @@ func TestTranscodePartsCommand(t *testing.T) {
 	}
 	// Two processes at once, as on two machines: the second joins.
 	cmd := dt64Subprocess(nil, append([]string{"transcode", src, dst, "--part", "0/2"}, flags...)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("part 0/2: %v\n%s", err, b)
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "part 0/2 done; all 2 parts finished: this part wrote the metadata") {
+		t.Fatalf("part 0/2, the last: %v\n%s", err, b)
 	}
 	sameDirs(t, ref, dst)
+	// 30 units in 100 parts: part 50 has none, and the plan says so.
+	_, errOut, err := run(t, nil, "transcode", src, filepath.Join(t.TempDir(), "few.zarr"), "--unit", "ms", "--part", "50/100")
+	if err != nil || !strings.Contains(errOut, "this part: no units (more parts than units)") {
+		t.Errorf("part 50/100 of 30 units: %v\n%s", err, errOut)
+	}
 }
 
 // TestTranscodeProgressLines checks the plain progress lines printed when

@@ -196,7 +196,10 @@ func ExportMemoryBound(schema *arrow.Schema, batchRows, batchBytes int64, o Expo
 			part += floatDictBytes(rg)
 		}
 	}
-	return batches*batchBytes + w*part
+	// Each batch held costs batchOverhead besides its data: at most the
+	// row groups' joined ones (coalesceRows) and the small ones joining.
+	held := min(batches, w*rg/coalesceRows+2) + min(batches, coalesceRows/batchRows+1)
+	return batches*batchBytes + w*part + held*batchOverhead(schema)
 }
 
 // floatDictBytes is the most memory a page encoder's float dictionary

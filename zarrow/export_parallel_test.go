@@ -366,3 +366,32 @@ func sameRows(t *testing.T, a, b []byte, what string) {
 		t.Errorf("%s: the page encoder's file reads back %v rows of %v, arrow-go's %v of %v", what, ta.NumRows(), ta.Schema(), tb.NumRows(), tb.Schema())
 	}
 }
+
+// Batches smaller than coalesceRows are joined before a row group holds
+// them: with batches of one row a row group of 10 000 rows holds 3 (two
+// joined ones of 4096 rows and the rest), not 10 000, each costing a
+// kilobyte or so besides its data; the file is the same as with big
+// batches.
+func TestSmallBatchesJoined(t *testing.T) {
+	ctx := context.Background()
+	grid := gridGroup(t, []string{"time", "lat", "lon"}, []int64{4, 50, 100}, []int64{2, 50, 100})
+	var held []int
+	onRowGroup = func(n int) { held = append(held, n) }
+	defer func() { onRowGroup = nil }()
+	o := ExportOptions{Format: Parquet, RowGroupRows: 10_000, Workers: 2}
+	var files [][]byte
+	for _, rows := range []int64{1, 0} {
+		held = held[:0]
+		tab, err := OpenLongTable(ctx, grid, LongOptions{BatchRows: rows, Prefetch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, exportBytes(t, tab, o))
+		if rows == 1 && (len(held) != 2 || held[0] != 3 || held[1] != 3) {
+			t.Errorf("batches of 1 row: row groups held %v batches, want [3 3]", held)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("batches of 1 row: another file than with the default batches")
+	}
+}

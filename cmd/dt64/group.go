@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -251,6 +252,9 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 		problems++
 		fmt.Fprintf(out, "metadata: %s\n", warning)
 	}
+	if err := groupLeftovers(ctx, cmd.ErrOrStderr(), store, nodes); err != nil {
+		return err
+	}
 	var unchecked []string
 	bounds := zarr.CFBounds(nodes)
 	for _, n := range nodes {
@@ -299,14 +303,14 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 				fmt.Fprintf(out, "(%s) ", b.String())
 			}
 			var pe *problemsError
-			if err := runValidate(ctx, cmd, sub, co, b.Attributes); errors.As(err, &pe) {
+			if err := runValidate(ctx, cmd, sub, co, b.Attributes, n.Path+"/"); errors.As(err, &pe) {
 				problems += pe.n
 			} else if err != nil {
 				return err
 			}
 			continue
 		}
-		n, err := validateNumeric(ctx, out, n.Path, sub)
+		n, err := validateNumeric(ctx, out, cmd.ErrOrStderr(), n.Path, sub)
 		if err != nil {
 			return err
 		}
@@ -324,9 +328,70 @@ func validateGroup(ctx context.Context, cmd *cobra.Command, arg string, co cf.Ca
 	return nil
 }
 
+// groupLeftovers warns of what a hierarchy holds outside its arrays
+// (whose own files validate checks with each array) beside its groups'
+// metadata: temporary files of interrupted writes (an overwrite killed
+// before it recorded its intent leaves one at the root) and other files.
+// A store that cannot list is not checked.
+func groupLeftovers(ctx context.Context, w io.Writer, store storage.Store, nodes []zarr.Node) error {
+	kinds := map[string]zarr.NodeKind{}
+	for _, n := range nodes {
+		kinds[n.Path] = n.Kind
+	}
+	// owner is the node whose directory holds key: "" for the root.
+	owner := func(key string) (string, bool) {
+		for d := path.Dir(key); d != "." && d != "/"; d = path.Dir(d) {
+			if _, ok := kinds[d]; ok {
+				return d, true
+			}
+		}
+		return "", false
+	}
+	if tl, ok := storage.Find[storage.TempLister](store); ok {
+		temps, err := tl.Temps(ctx)
+		if err != nil {
+			return err
+		}
+		var outside []string
+		for p := range temps {
+			if d, ok := owner(p); !ok || kinds[d] != zarr.ArrayNode {
+				outside = append(outside, p)
+			}
+		}
+		slices.Sort(outside)
+		for _, p := range outside {
+			fmt.Fprintf(w, "%s: warning: %s\n", p, tempWarning)
+		}
+	}
+	lister, ok := storage.Find[storage.EntryLister](store)
+	if !ok {
+		return nil
+	}
+	entries, err := lister.Entries(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		d, _ := owner(e.Key)
+		if kinds[d] == zarr.ArrayNode && d != "" || e.NotValue == "a directory" {
+			continue // the array's own check; directories are how keys nest
+		}
+		if _, isNode := kinds[e.Key]; isNode && e.NotValue != "" {
+			continue
+		}
+		switch path.Base(e.Key) {
+		case ".zgroup", ".zattrs", ".zmetadata", "zarr.json":
+			continue
+		}
+		fmt.Fprintf(w, "%s: warning: not part of an array, nor a group's metadata document\n", e.Key)
+	}
+	return nil
+}
+
 // validateNumeric decodes every stored chunk of an array that is not a
-// time array and prints each problem; it returns how many.
-func validateNumeric(ctx context.Context, out io.Writer, name, sub string) (int, error) {
+// time array and prints each problem, and to warn what else its
+// directory holds; it returns how many problems.
+func validateNumeric(ctx context.Context, out, warn io.Writer, name, sub string) (int, error) {
 	store, err := openArrayStore(ctx, sub)
 	if err != nil {
 		return 0, err
@@ -341,6 +406,7 @@ func validateNumeric(ctx context.Context, out io.Writer, name, sub string) (int,
 	if err != nil {
 		return 0, err
 	}
+	inventoryWarnings(warn, name+"/", a, files)
 	problems := 0
 	for _, n := range files.NotValues {
 		problems++

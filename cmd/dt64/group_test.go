@@ -369,3 +369,38 @@ func TestValidateCFLeftovers(t *testing.T) {
 		t.Errorf("validate: %v\n%s", err, all)
 	}
 }
+
+// validate of a group warns of every leftover, named by its path in the
+// hierarchy: temporary files in time arrays, other arrays and at the
+// root (a group overwrite killed early leaves one there), and files that
+// belong to no array or group; they are warnings, not problems (a
+// tester found those outside time arrays unreported, the others without
+// their array's path).
+func TestValidateGroupLeftovers(t *testing.T) {
+	src := writeGroupSample(t)
+	for _, f := range []string{".dt64-tmp-0123456789abcdef-.dt64-store-wipe.json", "README", "temp/.dt64-tmp-0123456789abcdef-3",
+		"stamp/.dt64-tmp-0123456789abcdef-5", "stamp/junk", "sub/notes.txt"} {
+		if err := os.WriteFile(filepath.Join(src, filepath.FromSlash(f)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut, err := run(t, nil, "validate", src)
+	if err != nil {
+		t.Fatalf("validate: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{
+		".dt64-tmp-0123456789abcdef-.dt64-store-wipe.json: warning: temporary file",
+		"README: warning: not part of an array",
+		"temp/.dt64-tmp-0123456789abcdef-3: warning: temporary file",
+		"stamp/.dt64-tmp-0123456789abcdef-5: warning: temporary file",
+		"stamp/junk: warning: not a chunk",
+		"sub/notes.txt: warning: not part of an array",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("no %q in:\n%s", want, errOut)
+		}
+	}
+	if n := strings.Count(errOut, "warning:"); n != 6 {
+		t.Errorf("%d warnings, want 6:\n%s", n, errOut)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,9 @@ and gzip frame checksums), compressed streams, decoded sizes, shard indexes.
 When PATH is a group, every array of the hierarchy is checked so (an array
 whose codecs, data type or order dt64 does not decode is "not checked
 (reason)", a warning: strings, objects, structured and Fortran-order
-arrays, numcodecs filters).
+arrays, numcodecs filters), each warning naming the file by its path in
+the hierarchy; temporary files and other files outside the arrays (beside
+the groups' metadata documents) are warnings too.
 
 Every problem found is reported, not just the first: one line per problem on
 standard output, "KEY: reason", naming the chunk's store key ("metadata" for
@@ -66,7 +69,7 @@ calendar lacks is a problem (unless --calendar-missing nat).`,
 			if err != nil {
 				return err
 			}
-			return runValidate(ctx, cmd, args[0], co, nil)
+			return runValidate(ctx, cmd, args[0], co, nil, "")
 		},
 	}
 	cal.add(cmd.Flags())
@@ -89,8 +92,9 @@ func (e *problemsError) Error() string {
 
 // runValidate validates the array or group in dir; an array is read with
 // attrs added to its attributes (the coordinate's units of CF bounds; nil
-// for none).
-func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.CalendarOptions, attrs map[string]json.RawMessage) error {
+// for none), and where ("" alone, "path/" in a group) prefixes the keys
+// its warnings name.
+func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.CalendarOptions, attrs map[string]json.RawMessage, where string) error {
 	if isGroupDir(ctx, dir) {
 		return validateGroup(ctx, cmd, dir, co)
 	}
@@ -120,15 +124,7 @@ func runValidate(ctx context.Context, cmd *cobra.Command, dir string, co cf.Cale
 	if err != nil {
 		return err
 	}
-	for _, k := range files.Temps {
-		fmt.Fprintf(warn, "%s: warning: temporary file of an interrupted write (safe to delete)\n", k)
-	}
-	for _, k := range files.Outside {
-		fmt.Fprintf(warn, "%s: warning: chunk key outside the chunk grid %s (never read)\n", k, formatInts(a.ChunkGrid()))
-	}
-	for _, k := range files.Stray {
-		fmt.Fprintf(warn, "%s: warning: not a chunk or metadata document of this array\n", k)
-	}
+	inventoryWarnings(warn, where, a, files)
 	if w := cfLeftovers(a); w != "" {
 		fmt.Fprintf(warn, "metadata: warning: %s\n", w)
 	}
@@ -249,3 +245,19 @@ func (v *cfView) elementProblems(a *zarr.Array, coords []int64, saved []byte, fi
 	}
 	return p
 }
+
+// inventoryWarnings prints what an array's directory holds beside its
+// chunks and metadata, each key prefixed with where.
+func inventoryWarnings(w io.Writer, where string, a *zarr.Array, files *zarr.Inventory) {
+	for _, k := range files.Temps {
+		fmt.Fprintf(w, "%s%s: warning: %s\n", where, k, tempWarning)
+	}
+	for _, k := range files.Outside {
+		fmt.Fprintf(w, "%s%s: warning: chunk key outside the chunk grid %s (never read)\n", where, k, formatInts(a.ChunkGrid()))
+	}
+	for _, k := range files.Stray {
+		fmt.Fprintf(w, "%s%s: warning: not a chunk or metadata document of this array\n", where, k)
+	}
+}
+
+const tempWarning = "temporary file of an interrupted write (safe to delete)"

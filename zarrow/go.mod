@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205200932-1f4980ce2033
+	github.com/zarr-dt64/dt64 v0.0.0-20261205205233-26ddc91c05ff
 	go.uber.org/goleak v1.3.0
 )
 

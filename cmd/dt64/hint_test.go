@@ -219,7 +219,7 @@ func TestPartsLine(t *testing.T) {
 		t.Errorf("claimed: %q, want %q", got, want)
 	}
 	got = partsLine("2/3", transcode.Summary{PartsDone: 3, Parts: 3, Complete: true})
-	if want := "part 2/3 done; all 3 parts finished: this part wrote the metadata, the destination is complete"; got != want {
+	if want := "part 2/3 done; all 3 parts finished: the metadata is written, the destination is complete"; got != want {
 		t.Errorf("the last part: %q, want %q", got, want)
 	}
 	got = partsLine("0/3", transcode.Summary{PartsDone: 1, Parts: 3})

@@ -502,11 +502,13 @@ func transcodeBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// partsLine is what a part says of the others: that it wrote the
-// metadata, or who does and what to do if it never will.
+// partsLine is what a part says of the others: that the destination is
+// complete (this part wrote the metadata, or found it written by another
+// that finished first), or who writes it and what to do if it never
+// will.
 func partsLine(part string, sum transcode.Summary) string {
 	if sum.Complete {
-		return fmt.Sprintf("part %s done; all %d parts finished: this part wrote the metadata, the destination is complete", part, sum.Parts)
+		return fmt.Sprintf("part %s done; all %d parts finished: the metadata is written, the destination is complete", part, sum.Parts)
 	}
 	if sum.Finalizer != "" && sum.PartsDone == sum.Parts {
 		who := sum.Finalizer

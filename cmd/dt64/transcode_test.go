@@ -321,7 +321,7 @@ func TestTranscodePartsCommand(t *testing.T) {
 	}
 	// Two processes at once, as on two machines: the second joins.
 	cmd := dt64Subprocess(nil, append([]string{"transcode", src, dst, "--part", "0/2"}, flags...)...)
-	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "part 0/2 done; all 2 parts finished: this part wrote the metadata") {
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "part 0/2 done; all 2 parts finished: the metadata is written, the destination is complete") {
 		t.Fatalf("part 0/2, the last: %v\n%s", err, b)
 	}
 	sameDirs(t, ref, dst)

@@ -325,7 +325,7 @@ func (d *Dir) Set(ctx context.Context, key string, value []byte) error {
 		return err
 	}
 	check := publishCheckOf(ctx)
-	if d.FlushAhead <= 0 || d.NoSync {
+	if d.FlushAhead <= 0 || d.NoSync || ctx.Value(setNowKey{}) != nil {
 		return d.setNow(ctx, r, key, value, check)
 	}
 	// Claim the key first: a second Set of it waits for the first's

@@ -252,3 +252,35 @@ func TestDirFlushAheadVanished(t *testing.T) {
 		}
 	})
 }
+
+// Under WithSetNow a Dir with FlushAhead puts the value in place before
+// Set returns (a run's lease, judged by its presence), while other values
+// still wait for the flusher.
+func TestSetNowBypassesFlushAhead(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d := NewDir(dir)
+	d.FlushAhead = 64
+	defer d.Close()
+	flushDelay0 := flushDelay
+	flushDelay = time.Hour // the flusher waits for a fuller batch
+	defer func() { flushDelay = flushDelay0 }()
+	if err := d.Set(ctx, "c/0", []byte("chunk")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set(WithSetNow(ctx), ".dt64-live/0123456789abcdef.json", []byte("lease")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, ".dt64-live", "0123456789abcdef.json")); err != nil || string(b) != "lease" {
+		t.Errorf("the lease is not in place when Set returns: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c", "0")); err == nil {
+		t.Error("the chunk was in place before its batch was flushed: the test does not see flush-ahead")
+	}
+	if err := d.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c", "0")); err != nil {
+		t.Errorf("the chunk after Sync: %v", err)
+	}
+}

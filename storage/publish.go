@@ -28,3 +28,17 @@ func publishCheckOf(ctx context.Context) func(context.Context) error {
 	check, _ := ctx.Value(publishCheckKey{}).(func(context.Context) error)
 	return check
 }
+
+type setNowKey struct{}
+
+// WithSetNow returns a context under which a Dir's Set puts the value in
+// place before it returns, also where FlushAhead would hand it to the
+// flusher: for a value whose presence others judge at once, such as a
+// run's lease. A lease left waiting in the flusher's batch while its
+// process was stopped (SIGSTOP) would be renamed into place after it
+// continued, bringing back a lease another run had judged stale and
+// deleted; and a check that reads it would wait for the flusher, which
+// may itself be waiting on that check.
+func WithSetNow(ctx context.Context) context.Context {
+	return context.WithValue(ctx, setNowKey{}, true)
+}

@@ -164,7 +164,13 @@ func (l *lease) fresh(ctx context.Context) error {
 	case ok:
 		return nil
 	}
-	l.checking.Lock()
+	// One check at a time, but never waiting for another: a directory
+	// store's flusher asks fresh before each rename (WithPublishCheck),
+	// and the goroutine checking may be reading a value that flusher is
+	// about to publish. Two checks at once only read twice.
+	if !l.checking.TryLock() {
+		return l.check(ctx)
+	}
 	defer l.checking.Unlock()
 	l.mu.Lock()
 	ok = time.Since(l.lastOK) < 2*l.every
@@ -217,7 +223,9 @@ func (l *lease) write(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return l.store.Set(ctx, l.key, append(b, '\n'))
+	// In place before Set returns (storage.WithSetNow): a lease is judged
+	// by its presence.
+	return l.store.Set(storage.WithSetNow(ctx), l.key, append(b, '\n'))
 }
 
 // renew rewrites the lease every interval, first checking that the

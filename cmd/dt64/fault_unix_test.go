@@ -64,8 +64,13 @@ func TestStoppedRunTakenOverByResume(t *testing.T) {
 	select {
 	case err = <-waited:
 	case <-time.After(60 * time.Second): // (without the fix it wrote on beside the resume, then hung)
-		first.Process.Kill()
-		err = <-waited
+		first.Process.Signal(syscall.SIGQUIT) // its goroutines, in its output
+		select {
+		case err = <-waited:
+		case <-time.After(5 * time.Second):
+			first.Process.Kill()
+			err = <-waited
+		}
 		t.Errorf("the stopped run, continued, did not end in 60 s")
 	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(firstOut.String(), "taken over by another run") {

@@ -216,7 +216,7 @@ read:
 // 504 576 rows in one row group: 708 MB live against a plan of 111 MiB;
 // a tester's case). Pages are cut whatever the batches (pageArrays), so
 // the file does not change.
-const coalesceRows = 4096
+var coalesceRows int64 = 4096 // a variable for the tests
 
 // onRowGroup, when set (tests), is called with the batches each row
 // group holds.

@@ -8,7 +8,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
 	github.com/aws/smithy-go v1.28.9
-	github.com/zarr-dt64/dt64 v0.0.0-20261205213606-bd3d78fb05d9
+	github.com/zarr-dt64/dt64 v0.0.0-20261205215331-a452a1f08b5c
 )
 
 require (

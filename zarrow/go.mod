@@ -3,7 +3,7 @@ module github.com/zarr-dt64/dt64/zarrow
 go 1.26
 
 require (
-	github.com/zarr-dt64/dt64 v0.0.0-20261205213606-bd3d78fb05d9
+	github.com/zarr-dt64/dt64 v0.0.0-20261205215331-a452a1f08b5c
 	go.uber.org/goleak v1.3.0
 )
 

@@ -7,9 +7,9 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
-	github.com/zarr-dt64/dt64 v0.0.0-20261205213606-bd3d78fb05d9
-	github.com/zarr-dt64/dt64/objstore v0.0.0-20261205213606-bd3d78fb05d9
-	github.com/zarr-dt64/dt64/zarrow v0.0.0-20261205213606-bd3d78fb05d9
+	github.com/zarr-dt64/dt64 v0.0.0-20261205215331-a452a1f08b5c
+	github.com/zarr-dt64/dt64/objstore v0.0.0-20261205215331-a452a1f08b5c
+	github.com/zarr-dt64/dt64/zarrow v0.0.0-20261205215331-a452a1f08b5c
 	golang.org/x/term v0.45.0
 	gonum.org/v1/plot v0.17.0
 )
